@@ -1,0 +1,90 @@
+package analyze
+
+import (
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Experiment is a recorded experiment and the parameters stored with it.
+type Experiment struct {
+	Name   string
+	Params map[string]any
+}
+
+// ErrNoExperiment means the database holds no experiment yet.
+var ErrNoExperiment = errors.New("the database holds no experiment: ingest a log first")
+
+// AmbiguousError lists the experiments when --experiment is needed.
+type AmbiguousError struct{ Names []string }
+
+func (e *AmbiguousError) Error() string {
+	return fmt.Sprintf("the database holds %d experiments (%s): name one with --experiment",
+		len(e.Names), strings.Join(e.Names, ", "))
+}
+
+// FindExperiment returns the named experiment, or the only one when name is
+// empty.
+func FindExperiment(db Querier, name string) (Experiment, error) {
+	names, err := Experiments(db)
+	if err != nil {
+		return Experiment{}, err
+	}
+	if name == "" {
+		switch len(names) {
+		case 0:
+			return Experiment{}, ErrNoExperiment
+		case 1:
+			name = names[0]
+		default:
+			return Experiment{}, &AmbiguousError{Names: names}
+		}
+	}
+	var params sql.NullString
+	err = db.QueryRow(`SELECT params::VARCHAR FROM experiments WHERE experiment = ?`, name).Scan(&params)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Experiment{}, fmt.Errorf("no experiment %q in the database (have: %s)", name, strings.Join(names, ", "))
+	}
+	if err != nil {
+		return Experiment{}, err
+	}
+	e := Experiment{Name: name, Params: map[string]any{}}
+	if params.Valid {
+		if err := json.Unmarshal([]byte(params.String), &e.Params); err != nil {
+			return e, fmt.Errorf("experiment %q: stored params: %w", name, err)
+		}
+	}
+	return e, nil
+}
+
+// Experiments lists the experiments in the database, by name.
+func Experiments(db Querier) ([]string, error) {
+	rows, err := db.Query(`SELECT experiment FROM experiments ORDER BY experiment`)
+	if err != nil {
+		return nil, fmt.Errorf("list experiments: %w", err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		names = append(names, n)
+	}
+	return names, rows.Err()
+}
+
+// Number returns a numeric parameter.
+func (e Experiment) Number(key string) (float64, bool) {
+	f, ok := e.Params[key].(float64)
+	return f, ok
+}
+
+// Text returns a string parameter.
+func (e Experiment) Text(key string) (string, bool) {
+	s, ok := e.Params[key].(string)
+	return s, ok
+}

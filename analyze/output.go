@@ -1,0 +1,168 @@
+package analyze
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Formats accepted by Write.
+var Formats = []string{"table", "json", "csv"}
+
+// Write prints r as an aligned table (units in the header), a JSON array of
+// objects keyed by column name (null for no value), or CSV with a header.
+func Write(w io.Writer, r *Result, format string) error {
+	switch format {
+	case "", "table":
+		return writeTable(w, r)
+	case "json":
+		return writeJSON(w, r)
+	case "csv":
+		return writeCSV(w, r)
+	}
+	return fmt.Errorf("unknown format %q (want table, json or csv)", format)
+}
+
+func writeJSON(w io.Writer, r *Result) error {
+	var b strings.Builder
+	b.WriteString("[")
+	for i, row := range r.Rows {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("\n  {")
+		for j, c := range r.Columns {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			k, _ := json.Marshal(c.Name)
+			v, err := json.Marshal(jsonValue(row[j]))
+			if err != nil {
+				return err
+			}
+			b.Write(k)
+			b.WriteString(": ")
+			b.Write(v)
+		}
+		b.WriteString("}")
+	}
+	if len(r.Rows) > 0 {
+		b.WriteString("\n")
+	}
+	b.WriteString("]\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func jsonValue(v any) any {
+	if f, ok := v.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
+		return nil
+	}
+	return v
+}
+
+func writeCSV(w io.Writer, r *Result) error {
+	cw := csv.NewWriter(w)
+	head := make([]string, len(r.Columns))
+	for i, c := range r.Columns {
+		head[i] = c.Name
+	}
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	for _, row := range r.Rows {
+		rec := make([]string, len(row))
+		for i, v := range row {
+			rec[i] = plain(v)
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// plain formats a value for CSV: full precision, empty for null.
+func plain(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case []any:
+		b, _ := json.Marshal(x)
+		return string(b)
+	}
+	return fmt.Sprint(v)
+}
+
+// human formats a value for the table: shares as percentages, ratios with ×.
+func human(v any, unit string) string {
+	switch x := v.(type) {
+	case nil:
+		return "-"
+	case float64:
+		switch unit {
+		case "share":
+			return strconv.FormatFloat(100*x, 'f', 2, 64) + " %"
+		case "x":
+			return strconv.FormatFloat(x, 'f', 2, 64) + "×"
+		}
+		return strconv.FormatFloat(x, 'f', 2, 64)
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = human(e, "")
+		}
+		return strings.Join(parts, ",")
+	}
+	return fmt.Sprint(v)
+}
+
+func writeTable(w io.Writer, r *Result) error {
+	cells := make([][]string, 0, len(r.Rows)+1)
+	head := make([]string, len(r.Columns))
+	for i, c := range r.Columns {
+		head[i] = c.Name
+		if c.Unit != "" && c.Unit != "share" && c.Unit != "x" {
+			head[i] += " (" + c.Unit + ")"
+		}
+	}
+	cells = append(cells, head)
+	for _, row := range r.Rows {
+		line := make([]string, len(row))
+		for i, v := range row {
+			line[i] = human(v, r.Columns[i].Unit)
+		}
+		cells = append(cells, line)
+	}
+	width := make([]int, len(head))
+	for _, line := range cells {
+		for i, s := range line {
+			width[i] = max(width[i], utf8.RuneCountInString(s))
+		}
+	}
+	var b strings.Builder
+	for _, line := range cells {
+		for i, s := range line {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(s))
+			if i == 0 {
+				b.WriteString(s + pad)
+			} else {
+				b.WriteString(pad + s)
+			}
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,154 @@
+package report
+
+import (
+	"encoding/hex"
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// sigDigits is how many significant digits a non-integral float shows. Six
+// keep latencies and shares readable and hide binary noise such as
+// 0.30000000000000004, so the same query prints the same text everywhere.
+const sigDigits = 6
+
+// Null is how a NULL cell shows in every format.
+const Null = "NULL"
+
+// FormatValue formats one cell the same way for HTML, text and markdown.
+func FormatValue(v Value) string {
+	switch x := v.(type) {
+	case nil:
+		return Null
+	case string:
+		return x
+	case bool:
+		return strconv.FormatBool(x)
+	case float64:
+		return FormatFloat(x)
+	case float32:
+		return FormatFloat(float64(x))
+	case time.Time:
+		// Fixed zone and layout: the same instant prints the same on any machine.
+		return x.UTC().Format("2006-01-02 15:04:05.999999999Z")
+	case []byte:
+		return `\x` + hex.EncodeToString(x)
+	case *big.Int:
+		return x.String()
+	}
+	if s, ok := formatInteger(v); ok {
+		return s
+	}
+	if s, ok := v.(fmt.Stringer); ok {
+		return s.String()
+	}
+	return fmt.Sprint(v)
+}
+
+// formatInteger formats every integer kind; database/sql drivers hand out
+// several (DuckDB: int8 to int64, uint8 to uint64).
+func formatInteger(v Value) (string, bool) {
+	switch x := v.(type) {
+	case int:
+		return strconv.FormatInt(int64(x), 10), true
+	case int8:
+		return strconv.FormatInt(int64(x), 10), true
+	case int16:
+		return strconv.FormatInt(int64(x), 10), true
+	case int32:
+		return strconv.FormatInt(int64(x), 10), true
+	case int64:
+		return strconv.FormatInt(x, 10), true
+	case uint:
+		return strconv.FormatUint(uint64(x), 10), true
+	case uint8:
+		return strconv.FormatUint(uint64(x), 10), true
+	case uint16:
+		return strconv.FormatUint(uint64(x), 10), true
+	case uint32:
+		return strconv.FormatUint(uint64(x), 10), true
+	case uint64:
+		return strconv.FormatUint(x, 10), true
+	}
+	return "", false
+}
+
+// FormatFloat formats f with at most six significant digits after the
+// integer part is written out in full (1234567.8 shows as 1234568, never in
+// exponent form), and trailing zeros dropped. Integral values show without a
+// decimal point.
+func FormatFloat(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "+Inf"
+	case math.IsInf(f, -1):
+		return "-Inf"
+	case f == 0:
+		return "0" // also for -0
+	}
+	a := math.Abs(f)
+	if a >= 1e21 || a < 1e-9 {
+		return strconv.FormatFloat(f, 'g', sigDigits, 64)
+	}
+	decimals := sigDigits - int(math.Floor(math.Log10(a))) - 1
+	decimals = max(decimals, 0)
+	s := strconv.FormatFloat(f, 'f', decimals, 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	if s == "-0" {
+		return "0"
+	}
+	return s
+}
+
+// IsNumeric reports whether v is a number, so that it is right-aligned.
+func IsNumeric(v Value) bool {
+	switch v.(type) {
+	case float32, float64, *big.Int:
+		return true
+	case interface{ Float64() float64 }: // DuckDB's Decimal
+		return true
+	}
+	_, ok := formatInteger(v)
+	return ok
+}
+
+// numericColumns reports, per column, whether every non-NULL cell is a
+// number (and at least one is): those columns are right-aligned.
+func numericColumns(t Table) []bool {
+	out := make([]bool, len(t.Columns))
+	for c := range t.Columns {
+		seen, all := false, true
+		for _, row := range t.Rows {
+			if c >= len(row) || row[c] == nil {
+				continue
+			}
+			seen = true
+			all = all && IsNumeric(row[c])
+		}
+		out[c] = seen && all
+	}
+	return out
+}
+
+// header is a column heading with its unit, e.g. "p99 (ms)".
+func (c Column) header() string {
+	if c.Unit == "" {
+		return c.Name
+	}
+	return c.Name + " (" + c.Unit + ")"
+}
+
+// cell returns row[c] formatted, or NULL when the row is short.
+func cell(row []Value, c int) string {
+	if c >= len(row) {
+		return Null
+	}
+	return FormatValue(row[c])
+}

@@ -1,0 +1,99 @@
+// Package report owns the rendering of analysis results for people: one
+// self-contained HTML page with charts (RenderHTML) and the same content as
+// aligned text tables (RenderText).
+//
+// Callers fill a Document from their results; this package never runs a
+// query or reads a log, so the numbers a report shows are exactly those the
+// caller computed with the same SQL as `rewind analyze`.
+//
+// Every string in a Document is data and is escaped on output: a run named
+// `<script>alert(1)</script>` shows as that text. The one exception is
+// Section.HTML, which holds markup the caller produced itself (for example a
+// markdown renderer in safe mode) and must never hold raw log strings.
+package report
+
+import "html/template"
+
+// Document is one report: a title and its sections, in order.
+type Document struct {
+	Title    string
+	Subtitle string // e.g. the experiment and the log file; optional
+	Sections []Section
+}
+
+// Section is one part of a report. Sections with a Title get a heading and an
+// entry in the page's table of contents; untitled ones flow as plain content.
+// Within a section the order is: HTML, Note, Code, Tables, Charts.
+type Section struct {
+	ID     string // anchor for links; derived from Title when empty
+	Title  string
+	HTML   template.HTML // trusted markup shown first; HTML output only
+	Note   string        // a short explanation shown under the title
+	Code   string        // preformatted text, e.g. the SQL that made the results
+	Tables []Table
+	Charts []Chart
+}
+
+// Table is a result table. Each row has one Value per column.
+type Table struct {
+	Caption string
+	Columns []Column
+	Rows    [][]Value
+	// Omitted counts rows the caller left out (e.g. past a display limit);
+	// when positive the output says so under the table.
+	Omitted int
+}
+
+// Column names a table column and its unit ("ms", "req/s", "%"; empty for
+// none). Units go into headers so cells stay plain numbers.
+type Column struct {
+	Name string
+	Unit string
+}
+
+// Value is one table cell: nil (NULL), a string, a bool, any integer or float
+// kind, a time.Time, []byte, or any fmt.Stringer (e.g. DuckDB decimals).
+// FormatValue defines how each shows; other types fall back to fmt.Sprint.
+type Value = any
+
+// Chart kinds.
+const (
+	KindLine = "line" // points joined by straight lines
+	KindBar  = "bar"  // one bar per point
+	KindStep = "step" // a value holds until the next point (windowed series)
+)
+
+// Chart is a chart over one X axis. Series may have different X values (e.g.
+// the same metric at 100 ms and at 1 s): they are drawn on the union of X,
+// each series only where it has points.
+type Chart struct {
+	Title  string
+	Kind   string // KindLine, KindBar or KindStep; empty means KindLine
+	XLabel string
+	YLabel string
+	// XLabels, when set, names the X positions 0, 1, 2, ... so that a chart
+	// (usually a bar chart) can have categories such as run names on X.
+	XLabels []string
+	Series  []Series
+	HLines  []Line // horizontal reference lines, e.g. a threshold
+	VMarks  []Mark // vertical markers, e.g. the moment a stop fired
+}
+
+// Series is one named sequence of points. X must be ascending; X and Y have
+// the same length. A NaN in Y leaves a gap.
+type Series struct {
+	Name string
+	X, Y []float64
+}
+
+// Line is a horizontal reference line at Y.
+type Line struct {
+	Label string
+	Y     float64
+}
+
+// Mark is a vertical marker at X.
+type Mark struct {
+	Label string
+	X     float64
+}

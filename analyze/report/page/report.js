@@ -1,0 +1,124 @@
+// Draws every chart of a rewind report with uPlot. Data comes from the JSON
+// block #rewind-data; names reach the page only through textContent (uPlot's
+// legend) or canvas text, never as markup. When done, <html> carries
+// data-charts-drawn="N/M" so tests and people can see that all charts drew.
+(function () {
+  "use strict";
+  var palette = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"];
+  var pageData = JSON.parse(document.getElementById("rewind-data").textContent);
+  var figures = document.querySelectorAll("figure.chart");
+  var drawn = 0;
+
+  function extent(values, extra) {
+    var lo = Infinity, hi = -Infinity;
+    values.concat(extra).forEach(function (v) {
+      if (v !== null && isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+    });
+    return lo <= hi ? [lo, hi] : [0, 1];
+  }
+
+  // Scales include the reference lines and marks, so a threshold or a stop
+  // outside the data still shows; bars also start at zero.
+  function yRange(c) {
+    var ys = [];
+    c.series.forEach(function (s) { ys = ys.concat(s.y); });
+    var extra = c.hLines.map(function (h) { return h.Y; });
+    if (c.kind === "bar") { extra.push(0); }
+    var r = extent(ys, extra);
+    return function () { return uPlot.rangeNum(r[0], r[1], 0.1, true); };
+  }
+
+  function xRange(c, xs) {
+    var r = extent(xs, c.vMarks.map(function (m) { return m.X; }));
+    var pad = c.kind === "bar" || c.xLabels ? 0.5 : 0;
+    if (r[0] === r[1] && pad === 0) { pad = 1; }
+    return function () { return [r[0] - pad, r[1] + pad]; };
+  }
+
+  function xValue(c) {
+    return function (u, v) {
+      if (v === null || v === undefined) { return "--"; }
+      return c.xLabels && c.xLabels[v] !== undefined ? c.xLabels[v] : String(v);
+    };
+  }
+
+  function seriesOpts(c, xs) {
+    var out = [{ label: c.xLabel || "x", value: xValue(c) }];
+    c.series.forEach(function (ser, i) {
+      var color = palette[i % palette.length];
+      var s = { label: ser.name, stroke: color, width: 2, points: { show: xs.length < 60 } };
+      if (c.kind === "bar") {
+        // Bars of several series overlap, each narrower than the one before.
+        var f = Math.pow(0.6, i);
+        s.fill = color + "99";
+        s.points = { show: false };
+        s.paths = uPlot.paths.bars({ size: [0.8 * f, 80 * f], align: 0 });
+      } else if (c.kind === "step") {
+        s.paths = uPlot.paths.stepped({ align: 1 });
+      }
+      out.push(s);
+    });
+    return out;
+  }
+
+  function xAxis(c) {
+    var axis = { label: c.xLabel };
+    if (c.xLabels) {
+      axis.splits = function () { return c.xLabels.map(function (_, i) { return i; }); };
+      axis.values = function (u, splits) {
+        return splits.map(function (v) { return c.xLabels[v] === undefined ? "" : c.xLabels[v]; });
+      };
+    }
+    return axis;
+  }
+
+  function drawRefs(c) {
+    return function (u) {
+      var ctx = u.ctx, b = u.bbox, px = uPlot.pxRatio;
+      ctx.save();
+      ctx.lineWidth = 1.5 * px;
+      ctx.setLineDash([6 * px, 4 * px]);
+      ctx.font = (12 * px) + "px sans-serif";
+      ctx.strokeStyle = ctx.fillStyle = "#444";
+      c.hLines.forEach(function (h) {
+        var y = Math.round(u.valToPos(h.Y, "y", true));
+        ctx.beginPath(); ctx.moveTo(b.left, y); ctx.lineTo(b.left + b.width, y); ctx.stroke();
+        ctx.fillText(h.Label, b.left + 4 * px, y - 4 * px);
+      });
+      c.vMarks.forEach(function (m) {
+        var x = Math.round(u.valToPos(m.X, "x", true));
+        ctx.beginPath(); ctx.moveTo(x, b.top); ctx.lineTo(x, b.top + b.height); ctx.stroke();
+        ctx.fillText(m.Label, x + 4 * px, b.top + 14 * px);
+      });
+      ctx.restore();
+    };
+  }
+
+  function draw(el, c) {
+    var width = Math.max(320, Math.min(el.clientWidth || 800, 1000));
+    var data = c.series.length ? uPlot.join(c.series.map(function (s) { return [s.x, s.y]; })) : [[]];
+    new uPlot({
+      width: width,
+      height: 320,
+      series: seriesOpts(c, data[0]),
+      axes: [xAxis(c), { label: c.yLabel }],
+      scales: { x: { time: false, range: xRange(c, data[0]) }, y: { range: yRange(c) } },
+      hooks: { draw: [drawRefs(c)] }
+    }, data, el);
+  }
+
+  figures.forEach(function (fig) {
+    var plot = fig.querySelector(".plot");
+    try {
+      draw(plot, pageData.charts[Number(fig.getAttribute("data-chart"))]);
+      drawn++;
+    } catch (e) {
+      var p = document.createElement("p");
+      p.className = "chart-error";
+      p.textContent = "This chart could not be drawn: " + e;
+      plot.appendChild(p);
+      console.error(e);
+    }
+  });
+  document.documentElement.setAttribute("data-charts-drawn", drawn + "/" + figures.length);
+})();

@@ -1,0 +1,183 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// RenderText writes d as plain text: the same sections as RenderHTML, tables
+// aligned with units in the headers (numbers right-aligned), and each chart
+// summarized per series (points, X span, Y min/max and where Y peaks).
+// Section.HTML is skipped: it is markup for the page only. Control characters
+// from data are shown escaped, so a log string cannot drive the terminal.
+func RenderText(w io.Writer, d Document) error {
+	bw := bufio.NewWriter(w)
+	if d.Title != "" {
+		underline(bw, d.Title, "=")
+	}
+	if d.Subtitle != "" {
+		fmt.Fprintf(bw, "%s\n", clean(d.Subtitle))
+	}
+	for _, s := range d.Sections {
+		writeSection(bw, s)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("render text: %w", err)
+	}
+	return nil
+}
+
+func writeSection(w *bufio.Writer, s Section) {
+	w.WriteString("\n")
+	if s.Title != "" {
+		underline(w, s.Title, "-")
+	}
+	if s.Note != "" {
+		fmt.Fprintf(w, "%s\n", clean(s.Note))
+	}
+	if s.Code != "" {
+		for _, line := range strings.Split(strings.TrimRight(s.Code, "\n"), "\n") {
+			fmt.Fprintf(w, "    %s\n", clean(line))
+		}
+	}
+	for _, t := range s.Tables {
+		w.WriteString("\n")
+		writeTable(w, t)
+	}
+	for _, c := range s.Charts {
+		w.WriteString("\n")
+		writeChart(w, c)
+	}
+}
+
+func underline(w *bufio.Writer, title, mark string) {
+	title = clean(title)
+	fmt.Fprintf(w, "%s\n%s\n", title, strings.Repeat(mark, utf8.RuneCountInString(title)))
+}
+
+// writeTable writes a caption, a header row, a rule and the rows, each column
+// as wide as its widest cell.
+func writeTable(w *bufio.Writer, t Table) {
+	if t.Caption != "" {
+		fmt.Fprintf(w, "%s\n", clean(t.Caption))
+	}
+	num := numericColumns(t)
+	grid := [][]string{make([]string, len(t.Columns))}
+	for c, col := range t.Columns {
+		grid[0][c] = clean(col.header())
+	}
+	for _, row := range t.Rows {
+		cells := make([]string, len(t.Columns))
+		for c := range t.Columns {
+			cells[c] = clean(cell(row, c))
+		}
+		grid = append(grid, cells)
+	}
+	widths := columnWidths(grid)
+	rule := make([]string, len(widths))
+	for c, n := range widths {
+		rule[c] = strings.Repeat("-", n)
+	}
+	writeRow(w, grid[0], widths, num)
+	writeRow(w, rule, widths, nil)
+	for _, cells := range grid[1:] {
+		writeRow(w, cells, widths, num)
+	}
+	if t.Omitted > 0 {
+		fmt.Fprintf(w, "(%d more rows not shown)\n", t.Omitted)
+	}
+}
+
+func columnWidths(grid [][]string) []int {
+	widths := make([]int, len(grid[0]))
+	for _, row := range grid {
+		for c, s := range row {
+			widths[c] = max(widths[c], utf8.RuneCountInString(s))
+		}
+	}
+	return widths
+}
+
+func writeRow(w *bufio.Writer, cells []string, widths []int, num []bool) {
+	parts := make([]string, len(cells))
+	for c, s := range cells {
+		pad := strings.Repeat(" ", widths[c]-utf8.RuneCountInString(s))
+		if num != nil && num[c] {
+			parts[c] = pad + s
+		} else {
+			parts[c] = s + pad
+		}
+	}
+	w.WriteString(strings.TrimRight(strings.Join(parts, "  "), " ") + "\n")
+}
+
+// writeChart summarizes a chart as a table, one row per series, followed by
+// its reference lines and marks.
+func writeChart(w *bufio.Writer, c Chart) {
+	title := c.Title
+	if title == "" {
+		title = "chart"
+	}
+	fmt.Fprintf(w, "%s [%s chart; x: %s, y: %s]\n", clean(title), chartKind(c.Kind),
+		clean(axisName(c.XLabel, "x")), clean(axisName(c.YLabel, "y")))
+	t := Table{Columns: []Column{{Name: "series"}, {Name: "points"}, {Name: "x from"}, {Name: "x to"},
+		{Name: "y min"}, {Name: "y max"}, {Name: "x at y max"}}}
+	for _, s := range c.Series {
+		t.Rows = append(t.Rows, seriesSummary(s, c.XLabels))
+	}
+	writeTable(w, t)
+	for _, r := range refs(c) {
+		fmt.Fprintf(w, "%s\n", clean(r))
+	}
+}
+
+// seriesSummary is one row of a chart summary: finite points only; X values
+// show as their category names when the chart has them.
+func seriesSummary(s Series, xLabels []string) []Value {
+	n, xmin, xmax := 0, math.Inf(1), math.Inf(-1)
+	ymin, ymax, xpeak := math.Inf(1), math.Inf(-1), math.NaN()
+	for i, x := range s.X {
+		if i >= len(s.Y) || !isFinite(x) || !isFinite(s.Y[i]) {
+			continue
+		}
+		y := s.Y[i]
+		n++
+		xmin, xmax, ymin = min(xmin, x), max(xmax, x), min(ymin, y)
+		if y > ymax {
+			ymax, xpeak = y, x
+		}
+	}
+	if n == 0 {
+		return []Value{s.Name, 0, nil, nil, nil, nil, nil}
+	}
+	return []Value{s.Name, n, xValue(xmin, xLabels), xValue(xmax, xLabels), ymin, ymax, xValue(xpeak, xLabels)}
+}
+
+func xValue(x float64, labels []string) Value {
+	if i := int(x); float64(i) == x && i >= 0 && i < len(labels) {
+		return labels[i]
+	}
+	return x
+}
+
+// clean escapes control characters (ESC, CR, tabs, newlines inside a cell)
+// so that each cell stays on its line and cannot move the cursor.
+func clean(s string) string {
+	if strings.IndexFunc(s, unicode.IsControl) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			fmt.Fprintf(&b, `\x%02x`, r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

@@ -1,0 +1,112 @@
+package analyze
+
+import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"math/big"
+)
+
+// Column is one output column: the SQL name (the JSON and CSV key) and a
+// unit for people ("requests", "ms", "share", "x").
+type Column struct {
+	Name string
+	Unit string
+}
+
+// Result is the output of one analysis: rows of Go values (int64, float64,
+// string, bool, []any or nil), in the SQL macro's column order.
+type Result struct {
+	Name    string
+	Columns []Column
+	Rows    [][]any
+}
+
+// Col returns the index of a column, or -1.
+func (r *Result) Col(name string) int {
+	for i, c := range r.Columns {
+		if c.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// query runs q and collects its rows; units are looked up by column name.
+func query(db Querier, name string, units map[string]string, q string, args ...any) (*Result, error) {
+	rows, err := db.Query(q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	return collect(rows, name, units)
+}
+
+func collect(rows *sql.Rows, name string, units map[string]string) (*Result, error) {
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Name: name}
+	for _, c := range cols {
+		res.Columns = append(res.Columns, Column{Name: c, Unit: units[c]})
+	}
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		for i, v := range vals {
+			vals[i] = normalize(v)
+		}
+		res.Rows = append(res.Rows, vals)
+	}
+	return res, rows.Err()
+}
+
+// normalize turns driver values into the few kinds the writers know.
+func normalize(v any) any {
+	switch x := v.(type) {
+	case int8:
+		return int64(x)
+	case int16:
+		return int64(x)
+	case int32:
+		return int64(x)
+	case uint8:
+		return int64(x)
+	case uint16:
+		return int64(x)
+	case uint32:
+		return int64(x)
+	case uint64:
+		return int64(x)
+	case int:
+		return int64(x)
+	case float32:
+		return float64(x)
+	case *big.Int:
+		if x.IsInt64() {
+			return x.Int64()
+		}
+		return x.String()
+	case []byte:
+		return string(x)
+	case fmt.Stringer:
+		return x.String()
+	case map[string]any:
+		b, _ := json.Marshal(x)
+		return string(b)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = normalize(e)
+		}
+		return out
+	}
+	return v
+}

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+
+	"github.com/rewind-dev/rewind/analyze"
+)
+
+// The chaos experiment's analyses: blast-radius, falsification, stop-damage.
+
+const blastUsage = `Usage: rewind analyze blast-radius [flags]
+
+Planned blast radius (the share of users the plan tags) against the
+measured one (the requests the injection reached), counted over the
+experiment run from --start on. Columns: planned, measured, window_requests,
+multiplier (measured / planned), damaged, control_damaged, control_requests.
+
+Examples:
+  rewind analyze blast-radius --planned 'tag_hash(20260731, req) < 0.05'
+  rewind analyze blast-radius --start 200 --format json`
+
+func init() {
+	registerAnalysis(analysisCommand{name: "blast-radius", summary: "planned vs measured blast radius", run: runBlastRadius})
+	registerAnalysis(analysisCommand{name: "falsification", summary: "steady-state hypothesis swept over margins", run: runFalsification})
+	registerAnalysis(analysisCommand{name: "stop-damage", summary: "damage before a k-consecutive-window stop, swept over k", run: runStopDamage})
+}
+
+func runBlastRadius(ctx context.Context, e *env, args []string) error {
+	var d dbFlags
+	var o analyze.BlastRadiusOptions
+	fs := newFlags(e, "analyze blast-radius", blastUsage)
+	d.add(fs, true)
+	fs.StringVar(&o.Planned, "planned", "", "the plan: a SQL boolean over request columns (default: the stored 'planned')")
+	fs.Int64Var(&o.Start, "start", 0, "position in the experiment run where the experiment starts (default: the stored 'start')")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	o.StartSet = fs.Changed("start")
+	o.Experiment = d.experiment
+	return runAnalysis(ctx, e, &d, "rewind analyze blast-radius", func(q analyze.Querier) (*analyze.Result, error) {
+		return analyze.BlastRadius(q, o)
+	})
+}
+
+const falsUsage = `Usage: rewind analyze falsification [flags]
+
+The steady-state hypothesis "every window keeps an ok share of at least
+baseline - margin", swept over margins. The baseline is the mean of the
+control run's per-window ok shares; a window below the threshold is
+falsified (decided exactly: a tie does not falsify). Columns: margin,
+baseline, control_falsified, control_windows, experiment_falsified,
+experiment_windows, first_falsified_window.
+
+Examples:
+  rewind analyze falsification
+  rewind analyze falsification --window 40 --margins 0,0.05,0.1,0.2 --format csv`
+
+func runFalsification(ctx context.Context, e *env, args []string) error {
+	var d dbFlags
+	var o analyze.FalsificationOptions
+	var window, margins string
+	fs := newFlags(e, "analyze falsification", falsUsage)
+	d.add(fs, true)
+	fs.StringVar(&window, "window", "", "window: requests (40) or a duration (1s) (default: the stored window)")
+	fs.StringVar(&margins, "margins", "0,0.05,0.10,0.20", "margins to sweep, as shares")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	var err error
+	if o.Window, err = windowFlag(window); err != nil {
+		return err
+	}
+	if o.Margins, err = floatList("margins", margins); err != nil {
+		return err
+	}
+	o.Experiment = d.experiment
+	return runAnalysis(ctx, e, &d, "rewind analyze falsification", func(q analyze.Querier) (*analyze.Result, error) {
+		return analyze.Falsification(q, o)
+	})
+}
+
+const stopUsage = `Usage: rewind analyze stop-damage [flags]
+
+The stop criterion "stop after k consecutive falsified windows", swept
+over k: the window where the experiment stops and the tagged requests
+damaged until then. Columns: k, stop_window, damage_until_stop,
+extra_over_k1, total_damage.
+
+Examples:
+  rewind analyze stop-damage
+  rewind analyze stop-damage --margin 0.05 --k 1,2,3 --format json`
+
+func runStopDamage(ctx context.Context, e *env, args []string) error {
+	var d dbFlags
+	var o analyze.StopDamageOptions
+	var window, ks string
+	fs := newFlags(e, "analyze stop-damage", stopUsage)
+	d.add(fs, true)
+	fs.StringVar(&window, "window", "", "window: requests (40) or a duration (1s) (default: the stored window)")
+	fs.Float64Var(&o.Margin, "margin", 0.10, "margin below the baseline, as a share")
+	fs.StringVar(&ks, "k", "1,2,3,4", "consecutive falsified windows that stop the experiment")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	var err error
+	if o.Window, err = windowFlag(window); err != nil {
+		return err
+	}
+	if o.Ks, err = intList("k", ks); err != nil {
+		return err
+	}
+	o.MarginSet = fs.Changed("margin")
+	o.Experiment = d.experiment
+	return runAnalysis(ctx, e, &d, "rewind analyze stop-damage", func(q analyze.Querier) (*analyze.Result, error) {
+		return analyze.StopDamage(q, o)
+	})
+}
+
+// runAnalysis opens the database read-only, runs fn and prints its result.
+func runAnalysis(ctx context.Context, e *env, d *dbFlags, cmd string, fn func(analyze.Querier) (*analyze.Result, error)) error {
+	if err := d.checkFormat(); err != nil {
+		return err
+	}
+	db, err := d.openRead(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	res, err := fn(analyze.WithContext(ctx, db))
+	if err != nil {
+		return explain(err, cmd)
+	}
+	return printResult(e, res, d.format)
+}

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// Exit codes, documented in the README.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+	exitStop  = 3 // a stop criterion fired (rewind watch)
+)
+
+// env is what a subcommand sees of the process.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	// stderrTTY is true when stderr is a terminal (progress bars are shown then).
+	stderrTTY bool
+	stdoutTTY bool
+}
+
+// command is one subcommand. Each lives in its own file and registers itself
+// in init with register.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, e *env, args []string) error
+}
+
+var commands = map[string]command{}
+
+func register(c command) { commands[c.name] = c }
+
+// usageError marks a mistake in the command line (exit 2).
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// stopFired is returned when a stop criterion fired (exit 3).
+type stopFired struct{ msg string }
+
+func (s stopFired) Error() string { return s.msg }
+
+// hinted errors carry a command that works, printed as "Try: ...".
+type hinted struct {
+	err error
+	try string
+}
+
+func (h hinted) Error() string { return h.err.Error() }
+func (h hinted) Unwrap() error { return h.err }
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr,
+		stderrTTY: isTerminal(stderr), stdoutTTY: isTerminal(stdout)}
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		printUsage(stdout)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "Error: unknown command %q\nTry: rewind --help\n", args[0])
+		return exitUsage
+	}
+	err := c.run(ctx, e, args[1:])
+	return report(stderr, err)
+}
+
+// report prints err the way the README documents and returns the exit code.
+func report(stderr io.Writer, err error) int {
+	if err == nil || errors.Is(err, pflag.ErrHelp) {
+		return exitOK
+	}
+	var sf stopFired
+	if errors.As(err, &sf) {
+		fmt.Fprintf(stderr, "%s\n", sf.msg)
+		return exitStop
+	}
+	fmt.Fprintf(stderr, "Error: %v\n", err)
+	var h hinted
+	if errors.As(err, &h) && h.try != "" {
+		fmt.Fprintf(stderr, "Try: %s\n", h.try)
+	}
+	var u usageError
+	if errors.As(err, &u) {
+		return exitUsage
+	}
+	return exitError
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "rewind: trace-replay analytics for resilience experiments")
+	fmt.Fprintln(w, "\nUsage: rewind COMMAND [flags]\n\nCommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun 'rewind COMMAND --help' for a command's flags and examples.")
+}
+
+// newFlags returns a flag set whose --help prints usage text that ends in examples.
+func newFlags(e *env, name, usage string) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.SortFlags = false
+	fs.Usage = func() {
+		head, examples, _ := strings.Cut(usage, "\nExamples:\n")
+		fmt.Fprintf(e.stdout, "%s\n\nFlags:\n%s", strings.TrimSpace(head), fs.FlagUsages())
+		if examples != "" {
+			fmt.Fprintf(e.stdout, "\nExamples:\n%s\n", strings.TrimRight(examples, "\n"))
+		}
+	}
+	return fs
+}
+
+// parse parses args; a flag error becomes a usage error (exit 2).
+func parse(fs *pflag.FlagSet, args []string) error {
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return err // pflag has printed the usage
+		}
+		return usageError{hinted{err, "rewind " + fs.Name() + " --help"}}
+	}
+	return nil
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,211 @@
+package ingest
+
+import (
+	"context"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// batchRows is the number of rows per Arrow batch a text decoder emits.
+const batchRows = 64 * 1024
+
+// row is one decoded attempt before it becomes an Arrow row. has records which
+// columns the file gave (bit i for stage column i); absent columns are null
+// and get their defaults in SQL.
+type row struct {
+	line                                       int64
+	has                                        uint32
+	experiment, run, role, reqText             string
+	req, tsUs, count                           int64
+	attempt, status                            int32
+	tMs, latency                               float64
+	outcome, userID, batchID, clientID, reason string
+	attrs                                      string
+	tagged, retried                            bool
+}
+
+func (r *row) set(col int)      { r.has |= 1 << col }
+func (r *row) is(col int) bool  { return r.has&(1<<col) != 0 }
+func (r *row) reset(line int64) { *r = row{line: line} }
+
+// batcher appends rows to Arrow builders and cuts record batches.
+type batcher struct {
+	b   *array.RecordBuilder
+	n   int
+	ord int64
+}
+
+func newBatcher() *batcher {
+	b := array.NewRecordBuilder(memory.DefaultAllocator, stageSchema)
+	for _, f := range b.Fields() {
+		f.Reserve(batchRows)
+	}
+	return &batcher{b: b}
+}
+
+func (bt *batcher) append(r *row) {
+	f := bt.b.Fields()
+	f[colLine].(*array.Int64Builder).Append(r.line)
+	appendString(f[colExperiment], r, colExperiment, r.experiment)
+	appendString(f[colRun], r, colRun, r.run)
+	appendString(f[colRole], r, colRole, r.role)
+	appendInt64(f[colReq], r, colReq, r.req)
+	appendString(f[colReqText], r, colReqText, r.reqText)
+	appendInt32(f[colAttempt], r, colAttempt, r.attempt)
+	appendFloat(f[colTMs], r, colTMs, r.tMs)
+	appendInt64(f[colTsUs], r, colTsUs, r.tsUs)
+	appendFloat(f[colLatency], r, colLatency, r.latency)
+	appendString(f[colOutcome], r, colOutcome, r.outcome)
+	appendInt32(f[colStatus], r, colStatus, r.status)
+	appendBool(f[colTagged], r, colTagged, r.tagged)
+	appendString(f[colUserID], r, colUserID, r.userID)
+	appendString(f[colBatchID], r, colBatchID, r.batchID)
+	appendString(f[colClientID], r, colClientID, r.clientID)
+	appendBool(f[colRetried], r, colRetried, r.retried)
+	appendString(f[colDropReason], r, colDropReason, r.reason)
+	appendInt64(f[colCount], r, colCount, r.count)
+	appendString(f[colAttrs], r, colAttrs, r.attrs)
+	f[colOrd].(*array.Int64Builder).Append(bt.ord)
+	bt.ord++
+	bt.n++
+}
+
+func (bt *batcher) full() bool { return bt.n >= batchRows }
+
+// flush returns the rows appended so far as a record batch, or nil when empty.
+func (bt *batcher) flush() arrow.RecordBatch {
+	if bt.n == 0 {
+		return nil
+	}
+	bt.n = 0
+	return bt.b.NewRecordBatch()
+}
+
+func (bt *batcher) release() { bt.b.Release() }
+
+func appendString(b array.Builder, r *row, col int, v string) {
+	if r.is(col) {
+		b.(*array.StringBuilder).Append(v)
+	} else {
+		b.AppendNull()
+	}
+}
+
+func appendInt64(b array.Builder, r *row, col int, v int64) {
+	if r.is(col) {
+		b.(*array.Int64Builder).Append(v)
+	} else {
+		b.AppendNull()
+	}
+}
+
+func appendInt32(b array.Builder, r *row, col int, v int32) {
+	if r.is(col) {
+		b.(*array.Int32Builder).Append(v)
+	} else {
+		b.AppendNull()
+	}
+}
+
+func appendFloat(b array.Builder, r *row, col int, v float64) {
+	if r.is(col) {
+		b.(*array.Float64Builder).Append(v)
+	} else {
+		b.AppendNull()
+	}
+}
+
+func appendBool(b array.Builder, r *row, col int, v bool) {
+	if r.is(col) {
+		b.(*array.BooleanBuilder).Append(v)
+	} else {
+		b.AppendNull()
+	}
+}
+
+// stream is an array.RecordReader fed by a decoder goroutine. DuckDB pulls
+// batches from it while the decoder produces the next ones, so decoding and
+// inserting overlap and memory stays at a few batches. When the decoder
+// fails, Next returns false and Err names the bad line; the INSERT reading
+// the stream then fails and the transaction rolls back.
+type stream struct {
+	schema *arrow.Schema
+	ch     chan arrow.RecordBatch
+	cur    arrow.RecordBatch
+	mu     sync.Mutex
+	err    error
+	cancel context.CancelFunc
+	done   chan struct{}
+	once   sync.Once
+}
+
+// produce is a decoder: it sends batches with emit until the input ends.
+type produce func(ctx context.Context, emit func(arrow.RecordBatch) error) error
+
+func newStream(ctx context.Context, schema *arrow.Schema, p produce) *stream {
+	ctx, cancel := context.WithCancel(ctx)
+	s := &stream{schema: schema, ch: make(chan arrow.RecordBatch, 2), cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		defer close(s.ch)
+		err := p(ctx, func(rb arrow.RecordBatch) error {
+			select {
+			case s.ch <- rb:
+				return nil
+			case <-ctx.Done():
+				rb.Release()
+				return ctx.Err()
+			}
+		})
+		if err != nil {
+			s.mu.Lock()
+			s.err = err
+			s.mu.Unlock()
+		}
+	}()
+	return s
+}
+
+func (s *stream) Retain()                        {}
+func (s *stream) Schema() *arrow.Schema          { return s.schema }
+func (s *stream) RecordBatch() arrow.RecordBatch { return s.cur }
+func (s *stream) Record() arrow.RecordBatch      { return s.cur }
+
+func (s *stream) Next() bool {
+	if s.cur != nil {
+		s.cur.Release()
+		s.cur = nil
+	}
+	rb, ok := <-s.ch
+	if !ok {
+		return false
+	}
+	s.cur = rb
+	return true
+}
+
+func (s *stream) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// Release stops the decoder and drops undelivered batches. The cdata export
+// calls it when DuckDB releases the stream; close calls it too, so it must be
+// safe to call twice.
+func (s *stream) Release() {
+	s.once.Do(func() {
+		s.cancel()
+		for rb := range s.ch {
+			rb.Release()
+		}
+		<-s.done
+		if s.cur != nil {
+			s.cur.Release()
+			s.cur = nil
+		}
+	})
+}

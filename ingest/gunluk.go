@@ -1,0 +1,148 @@
+package ingest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// The chaos seed's log, gunluk.json, read as it is:
+//
+//	{"N":400,"PENCERE":40,"DENEY_BASI":200,
+//	 "kontrol":[{"istek":0,"etiketli":false,"sonuc":"tam"},...],
+//	 "deney":[...]}
+//
+// kontrol and deney become the runs control and experiment (role likewise);
+// istek → req, etiketli → tagged, sonuc tam → ok and bozulmus → error.
+// PENCERE and DENEY_BASI become the experiment's window and start; N is kept
+// as n. Other top-level members are kept as experiment parameters, other
+// record members in attrs.
+var gunlukRuns = map[string]string{"kontrol": "control", "deney": "experiment"}
+
+var gunlukOutcomes = map[string]string{"tam": "ok", "bozulmus": "error"}
+
+var gunlukParams = map[string]string{"N": "n", "PENCERE": "window", "DENEY_BASI": "start"}
+
+func decodeGunluk(data []byte, c *collector) produce {
+	return func(ctx context.Context, emit func(arrow.RecordBatch) error) error {
+		d := newDocReader(data)
+		bt := newBatcher()
+		defer bt.release()
+		params := map[string]json.RawMessage{}
+		if err := d.expectDelim('{'); err != nil {
+			return err
+		}
+		for d.dec.More() {
+			line := d.elementLine()
+			t, err := d.dec.Token()
+			if err != nil {
+				return d.syntaxErr(err)
+			}
+			key := t.(string)
+			if run, ok := gunlukRuns[key]; ok {
+				if err := d.gunlukRun(key, run, bt); err != nil {
+					return err
+				}
+				continue
+			}
+			var raw json.RawMessage
+			if err := d.dec.Decode(&raw); err != nil {
+				return d.syntaxErr(err)
+			}
+			name := key
+			if p, ok := gunlukParams[key]; ok {
+				name = p
+				if _, err := strconv.ParseInt(string(raw), 10, 64); err != nil {
+					return fieldErr(line, key, "want an integer, got %s", jsonVal(raw).describe())
+				}
+			}
+			params[name] = raw
+		}
+		if _, err := d.dec.Token(); err != nil {
+			return d.syntaxErr(err)
+		}
+		if err := d.trailing(); err != nil {
+			return err
+		}
+		c.experiments = append(c.experiments, expMeta{params: compactObject(params)})
+		for _, run := range []string{"control", "experiment"} {
+			c.runs = append(c.runs, runMeta{run: run, role: run, hasRole: true})
+		}
+		if rb := bt.flush(); rb != nil {
+			return emit(rb)
+		}
+		return nil
+	}
+}
+
+// gunlukRun reads the kontrol or deney array. Rows are emitted at the end
+// only: gunluk files are small, and one batch keeps both runs in one place.
+func (d *docReader) gunlukRun(key, run string, bt *batcher) error {
+	i := 0
+	return d.eachElement(func(raw json.RawMessage, line int64) error {
+		var rec map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &rec); err != nil || rec == nil {
+			return fieldErr(line, fmt.Sprintf("%s[%d]", key, i), "want an object with istek, etiketli and sonuc")
+		}
+		var r row
+		r.reset(line)
+		r.run, r.role = run, run
+		r.set(colRun)
+		r.set(colRole)
+		if err := gunlukRecord(&r, rec, fmt.Sprintf("%s[%d].", key, i)); err != nil {
+			return err
+		}
+		bt.append(&r)
+		i++
+		return nil
+	})
+}
+
+func gunlukRecord(r *row, rec map[string]json.RawMessage, path string) error {
+	field := func(k string) error {
+		raw, ok := rec[k]
+		if !ok {
+			return fieldErr(r.line, path+k, "missing")
+		}
+		v := jsonVal(raw)
+		switch k {
+		case "istek":
+			if _, err := setField(r, "req", v); err != nil || !r.is(colReq) {
+				return fieldErr(r.line, path+k, "want an integer, got %s", v.describe())
+			}
+		case "etiketli":
+			if v.kind != 'b' {
+				return fieldErr(r.line, path+k, "want true or false, got %s", v.describe())
+			}
+			r.tagged = v.s == "true"
+			r.set(colTagged)
+		case "sonuc":
+			o, ok := gunlukOutcomes[v.s]
+			if v.kind != 's' || !ok {
+				return fieldErr(r.line, path+k, "want \"tam\" or \"bozulmus\", got %s", v.describe())
+			}
+			r.outcome = o
+			r.set(colOutcome)
+		}
+		return nil
+	}
+	for _, k := range []string{"istek", "etiketli", "sonuc"} {
+		if err := field(k); err != nil {
+			return err
+		}
+	}
+	extra := map[string]json.RawMessage{}
+	for k, raw := range rec {
+		if k != "istek" && k != "etiketli" && k != "sonuc" {
+			extra[k] = raw
+		}
+	}
+	if len(extra) > 0 {
+		r.attrs = compactObject(extra)
+		r.set(colAttrs)
+	}
+	return nil
+}

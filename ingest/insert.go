@@ -1,0 +1,222 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
+
+// insertRequests streams the decoder's batches into the requests table.
+// Defaults are filled here: role from the run name, attempt 0, count 1,
+// tagged false. seq continues the table's order, so rows of a run keep file
+// order across files.
+func (l *loader) insertRequests(ctx context.Context, p produce, fileID int64, experiment string) (int64, error) {
+	checked := requireColumns(p, l.opts.Run != "")
+	s := newStream(ctx, stageSchema, checked)
+	defer s.Release()
+	var n int64
+	err := l.registered(ctx, s, func(view string) error {
+		var base int64
+		if err := l.conn.QueryRowContext(ctx, `SELECT coalesce(max(seq) + 1, 0) FROM requests`).Scan(&base); err != nil {
+			return err
+		}
+		expExpr := "coalesce(experiment, $exp)"
+		if l.opts.Experiment != "" {
+			expExpr = "$exp"
+		}
+		q := fmt.Sprintf(`INSERT INTO requests
+SELECT %s, coalesce(run, $run), coalesce(role, CASE WHEN coalesce(run, $run) IN ('control', 'experiment') THEN coalesce(run, $run) ELSE '' END),
+       $base + ord, req, req_text, coalesce(attempt, 0), t_ms, make_timestamp(ts_us), latency_ms, outcome, status,
+       coalesce(tagged, false), user_id, batch_id, client_id, retried, drop_reason, coalesce(count, 1),
+       attrs::JSON, $file, line
+FROM %s`, expExpr, view)
+		res, err := l.conn.ExecContext(ctx, q, namedArgs(map[string]any{"exp": experiment, "run": l.opts.Run, "base": base, "file": fileID})...)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if decErr := s.Err(); decErr != nil {
+		return 0, decErr
+	}
+	if err != nil {
+		return 0, fmt.Errorf("insert requests: %w", err)
+	}
+	return n, l.fillDerived(ctx, fileID)
+}
+
+// requireColumns wraps a decoder with the checks every format shares: each
+// attempt names its outcome, and its run unless --run gives one.
+func requireColumns(p produce, haveRun bool) produce {
+	return func(ctx context.Context, emit func(arrow.RecordBatch) error) error {
+		return p(ctx, func(rb arrow.RecordBatch) error {
+			lines := rb.Column(colLine).(*array.Int64)
+			for _, c := range []struct {
+				col  int
+				name string
+				hint string
+			}{{colOutcome, "outcome", ""}, {colRun, "run", " (or name the run with --run)"}} {
+				if c.col == colRun && haveRun {
+					continue
+				}
+				a := rb.Column(c.col)
+				if a.NullN() == 0 {
+					continue
+				}
+				for i := 0; i < a.Len(); i++ {
+					if a.IsNull(i) {
+						rb.Release()
+						return fieldErr(lines.Value(i), c.name, "missing%s", c.hint)
+					}
+				}
+			}
+			return emit(rb)
+		})
+	}
+}
+
+// fillDerived computes what needs the whole file: t_ms from ts (ms since the
+// run's first ts), numbers for text request ids, and req from file order
+// when the file gives none. Each runs only when some row needs it.
+func (l *loader) fillDerived(ctx context.Context, fileID int64) error {
+	steps := []string{
+		`UPDATE requests r SET t_ms = epoch_ms(r.ts) - f.first
+		 FROM (SELECT experiment, run, min(epoch_ms(ts)) AS first FROM requests WHERE file_id = $file AND ts IS NOT NULL GROUP BY ALL) f
+		 WHERE r.file_id = $file AND r.t_ms IS NULL AND r.ts IS NOT NULL AND r.experiment = f.experiment AND r.run = f.run`,
+		`UPDATE requests r SET req = -k.n
+		 FROM (SELECT experiment, run, req_text, dense_rank() OVER (PARTITION BY experiment, run ORDER BY min(seq)) AS n
+		       FROM requests WHERE file_id = $file AND req_text IS NOT NULL GROUP BY ALL) k
+		 WHERE r.file_id = $file AND r.req IS NULL AND r.req_text = k.req_text AND r.experiment = k.experiment AND r.run = k.run`,
+		`UPDATE requests r SET req = p.pos
+		 FROM (SELECT seq, row_number() OVER (PARTITION BY experiment, run ORDER BY seq) - 1 AS pos
+		       FROM requests WHERE (experiment, run) IN (SELECT DISTINCT experiment, run FROM requests WHERE file_id = $file AND req IS NULL)) p
+		 WHERE r.file_id = $file AND r.req IS NULL AND r.seq = p.seq`,
+	}
+	needs := []string{"ts IS NOT NULL AND t_ms IS NULL", "req_text IS NOT NULL AND req IS NULL", "req IS NULL"}
+	for i, q := range steps {
+		var need bool
+		if err := l.conn.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM requests WHERE file_id = $file AND `+needs[i]+`)`,
+			namedArgs(map[string]any{"file": fileID})...).Scan(&need); err != nil {
+			return err
+		}
+		if !need {
+			continue
+		}
+		if _, err := l.conn.ExecContext(ctx, q, namedArgs(map[string]any{"file": fileID})...); err != nil {
+			return fmt.Errorf("derive columns: %w", err)
+		}
+	}
+	return nil
+}
+
+// insertEvents loads the side-table rows the file carried.
+func (l *loader) insertEvents(ctx context.Context, c *collector, fileID int64, experiment string) (int64, error) {
+	if c.nEvents == 0 {
+		return 0, nil
+	}
+	rb := c.events.NewRecordBatch()
+	defer rb.Release()
+	rr, err := array.NewRecordReader(eventSchema, []arrow.RecordBatch{rb})
+	if err != nil {
+		return 0, err
+	}
+	defer rr.Release()
+	expExpr := "coalesce(experiment, $exp)"
+	if l.opts.Experiment != "" {
+		expExpr = "$exp"
+	}
+	var n int64
+	err = l.registered(ctx, rr, func(view string) error {
+		q := fmt.Sprintf(`INSERT INTO events
+SELECT %s, coalesce(run, $run, ''), (SELECT coalesce(max(seq) + 1, 0) FROM events) + row_number() OVER (ORDER BY line) - 1,
+       type, t_ms, subject, state, attrs::JSON, $file, line FROM %s`, expExpr, view)
+		res, err := l.conn.ExecContext(ctx, q, namedArgs(map[string]any{"exp": experiment, "run": l.opts.Run, "file": fileID})...)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("insert events: %w", err)
+	}
+	return n, nil
+}
+
+// storeMeta records the experiments and runs the file touched, with their
+// parameters. Parameters merge into what is stored: the newest value of a
+// key wins, other keys stay.
+func (l *loader) storeMeta(ctx context.Context, c *collector, fileID int64, experiment string) error {
+	name := func(e string) string {
+		if l.opts.Experiment != "" || e == "" {
+			return experiment
+		}
+		return e
+	}
+	exec := func(q string, args ...any) error {
+		_, err := l.conn.ExecContext(ctx, q, args...)
+		return err
+	}
+	upsertExp := `INSERT INTO experiments VALUES (?, ?::JSON) ON CONFLICT (experiment) DO UPDATE
+		SET params = CASE WHEN excluded.params IS NULL THEN experiments.params
+		                  ELSE json_merge_patch(coalesce(experiments.params, '{}'), excluded.params) END`
+	for _, e := range c.experiments {
+		if err := exec(upsertExp, name(e.experiment), nullIfEmpty(e.params)); err != nil {
+			return fmt.Errorf("store experiment: %w", err)
+		}
+	}
+	if len(l.opts.Params) > 0 {
+		if err := exec(upsertExp, experiment, paramsJSON(l.opts.Params)); err != nil {
+			return fmt.Errorf("store --set params: %w", err)
+		}
+	}
+	for _, q := range []string{
+		`INSERT INTO experiments SELECT DISTINCT experiment, NULL FROM requests WHERE file_id = ? ON CONFLICT DO NOTHING`,
+		`INSERT INTO experiments SELECT DISTINCT experiment, NULL FROM events WHERE file_id = ? ON CONFLICT DO NOTHING`,
+		`INSERT INTO runs SELECT experiment, run, any_value(role), NULL FROM requests WHERE file_id = ? GROUP BY ALL ON CONFLICT DO NOTHING`,
+	} {
+		if err := exec(q, fileID); err != nil {
+			return fmt.Errorf("store runs: %w", err)
+		}
+	}
+	for _, r := range c.runs {
+		if err := l.storeRun(ctx, name(r.experiment), r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (l *loader) storeRun(ctx context.Context, experiment string, r runMeta) error {
+	role := strings.TrimSpace(r.role)
+	if !r.hasRole {
+		role = ""
+		if r.run == "control" || r.run == "experiment" {
+			role = r.run
+		}
+	}
+	_, err := l.conn.ExecContext(ctx, `INSERT INTO runs VALUES (?, ?, ?, ?::JSON) ON CONFLICT (experiment, run) DO UPDATE
+		SET role = CASE WHEN ? THEN excluded.role ELSE runs.role END,
+		    params = CASE WHEN excluded.params IS NULL THEN runs.params
+		                  ELSE json_merge_patch(coalesce(runs.params, '{}'), excluded.params) END`,
+		experiment, r.run, role, nullIfEmpty(r.params), r.hasRole)
+	if err != nil {
+		return fmt.Errorf("store run %q: %w", r.run, err)
+	}
+	if r.hasRole {
+		_, err = l.conn.ExecContext(ctx, `UPDATE requests SET role = ? WHERE experiment = ? AND run = ? AND role <> ?`,
+			role, experiment, r.run, role)
+	}
+	return err
+}
+
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}

@@ -1,0 +1,127 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// docReader walks a whole-document JSON file (a JSON array of records, or
+// the chaos seed's gunluk.json) with a token decoder, so each element can be
+// given the line it starts on.
+type docReader struct {
+	data []byte
+	dec  *json.Decoder
+	// lines counted up to off, so line lookups stay linear overall
+	off  int
+	line int64
+}
+
+func newDocReader(data []byte) *docReader {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	return &docReader{data: data, dec: d, line: 1}
+}
+
+// lineAt returns the 1-based line of byte offset o (o never decreases).
+func (d *docReader) lineAt(o int) int64 {
+	for ; d.off < o && d.off < len(d.data); d.off++ {
+		if d.data[d.off] == '\n' {
+			d.line++
+		}
+	}
+	return d.line
+}
+
+// elementLine is the line where the next value starts (after whitespace and commas).
+func (d *docReader) elementLine() int64 {
+	o := int(d.dec.InputOffset())
+	for o < len(d.data) && (d.data[o] == ' ' || d.data[o] == '\n' || d.data[o] == '\r' || d.data[o] == '\t' || d.data[o] == ',') {
+		o++
+	}
+	return d.lineAt(o)
+}
+
+func (d *docReader) syntaxErr(err error) error {
+	line := d.lineAt(int(d.dec.InputOffset()))
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return lineErr(line, "bad JSON: unexpected end of file (truncated?)")
+	}
+	return lineErr(line, "bad JSON: %v", err)
+}
+
+func (d *docReader) expectDelim(want json.Delim) error {
+	t, err := d.dec.Token()
+	if err != nil {
+		return d.syntaxErr(err)
+	}
+	if t != want {
+		return lineErr(d.lineAt(int(d.dec.InputOffset())), "bad JSON: want %q, got %v", want, t)
+	}
+	return nil
+}
+
+// eachElement calls fn for every element of the array that starts next.
+func (d *docReader) eachElement(fn func(raw json.RawMessage, line int64) error) error {
+	if err := d.expectDelim('['); err != nil {
+		return err
+	}
+	for d.dec.More() {
+		line := d.elementLine()
+		var raw json.RawMessage
+		if err := d.dec.Decode(&raw); err != nil {
+			return d.syntaxErr(err)
+		}
+		if err := fn(raw, line); err != nil {
+			return err
+		}
+	}
+	if _, err := d.dec.Token(); err != nil {
+		return d.syntaxErr(err)
+	}
+	return nil
+}
+
+// decodeJSONArray reads a JSON array of canonical objects.
+func decodeJSONArray(data []byte, c *collector) produce {
+	return func(ctx context.Context, emit func(arrow.RecordBatch) error) error {
+		d := newDocReader(data)
+		bt := newBatcher()
+		defer bt.release()
+		var r row
+		err := d.eachElement(func(raw json.RawMessage, line int64) error {
+			r.reset(line)
+			isReq, err := decodeObject(raw, &r, c)
+			if err != nil || !isReq {
+				return err
+			}
+			bt.append(&r)
+			if bt.full() {
+				return emit(bt.flush())
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if err := d.trailing(); err != nil {
+			return err
+		}
+		if rb := bt.flush(); rb != nil {
+			return emit(rb)
+		}
+		return nil
+	}
+}
+
+// trailing refuses anything after the document.
+func (d *docReader) trailing() error {
+	if _, err := d.dec.Token(); err != io.EOF {
+		return lineErr(d.lineAt(int(d.dec.InputOffset())), "bad JSON: unexpected data after the end of the document")
+	}
+	return nil
+}
+

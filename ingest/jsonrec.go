@@ -1,0 +1,296 @@
+package ingest
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strconv"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// collector gathers what a file says besides attempts: experiment and run
+// parameters, and side-table events.
+type collector struct {
+	experiments []expMeta
+	runs        []runMeta
+	events      *array.RecordBuilder
+	nEvents     int
+}
+
+type expMeta struct {
+	experiment string // "" means the ingest's experiment
+	params     string // JSON object text, "" when none
+}
+
+type runMeta struct {
+	experiment, run, role string
+	hasRole               bool
+	params                string
+}
+
+var eventSchema = arrow.NewSchema([]arrow.Field{
+	{Name: "line", Type: arrow.PrimitiveTypes.Int64},
+	{Name: "experiment", Type: arrow.BinaryTypes.String, Nullable: true},
+	{Name: "run", Type: arrow.BinaryTypes.String, Nullable: true},
+	{Name: "type", Type: arrow.BinaryTypes.String},
+	{Name: "t_ms", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+	{Name: "subject", Type: arrow.BinaryTypes.String, Nullable: true},
+	{Name: "state", Type: arrow.BinaryTypes.String, Nullable: true},
+	{Name: "attrs", Type: arrow.BinaryTypes.String, Nullable: true},
+}, nil)
+
+func newCollector() *collector {
+	return &collector{events: array.NewRecordBuilder(memory.DefaultAllocator, eventSchema)}
+}
+
+// decodeObject decodes one JSON object of a canonical log. It fills r and
+// returns true for an attempt; metadata and events go to c.
+func decodeObject(raw []byte, r *row, c *collector) (bool, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return false, lineErr(r.line, "bad JSON: %s", jsonMsg(err))
+	}
+	if m == nil {
+		return false, lineErr(r.line, "want a JSON object, got null")
+	}
+	kind := "request"
+	if rec, ok := m["record"]; ok {
+		v := jsonVal(rec)
+		if v.kind != 's' {
+			return false, fieldErr(r.line, "record", "want a string, got %s", v.describe())
+		}
+		kind = v.s
+	}
+	switch kind {
+	case "request":
+		return true, requestObject(m, r)
+	case "experiment":
+		return false, c.experimentObject(m, r.line)
+	case "run":
+		return false, c.runObject(m, r.line)
+	case "event":
+		return false, c.eventObject(m, r.line)
+	}
+	return false, fieldErr(r.line, "record", "unknown record kind %q (want request, experiment, run or event)", kind)
+}
+
+func requestObject(m map[string]json.RawMessage, r *row) error {
+	extra := map[string]json.RawMessage{}
+	for _, k := range sortedKeys(m) {
+		if k == "record" {
+			continue
+		}
+		if k == "attrs" {
+			if err := mergeAttrs(extra, m[k], r.line); err != nil {
+				return err
+			}
+			continue
+		}
+		known, err := setField(r, k, jsonVal(m[k]))
+		if err != nil {
+			return err
+		}
+		if !known {
+			extra[k] = m[k]
+		}
+	}
+	if len(extra) > 0 {
+		r.attrs = compactObject(extra)
+		r.set(colAttrs)
+	}
+	return nil
+}
+
+func mergeAttrs(dst map[string]json.RawMessage, raw json.RawMessage, line int64) error {
+	v := jsonVal(raw)
+	if v.kind == 'z' {
+		return nil
+	}
+	var obj map[string]json.RawMessage
+	if v.kind != 'o' || json.Unmarshal(raw, &obj) != nil {
+		return fieldErr(line, "attrs", "want a JSON object, got %s", v.describe())
+	}
+	for k, x := range obj {
+		dst[k] = x
+	}
+	return nil
+}
+
+// compactObject renders an object with sorted keys, so attrs are stable.
+func compactObject(m map[string]json.RawMessage) string {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range sortedKeys(m) {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		b.WriteByte(':')
+		if err := json.Compact(&b, m[k]); err != nil {
+			b.Write(m[k])
+		}
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// optString reads an optional string member.
+func optString(m map[string]json.RawMessage, key string, line int64) (string, bool, error) {
+	raw, ok := m[key]
+	if !ok {
+		return "", false, nil
+	}
+	v := jsonVal(raw)
+	switch v.kind {
+	case 'z':
+		return "", false, nil
+	case 's':
+		return v.s, true, nil
+	case 'n':
+		if key == "subject" {
+			return v.s, true, nil
+		}
+	}
+	return "", false, fieldErr(line, key, "want a string, got %s", v.describe())
+}
+
+func optObject(m map[string]json.RawMessage, key string, line int64) (string, error) {
+	raw, ok := m[key]
+	if !ok {
+		return "", nil
+	}
+	v := jsonVal(raw)
+	if v.kind == 'z' {
+		return "", nil
+	}
+	var obj map[string]json.RawMessage
+	if v.kind != 'o' || json.Unmarshal(raw, &obj) != nil {
+		return "", fieldErr(line, key, "want a JSON object, got %s", v.describe())
+	}
+	return compactObject(obj), nil
+}
+
+func (c *collector) experimentObject(m map[string]json.RawMessage, line int64) error {
+	name, _, err := optString(m, "experiment", line)
+	if err != nil {
+		return err
+	}
+	params, err := optObject(m, "params", line)
+	if err != nil {
+		return err
+	}
+	c.experiments = append(c.experiments, expMeta{experiment: name, params: params})
+	return nil
+}
+
+func (c *collector) runObject(m map[string]json.RawMessage, line int64) error {
+	var rm runMeta
+	var err error
+	if rm.experiment, _, err = optString(m, "experiment", line); err != nil {
+		return err
+	}
+	var ok bool
+	if rm.run, ok, err = optString(m, "run", line); err != nil {
+		return err
+	} else if !ok {
+		return fieldErr(line, "run", "missing in a run record")
+	}
+	if rm.role, rm.hasRole, err = optString(m, "role", line); err != nil {
+		return err
+	}
+	if rm.params, err = optObject(m, "params", line); err != nil {
+		return err
+	}
+	c.runs = append(c.runs, rm)
+	return nil
+}
+
+func (c *collector) eventObject(m map[string]json.RawMessage, line int64) error {
+	f := c.events.Fields()
+	strs := map[string]string{}
+	for _, k := range []string{"experiment", "run", "type", "subject", "state"} {
+		s, ok, err := optString(m, k, line)
+		if err != nil {
+			return err
+		}
+		if ok {
+			strs[k] = s
+		}
+	}
+	if strs["type"] == "" {
+		return fieldErr(line, "type", "missing in an event record")
+	}
+	var tms float64
+	hasT := false
+	if raw, ok := m["t_ms"]; ok && jsonVal(raw).kind != 'z' {
+		v := jsonVal(raw)
+		x, err := strconv.ParseFloat(v.s, 64)
+		if v.kind != 'n' || err != nil {
+			return fieldErr(line, "t_ms", "not a number %s", v.describe())
+		}
+		tms, hasT = x, true
+	}
+	extra := map[string]json.RawMessage{}
+	for k, raw := range m {
+		switch k {
+		case "record", "experiment", "run", "type", "subject", "state", "t_ms":
+		case "attrs":
+			if err := mergeAttrs(extra, raw, line); err != nil {
+				return err
+			}
+		default:
+			extra[k] = raw
+		}
+	}
+	f[0].(*array.Int64Builder).Append(line)
+	for i, k := range []string{"experiment", "run", "type"} {
+		appendOpt(f[1+i], strs, k)
+	}
+	if hasT {
+		f[4].(*array.Float64Builder).Append(tms)
+	} else {
+		f[4].AppendNull()
+	}
+	appendOpt(f[5], strs, "subject")
+	appendOpt(f[6], strs, "state")
+	if len(extra) > 0 {
+		f[7].(*array.StringBuilder).Append(compactObject(extra))
+	} else {
+		f[7].AppendNull()
+	}
+	c.nEvents++
+	return nil
+}
+
+func appendOpt(b array.Builder, m map[string]string, k string) {
+	if s, ok := m[k]; ok {
+		b.(*array.StringBuilder).Append(s)
+	} else {
+		b.AppendNull()
+	}
+}
+
+// jsonMsg shortens a JSON library error to its message.
+func jsonMsg(err error) string {
+	var se *json.SyntaxError
+	if e, ok := err.(*json.SyntaxError); ok {
+		se = e
+		return se.Error()
+	}
+	return fmt.Sprint(err)
+}
