@@ -41,6 +41,11 @@ func Open(ctx context.Context, path string, writable bool) (*sql.DB, error) {
 	// stored in the file: the binary that runs decides what an analysis
 	// computes, even on a read-only file written by an older rewind.
 	connector, err := duckdb.NewConnector(dsn, func(ex driver.ExecerContext) error {
+		if writable {
+			if _, err := ex.ExecContext(ctx, ingest.DDL, nil); err != nil {
+				return fmt.Errorf("create schema: %w", err)
+			}
+		}
 		return queries.Install(ctx, func(ctx context.Context, q string) error {
 			_, err := ex.ExecContext(ctx, queries.Temp(q), nil)
 			return err
