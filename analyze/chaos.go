@@ -88,7 +88,7 @@ type StopDamageOptions struct {
 
 var stopUnits = map[string]string{
 	"damage_until_stop": "requests",
-	"extra_over_k1": "requests", "total_damage": "requests",
+	"extra_over_k1":     "requests", "total_damage": "requests",
 }
 
 // StopDamage sweeps the stop criterion "k consecutive falsified windows".

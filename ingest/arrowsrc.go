@@ -74,7 +74,9 @@ type ipcFileRecords struct {
 	err error
 }
 
-func newIPCFileRecords(fr *ipc.FileReader) (*ipcFileRecords, error) { return &ipcFileRecords{fr: fr}, nil }
+func newIPCFileRecords(fr *ipc.FileReader) (*ipcFileRecords, error) {
+	return &ipcFileRecords{fr: fr}, nil
+}
 
 func (r *ipcFileRecords) Retain()                        {}
 func (r *ipcFileRecords) Release()                       {}

@@ -124,4 +124,3 @@ func (d *docReader) trailing() error {
 	}
 	return nil
 }
-
