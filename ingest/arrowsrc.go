@@ -179,6 +179,9 @@ func convertColumn(ctx context.Context, src arrow.Array, f arrow.Field, name str
 	if f.Name == "ts_us" {
 		return tsColumn(src, name, base)
 	}
+	if f.Name == "outcome" && src.DataType().ID() == arrow.STRING {
+		return lowerStrings(src), nil
+	}
 	if arrow.TypeEqual(src.DataType(), f.Type) {
 		src.Retain()
 		return src, nil
@@ -191,6 +194,7 @@ func convertColumn(ctx context.Context, src arrow.Array, f arrow.Field, name str
 		return nil, castRowErr(src, f, name, base, err)
 	}
 	if f.Name == "outcome" {
+		defer out.Release()
 		return lowerStrings(out), nil
 	}
 	return out, nil
@@ -225,6 +229,7 @@ func castRowErr(src arrow.Array, f arrow.Field, name string, base int64, err err
 	return fieldErr(base+1, name, "cannot convert %s column to %s: %v", src.DataType(), f.Type, err)
 }
 
+// lowerStrings returns a lower-cased copy; it releases nothing it was given.
 func lowerStrings(a arrow.Array) arrow.Array {
 	s := a.(*array.String)
 	b := array.NewStringBuilder(memory.DefaultAllocator)
@@ -236,7 +241,6 @@ func lowerStrings(a arrow.Array) arrow.Array {
 			b.Append(strings.ToLower(s.Value(i)))
 		}
 	}
-	a.Release()
 	return b.NewArray()
 }
 

@@ -23,15 +23,17 @@ func (l *loader) insertRequests(ctx context.Context, p produce, fileID int64, ex
 		if err := l.conn.QueryRowContext(ctx, `SELECT coalesce(max(seq) + 1, 0) FROM requests`).Scan(&base); err != nil {
 			return err
 		}
-		expExpr := "coalesce(experiment, $exp)"
+		// Every column of the Arrow view is referenced: DuckDB's Arrow scan
+		// crashed (SIGSEGV) here when projection pushdown dropped one.
+		expExpr := "coalesce(experiment, $exp::VARCHAR)"
 		if l.opts.Experiment != "" {
-			expExpr = "$exp"
+			expExpr = "coalesce($exp::VARCHAR, experiment)"
 		}
 		q := fmt.Sprintf(`INSERT INTO requests
-SELECT %s, coalesce(run, $run), coalesce(role, CASE WHEN coalesce(run, $run) IN ('control', 'experiment') THEN coalesce(run, $run) ELSE '' END),
-       $base + ord, req, req_text, coalesce(attempt, 0), t_ms, make_timestamp(ts_us), latency_ms, outcome, status,
+SELECT %s, coalesce(run, $run::VARCHAR), coalesce(role, CASE WHEN coalesce(run, $run::VARCHAR) IN ('control', 'experiment') THEN coalesce(run, $run::VARCHAR) ELSE '' END),
+       $base::BIGINT + ord, req, req_text, coalesce(attempt, 0), t_ms, make_timestamp(ts_us), latency_ms, outcome, status,
        coalesce(tagged, false), user_id, batch_id, client_id, retried, drop_reason, coalesce(count, 1),
-       attrs::JSON, $file, line
+       attrs::JSON, $file::INTEGER, line
 FROM %s`, expExpr, view)
 		res, err := l.conn.ExecContext(ctx, q, namedArgs(map[string]any{"exp": experiment, "run": l.opts.Run, "base": base, "file": fileID})...)
 		if err != nil {
@@ -50,33 +52,41 @@ FROM %s`, expExpr, view)
 }
 
 // requireColumns wraps a decoder with the checks every format shares: each
-// attempt names its outcome, and its run unless --run gives one.
+// attempt names its outcome, and its run unless --run gives one. A row that
+// gives count is a pre-binned series point: it may leave the outcome out
+// (stored as NULL, unknown).
 func requireColumns(p produce, haveRun bool) produce {
 	return func(ctx context.Context, emit func(arrow.RecordBatch) error) error {
 		return p(ctx, func(rb arrow.RecordBatch) error {
-			lines := rb.Column(colLine).(*array.Int64)
-			for _, c := range []struct {
-				col  int
-				name string
-				hint string
-			}{{colOutcome, "outcome", ""}, {colRun, "run", " (or name the run with --run)"}} {
-				if c.col == colRun && haveRun {
-					continue
-				}
-				a := rb.Column(c.col)
-				if a.NullN() == 0 {
-					continue
-				}
-				for i := 0; i < a.Len(); i++ {
-					if a.IsNull(i) {
-						rb.Release()
-						return fieldErr(lines.Value(i), c.name, "missing%s", c.hint)
-					}
+			if err := checkPresent(rb, colOutcome, "outcome", "", rb.Column(colCount)); err != nil {
+				rb.Release()
+				return err
+			}
+			if !haveRun {
+				if err := checkPresent(rb, colRun, "run", " (or name the run with --run)", nil); err != nil {
+					rb.Release()
+					return err
 				}
 			}
 			return emit(rb)
 		})
 	}
+}
+
+// checkPresent fails at the first row where col is null, unless excuse (when
+// given) is set on that row.
+func checkPresent(rb arrow.RecordBatch, col int, name, hint string, excuse arrow.Array) error {
+	a := rb.Column(col)
+	if a.NullN() == 0 {
+		return nil
+	}
+	lines := rb.Column(colLine).(*array.Int64)
+	for i := 0; i < a.Len(); i++ {
+		if a.IsNull(i) && (excuse == nil || excuse.IsNull(i)) {
+			return fieldErr(lines.Value(i), name, "missing%s", hint)
+		}
+	}
+	return nil
 }
 
 // fillDerived computes what needs the whole file: t_ms from ts (ms since the
@@ -89,7 +99,7 @@ func (l *loader) fillDerived(ctx context.Context, fileID int64) error {
 		 WHERE r.file_id = $file AND r.t_ms IS NULL AND r.ts IS NOT NULL AND r.experiment = f.experiment AND r.run = f.run`,
 		`UPDATE requests r SET req = -k.n
 		 FROM (SELECT experiment, run, req_text, dense_rank() OVER (PARTITION BY experiment, run ORDER BY min(seq)) AS n
-		       FROM requests WHERE file_id = $file AND req_text IS NOT NULL GROUP BY ALL) k
+		       FROM requests WHERE file_id = $file AND req_text IS NOT NULL GROUP BY experiment, run, req_text) k
 		 WHERE r.file_id = $file AND r.req IS NULL AND r.req_text = k.req_text AND r.experiment = k.experiment AND r.run = k.run`,
 		`UPDATE requests r SET req = p.pos
 		 FROM (SELECT seq, row_number() OVER (PARTITION BY experiment, run ORDER BY seq) - 1 AS pos
@@ -125,15 +135,15 @@ func (l *loader) insertEvents(ctx context.Context, c *collector, fileID int64, e
 		return 0, err
 	}
 	defer rr.Release()
-	expExpr := "coalesce(experiment, $exp)"
+	expExpr := "coalesce(experiment, $exp::VARCHAR)"
 	if l.opts.Experiment != "" {
-		expExpr = "$exp"
+		expExpr = "coalesce($exp::VARCHAR, experiment)" // every view column referenced: see insertRequests
 	}
 	var n int64
 	err = l.registered(ctx, rr, func(view string) error {
 		q := fmt.Sprintf(`INSERT INTO events
 SELECT %s, coalesce(run, $run, ''), (SELECT coalesce(max(seq) + 1, 0) FROM events) + row_number() OVER (ORDER BY line) - 1,
-       type, t_ms, subject, state, attrs::JSON, $file, line FROM %s`, expExpr, view)
+       type, t_ms, subject, state, attrs::JSON, $file::INTEGER, line FROM %s`, expExpr, view)
 		res, err := l.conn.ExecContext(ctx, q, namedArgs(map[string]any{"exp": experiment, "run": l.opts.Run, "file": fileID})...)
 		if err != nil {
 			return err

@@ -57,7 +57,7 @@ CREATE TABLE IF NOT EXISTS requests (
 	t_ms        DOUBLE,
 	ts          TIMESTAMP,
 	latency_ms  DOUBLE,
-	outcome     VARCHAR NOT NULL,
+	outcome     VARCHAR,
 	status      INTEGER,
 	tagged      BOOLEAN NOT NULL,
 	user_id     VARCHAR,

@@ -77,7 +77,7 @@ func runIngest(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(e.stdout, "%s: already ingested (experiment %s, %d rows): nothing to do\n", r.Path, r.Experiment, r.Rows)
 			continue
 		}
-		fmt.Fprintf(e.stdout, "%s: %s, experiment %s: %d requests", r.Path, r.Format, r.Experiment, r.Rows)
+		fmt.Fprintf(e.stdout, "%s: %s, experiment %s: %d rows", r.Path, r.Format, r.Experiment, r.Rows)
 		if r.Events > 0 {
 			fmt.Fprintf(e.stdout, ", %d events", r.Events)
 		}

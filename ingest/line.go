@@ -1,0 +1,63 @@
+package ingest
+
+// Attempt is what one line of a canonical NDJSON log says, as much as a
+// consumer that reads a log line by line (rewind watch) needs. It is decoded
+// by the same code as an ingest, so both accept and refuse the same lines.
+type Attempt struct {
+	// Record is the line's kind: request, experiment, run or event.
+	Record     string
+	Experiment string
+	Run        string
+	Role       string
+	HasRole    bool   // the line gives a role (a run record may give "")
+	Outcome    string // lower case; "" when the line gives none
+	Tagged     bool   // false when the line gives none, as in the requests table
+	TMs        float64
+	HasTMs     bool
+	Count      int64 // requests the line stands for: 1 when it gives none
+}
+
+// DecodeLine decodes one line (1-based number line, used in errors) of a
+// canonical NDJSON log. It returns true for a request line; for a run record
+// it returns false with Run and Role filled, for other records false. Errors
+// are *LineError without a file name: the caller adds it. A request line must
+// name its outcome unless it gives a count, as in an ingest.
+func DecodeLine(b []byte, line int64) (Attempt, bool, error) {
+	var r row
+	r.reset(line)
+	if len(b) == 0 || b[0] != '{' {
+		return Attempt{}, false, lineErr(line, "bad JSON: want an object starting with '{', got %q", truncate(string(b), 20))
+	}
+	var fast fastLine
+	if fast.decode(b, &r) {
+		return attemptOf(&r)
+	}
+	r.reset(line)
+	c := newCollector()
+	defer c.events.Release()
+	isReq, err := decodeObject(b, &r, c)
+	switch {
+	case err != nil:
+		return Attempt{}, false, err
+	case isReq:
+		return attemptOf(&r)
+	case len(c.runs) == 1:
+		rm := c.runs[0]
+		return Attempt{Record: "run", Experiment: rm.experiment, Run: rm.run, Role: rm.role, HasRole: rm.hasRole}, false, nil
+	case len(c.experiments) == 1:
+		return Attempt{Record: "experiment", Experiment: c.experiments[0].experiment}, false, nil
+	}
+	return Attempt{Record: "event"}, false, nil
+}
+
+func attemptOf(r *row) (Attempt, bool, error) {
+	if !r.is(colOutcome) && !r.is(colCount) {
+		return Attempt{}, false, fieldErr(r.line, "outcome", "missing")
+	}
+	a := Attempt{Record: "request", Experiment: r.experiment, Run: r.run, Role: r.role, HasRole: r.is(colRole),
+		Outcome: r.outcome, Tagged: r.tagged, TMs: r.tMs, HasTMs: r.is(colTMs), Count: 1}
+	if r.is(colCount) {
+		a.Count = r.count
+	}
+	return a, true, nil
+}
