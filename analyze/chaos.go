@@ -72,6 +72,11 @@ func Falsification(db Querier, o FalsificationOptions) (*Result, error) {
 	if len(margins) == 0 {
 		margins = DefaultMargins
 	}
+	for _, m := range margins {
+		if err := checkMargin(m); err != nil {
+			return nil, err
+		}
+	}
 	n, ms := w.args()
 	q := fmt.Sprintf(`SELECT * FROM falsification(?, size_n := ?, size_ms := ?, margins := %s)`, decimalList(margins))
 	return query(db, "falsification", falsUnits, q, e.Name, n, ms)
@@ -102,6 +107,9 @@ func StopDamage(db Querier, o StopDamageOptions) (*Result, error) {
 		margin = o.Margin
 	} else if m, ok := e.Number("margin"); ok {
 		margin = m
+	}
+	if err := checkMargin(margin); err != nil {
+		return nil, err
 	}
 	ks := o.Ks
 	if len(ks) == 0 {
@@ -146,6 +154,17 @@ func needRoles(db Querier, exp string) error {
 	if control == 0 || experiment == 0 {
 		return fmt.Errorf("experiment %q needs a run with role control and one with role experiment (has %d control and %d experiment requests)",
 			exp, control, experiment)
+	}
+	return nil
+}
+
+// checkMargin accepts shares in [0, 1) with at most 6 decimals: the SQL
+// compares in millionths, so a finer margin would be rounded.
+func checkMargin(m float64) error {
+	s := decimalLit(m)
+	_, frac, _ := strings.Cut(s, ".")
+	if m < 0 || m >= 1 || len(frac) > 6 {
+		return fmt.Errorf("margin %s: want a share in [0, 1) with at most 6 decimals, e.g. 0.05", strconv.FormatFloat(m, 'g', -1, 64))
 	}
 	return nil
 }

@@ -116,6 +116,9 @@ func human(v any, unit string) string {
 		}
 		return strconv.FormatFloat(x, 'f', 2, 64)
 	case []any:
+		if len(x) == 0 {
+			return "-"
+		}
 		parts := make([]string, len(x))
 		for i, e := range x {
 			parts[i] = human(e, "")

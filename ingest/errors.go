@@ -3,6 +3,7 @@ package ingest
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 )
 
 // LineError is a bad value in an input file. Its text is the contract the
@@ -40,6 +41,10 @@ func withFile(path string, err error) error {
 		c := *le
 		c.File = path
 		return &c
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == path {
+		return err // already names the file
 	}
 	return fmt.Errorf("%s: %w", path, err)
 }

@@ -152,10 +152,23 @@ func (l *loader) file(ctx context.Context, path string) (Result, error) {
 	if err := l.storeMeta(ctx, c, fileID, res.Experiment); err != nil {
 		return res, err
 	}
+	if res.Experiment, err = l.fileExperiments(ctx, fileID); err != nil {
+		return res, err
+	}
 	_, err = l.conn.ExecContext(ctx, `INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, now())`,
 		fileID, path, sum, format, res.Experiment, res.Rows+res.Events)
 	l.seen[sum] = true
 	return res, err
+}
+
+// fileExperiments names the experiments a file's rows went to (rows may
+// carry their own experiment), comma-separated.
+func (l *loader) fileExperiments(ctx context.Context, fileID int64) (string, error) {
+	var names string
+	err := l.conn.QueryRowContext(ctx, `SELECT string_agg(DISTINCT experiment, ', ' ORDER BY experiment) FROM
+		(SELECT experiment FROM requests WHERE file_id = ? UNION ALL SELECT experiment FROM events WHERE file_id = ?)`,
+		fileID, fileID).Scan(&names)
+	return names, err
 }
 
 func hashFile(path string) (string, int64, error) {

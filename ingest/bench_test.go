@@ -1,0 +1,103 @@
+package ingest
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// Ingest benchmarks: rewind's path (Go decode → Arrow batches → DuckDB's
+// Arrow scan, one transaction, durable) against DuckDB's own read_json on the
+// same file. Rows come from REWIND_BENCH_ROWS (default 1,000,000); bench/ingest.sh
+// runs 1 M to 10 M and prints the table the README quotes.
+
+func benchRows() int {
+	if n, err := strconv.Atoi(os.Getenv("REWIND_BENCH_ROWS")); err == nil && n > 0 {
+		return n
+	}
+	return 1_000_000
+}
+
+// benchFile writes n canonical rows once per process.
+func benchFile(b *testing.B, n int) string {
+	b.Helper()
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("rewind-bench-%d.ndjson", n))
+	if st, err := os.Stat(path); err == nil && st.Size() > 0 {
+		return path
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	outcomes := []string{"ok", "ok", "ok", "error", "timeout"}
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(w, `{"run":"r%d","req":%d,"attempt":%d,"t_ms":%d.5,"latency_ms":%d.25,"outcome":"%s","tagged":%t}`+"\n",
+			i%4, i/3, i%3, i*10, i%977, outcomes[i%5], i%20 == 0)
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+	return path
+}
+
+func freshDB(b *testing.B) *sql.DB {
+	b.Helper()
+	db, err := sql.Open("duckdb", filepath.Join(b.TempDir(), fmt.Sprintf("b%d.duckdb", b.N)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return db
+}
+
+func BenchmarkIngestNDJSON(b *testing.B) {
+	n := benchRows()
+	path := benchFile(b, n)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		db := freshDB(b)
+		b.StartTimer()
+		res, err := Files(context.Background(), db, Options{}, []string{path})
+		if err != nil || res[0].Rows != int64(n) {
+			b.Fatalf("ingest: %v %+v", err, res)
+		}
+		if _, err := db.Exec("CHECKPOINT"); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		db.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+func BenchmarkDuckDBReadJSON(b *testing.B) {
+	n := benchRows()
+	path := benchFile(b, n)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		db := freshDB(b)
+		b.StartTimer()
+		for _, q := range []string{
+			"SET preserve_insertion_order = false",
+			"CREATE TABLE r AS SELECT * FROM read_json('" + path + "', format = 'newline_delimited')",
+			"CHECKPOINT",
+		} {
+			if _, err := db.Exec(q); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StopTimer()
+		db.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
