@@ -1,0 +1,106 @@
+package analyze
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// AmplificationOptions steer Amplification. Zero values take each run's
+// stored parameters (tick_ms, fault_from_ms, fault_to_ms, normal_rate), then
+// the experiment's; a set value overrides them for every run.
+type AmplificationOptions struct {
+	Experiment string
+	Runs       string  // GLOB over run names; empty for all runs
+	TickMs     float64 // tick length in ms; 0: stored
+	Fault      Span    // fault window; zero: stored
+	NormalRate float64 // normal arrivals in calls per tick; 0: stored
+}
+
+var ampUnits = map[string]string{
+	"allowed": "calls", "requests": "requests", "calls": "calls", "multiplier": "x",
+	"succeeded": "calls", "dropped": "calls", "x_normal": "x",
+}
+
+// Amplification counts, per run, the calls that retries added: requests,
+// calls, their ratio, the peak calls per tick, succeeded and dropped calls,
+// and the call rate in the fault window against the normal rate. It reads
+// only the log, so it works on any log in the canonical schema.
+func Amplification(db Querier, o AmplificationOptions) (*Result, error) {
+	e, err := FindExperiment(db, o.Experiment)
+	if err != nil {
+		return nil, err
+	}
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	var runs, from, to any // NULL: the macro falls back to stored params
+	if o.Runs != "" {
+		runs = o.Runs
+	}
+	if !o.Fault.IsZero() {
+		from, to = o.Fault.FromMs, o.Fault.ToMs
+	}
+	res, err := query(db, "amplification", ampUnits,
+		`SELECT * FROM amplification(?, runs_glob := ?, tick_ms := ?, fault_from_ms := ?, fault_to_ms := ?, normal_rate := ?)`,
+		e.Name, runs, positive(o.TickMs), from, to, positive(o.NormalRate))
+	if err != nil {
+		return nil, err
+	}
+	if len(res.Rows) == 0 && o.Runs != "" {
+		return nil, fmt.Errorf("experiment %q has no run matching %q", e.Name, o.Runs)
+	}
+	return res, nil
+}
+
+func (o AmplificationOptions) check() error {
+	if o.TickMs < 0 {
+		return fmt.Errorf("tick %vms: want a positive duration", o.TickMs)
+	}
+	if o.NormalRate < 0 {
+		return fmt.Errorf("normal rate %v: want a positive number of calls per tick", o.NormalRate)
+	}
+	return nil
+}
+
+// positive maps the zero value ("not given") to NULL.
+func positive(f float64) any {
+	if f == 0 {
+		return nil
+	}
+	return f
+}
+
+// Span is a time interval [FromMs, ToMs) in ms since the start of a run.
+type Span struct {
+	FromMs, ToMs float64
+}
+
+// IsZero reports an unset span.
+func (s Span) IsZero() bool { return s == Span{} }
+
+// ParseSpan reads "FROM..TO" with durations on both sides, such as
+// "5000ms..6000ms" or "5s..6s".
+func ParseSpan(s string) (Span, error) {
+	from, to, ok := strings.Cut(strings.TrimSpace(s), "..")
+	if !ok {
+		return Span{}, fmt.Errorf("span %q: want FROM..TO, e.g. 5s..6s", s)
+	}
+	var ms [2]float64
+	for i, part := range []string{from, to} {
+		d, err := time.ParseDuration(strings.TrimSpace(part))
+		if err != nil || d < 0 {
+			return Span{}, fmt.Errorf("span %q: %q is not a duration such as 5s or 5000ms", s, part)
+		}
+		ms[i] = float64(d) / float64(time.Millisecond)
+	}
+	if ms[1] <= ms[0] {
+		return Span{}, fmt.Errorf("span %q: the end must come after the start", s)
+	}
+	return Span{FromMs: ms[0], ToMs: ms[1]}, nil
+}
+
+func (s Span) String() string {
+	ms := func(f float64) string { return (time.Duration(f * float64(time.Millisecond))).String() }
+	return ms(s.FromMs) + ".." + ms(s.ToMs)
+}

@@ -1,0 +1,38 @@
+package analyze
+
+import "fmt"
+
+// ProbesOptions steer Probes.
+type ProbesOptions struct {
+	Experiment string
+}
+
+var probesUnits = map[string]string{
+	"in_restart_loop": "replicas", "early_errors": "requests", "errors": "requests",
+	"in_service": "replicas", "detection_rounds": "rounds",
+}
+
+// Probes summarises each health-probe setting of a probes experiment (the
+// log rewind sim probes writes): restarts and how many were needless,
+// replicas in a restart loop, failed requests, mean healthy replicas per
+// round and how many rounds stuck replicas went unnoticed.
+func Probes(db Querier, o ProbesOptions) (*Result, error) {
+	e, err := FindExperiment(db, o.Experiment)
+	if err != nil {
+		return nil, err
+	}
+	// Without the round count the mean over rounds has no denominator, and
+	// a log without state events is not a probes log at all: say so rather
+	// than print a table of zeros.
+	if _, ok := e.Number("rounds"); !ok {
+		return nil, fmt.Errorf("experiment %q has no param rounds: not a probes log (write one with rewind sim probes --out FILE)", e.Name)
+	}
+	var states int64
+	if err := db.QueryRow(`SELECT count(*) FROM events WHERE experiment = ? AND type = 'state'`, e.Name).Scan(&states); err != nil {
+		return nil, err
+	}
+	if states == 0 {
+		return nil, fmt.Errorf("experiment %q has no state events: not a probes log (write one with rewind sim probes --out FILE)", e.Name)
+	}
+	return query(db, "probes", probesUnits, `SELECT * FROM probes(?)`, e.Name)
+}

@@ -1,0 +1,91 @@
+-- amplification: how much retries multiply the calls a dependency sees.
+--
+-- Question: for each run, how many calls did the external requests cause,
+-- how high did the calls per tick peak, how many requests were dropped, and
+-- how many times the normal rate reached the dependency while it was faulty?
+-- A request is an attempt-0 row; every row is a call; a row with a count
+-- column stands for that many. A call failed when its outcome is not 'ok'
+-- (NULL counts as neither); it was retried when `retried` says so or, where
+-- `retried` is NULL, when a later attempt of the same req follows it.
+-- Calls are put in ticks by floor(t_ms / tick). Each NULL parameter falls
+-- back to the run's stored params (allowed, tick_ms, fault_from_ms,
+-- fault_to_ms, normal_rate), then to the experiment's; a column whose
+-- inputs are still unknown is NULL (a fault-free run has no window).
+-- Rows come in log order: the order of each run's first call.
+-- Parameters:
+--   exp            VARCHAR  experiment
+--   runs_glob      VARCHAR  only runs whose name matches this GLOB, or NULL for all
+--   tick_ms        DOUBLE   tick length in ms, or NULL
+--   fault_from_ms  DOUBLE   start of the fault window in ms (inclusive), or NULL
+--   fault_to_ms    DOUBLE   end of the fault window in ms (exclusive), or NULL
+--   normal_rate    DOUBLE   normal arrivals in calls per tick, or NULL
+-- Columns:
+--   run                    VARCHAR  run name
+--   allowed                BIGINT   calls a request may use (stored 'allowed'); NULL when unknown
+--   requests               BIGINT   requests, first attempts
+--   calls                  BIGINT   calls, all attempts
+--   multiplier             DOUBLE   ratio, calls / requests
+--   peak_calls_per_tick    BIGINT   calls, most in one tick
+--   succeeded              BIGINT   calls answered ok
+--   dropped                BIGINT   calls that failed and were not retried
+--   window_calls_per_tick  DOUBLE   calls per tick sent in [fault_from_ms, fault_to_ms)
+--   x_normal               DOUBLE   ratio, window_calls_per_tick / normal_rate
+
+-- The parameters of each run after the fallbacks.
+CREATE OR REPLACE MACRO _amplification_params(exp, runs_glob, tick_ms, fault_from_ms, fault_to_ms, normal_rate) AS TABLE
+    SELECT r.run,
+           (r.params ->> 'allowed')::BIGINT AS allowed,
+           coalesce(tick_ms, (r.params ->> 'tick_ms')::DOUBLE, (e.params ->> 'tick_ms')::DOUBLE) AS tick,
+           coalesce(fault_from_ms, (r.params ->> 'fault_from_ms')::DOUBLE, (e.params ->> 'fault_from_ms')::DOUBLE) AS from_ms,
+           coalesce(fault_to_ms, (r.params ->> 'fault_to_ms')::DOUBLE, (e.params ->> 'fault_to_ms')::DOUBLE) AS to_ms,
+           coalesce(normal_rate, (r.params ->> 'normal_rate')::DOUBLE, (e.params ->> 'normal_rate')::DOUBLE) AS normal
+    FROM runs r LEFT JOIN experiments e ON e.experiment = r.experiment
+    WHERE r.experiment = exp AND (runs_glob IS NULL OR r.run GLOB runs_glob);
+
+-- The run's calls with their tick and whether they were retried.
+CREATE OR REPLACE MACRO _amplification_calls(exp, runs_glob, tick_ms, fault_from_ms, fault_to_ms, normal_rate) AS TABLE
+    SELECT q.run, q.seq, q.attempt, q.t_ms, q.count, q.outcome,
+           floor(q.t_ms / p.tick)::BIGINT AS tick_no,
+           q.outcome IS NOT NULL AND q.outcome <> 'ok'
+               AND NOT coalesce(q.retried, q.attempt < max(q.attempt) OVER (PARTITION BY q.run, q.req)) AS dropped,
+           q.t_ms >= p.from_ms AND q.t_ms < p.to_ms AS in_fault
+    FROM requests q
+    JOIN _amplification_params(exp, runs_glob, tick_ms, fault_from_ms, fault_to_ms, normal_rate) p ON p.run = q.run
+    WHERE q.experiment = exp;
+
+CREATE OR REPLACE MACRO amplification(exp, runs_glob := NULL, tick_ms := NULL, fault_from_ms := NULL,
+                                      fault_to_ms := NULL, normal_rate := NULL) AS TABLE
+    WITH c AS (
+        SELECT * FROM _amplification_calls(exp, runs_glob, tick_ms, fault_from_ms, fault_to_ms, normal_rate)
+    ),
+    peaks AS (
+        SELECT run, max(calls)::BIGINT AS peak
+        FROM (SELECT run, tick_no, sum(count) AS calls FROM c WHERE tick_no IS NOT NULL GROUP BY ALL)
+        GROUP BY run
+    ),
+    totals AS (
+        SELECT run, min(seq) AS first_seq,
+               coalesce(sum(count) FILTER (WHERE attempt = 0), 0)::BIGINT AS requests,
+               sum(count)::BIGINT AS calls,
+               coalesce(sum(count) FILTER (WHERE outcome = 'ok'), 0)::BIGINT AS succeeded,
+               coalesce(sum(count) FILTER (WHERE dropped), 0)::BIGINT AS dropped,
+               coalesce(sum(count) FILTER (WHERE in_fault), 0) AS fault_calls
+        FROM c
+        GROUP BY run
+    ),
+    rated AS (
+        SELECT t.*, p.allowed, p.normal,
+               CASE WHEN p.to_ms <= p.from_ms
+                    THEN error('amplification: run ' || t.run || ': fault window ends before it starts')
+                    ELSE t.fault_calls / ((p.to_ms - p.from_ms) / p.tick) END AS window_rate
+        FROM totals t JOIN _amplification_params(exp, runs_glob, tick_ms, fault_from_ms, fault_to_ms, normal_rate) p
+            ON p.run = t.run
+    )
+    SELECT r.run, r.allowed, r.requests, r.calls,
+           r.calls / nullif(r.requests, 0)::DOUBLE AS multiplier,
+           k.peak AS peak_calls_per_tick,
+           r.succeeded, r.dropped,
+           r.window_rate::DOUBLE AS window_calls_per_tick,
+           (r.window_rate / r.normal)::DOUBLE AS x_normal
+    FROM rated r LEFT JOIN peaks k ON k.run = r.run
+    ORDER BY r.first_seq, r.run;
