@@ -53,7 +53,6 @@ func TestTagHashMatchesGo(t *testing.T) {
 	}
 }
 
-
 // The seed's three chaos tables, from the committed fixture.
 func TestChaosSeedTables(t *testing.T) {
 	ctx := context.Background()

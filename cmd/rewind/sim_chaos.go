@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync"
 
+	"github.com/rewind-dev/rewind/internal/progress"
 	"github.com/rewind-dev/rewind/sim/chaos"
 	"github.com/spf13/pflag"
 )
@@ -66,7 +68,10 @@ func runSimChaos(ctx context.Context, e *env, args []string) error {
 	if err := o.cfg.Validate(); err != nil {
 		return usageError{hinted{err, "rewind sim chaos --help"}}
 	}
+	var finish func()
+	o.cfg.Progress, finish = batchBar(e, "sim chaos")
 	res, err := chaos.Run(ctx, o.cfg)
+	finish()
 	if err != nil {
 		return fmt.Errorf("sim chaos: %w", err)
 	}
@@ -79,6 +84,31 @@ func runSimChaos(ctx context.Context, e *env, args []string) error {
 	}
 	printChaosResult(e, o, res)
 	return nil
+}
+
+// batchBar returns a progress callback for the simulator's workers (nil when
+// stderr is not a terminal, so nothing is even counted) and the func that
+// ends the bar. Workers report concurrently and out of order: the bar only
+// moves forward.
+func batchBar(e *env, desc string) (func(done, total int), func()) {
+	if !e.stderrTTY {
+		return nil, func() {}
+	}
+	var mu sync.Mutex
+	var bar *progress.Bar
+	last := 0
+	onBatch := func(done, total int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if bar == nil {
+			bar = progress.New(e.stderr, true, int64(total), desc)
+		}
+		if done > last {
+			last = done
+			bar.Set(int64(done))
+		}
+	}
+	return onBatch, func() { mu.Lock(); bar.Finish(); mu.Unlock() }
 }
 
 func printChaosResult(e *env, o *simChaosOptions, res chaos.Result) {

@@ -21,6 +21,10 @@ type Config struct {
 	TagShare    float64       // planned share of tagged users
 	TagSeed     uint32        // TagHash seed that picks the tagged users
 	Concurrency int           // client workers, each pulling the next batch
+	// Progress, when set, is called after each batch with the batches sent so
+	// far and the total over both runs. Workers call it concurrently, so it
+	// must be safe for that, and done may arrive out of order.
+	Progress func(done, total int)
 }
 
 // DefaultConfig returns the seed's parameters, with which a run reproduces the

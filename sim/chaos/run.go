@@ -41,17 +41,26 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return Result{}, err
 	}
-	control, cs, err := runOnce(ctx, cfg, false)
+	control, cs, err := runOnce(ctx, progressFrom(cfg, 0), false)
 	if err != nil {
 		return Result{}, err
 	}
-	experiment, es, err := runOnce(ctx, cfg, true)
+	experiment, es, err := runOnce(ctx, progressFrom(cfg, cfg.batches()), true)
 	if err != nil {
 		return Result{}, err
 	}
 	log := Log{N: cfg.Requests, Window: cfg.Window, Start: cfg.Start,
 		Control: control, Experiment: experiment}
 	return Result{Log: log, Control: cs, Experiment: es}, nil
+}
+
+// progressFrom makes cfg.Progress count one run's batches after offset
+// batches of earlier runs, against the total of both runs.
+func progressFrom(cfg Config, offset int) Config {
+	if report := cfg.Progress; report != nil {
+		cfg.Progress = func(done, _ int) { report(offset+done, 2*cfg.batches()) }
+	}
+	return cfg
 }
 
 // runOnce sends every batch of one run and returns one record per request,
@@ -81,7 +90,7 @@ func runOnce(ctx context.Context, cfg Config, experimentOn bool) ([]Record, RunS
 func sendAll(ctx context.Context, cfg Config, snd *sender, experimentOn bool) ([]Record, time.Duration) {
 	records := make([]Record, cfg.Requests)
 	took := make([]time.Duration, cfg.batches())
-	var next atomic.Int64
+	var next, sent atomic.Int64
 	var wg sync.WaitGroup
 	for range cfg.Concurrency {
 		wg.Go(func() {
@@ -92,6 +101,9 @@ func sendAll(ctx context.Context, cfg Config, snd *sender, experimentOn bool) ([
 				first, end := cfg.members(b)
 				for u := first; u < end; u++ {
 					records[u] = Record{Req: u, Tagged: tagged, Outcome: outcome}
+				}
+				if cfg.Progress != nil {
+					cfg.Progress(int(sent.Add(1)), len(took))
 				}
 			}
 		})
