@@ -137,5 +137,8 @@ func quantileCont(xs []float64, q float64) float64 {
 	if lo+1 >= len(s) {
 		return s[lo]
 	}
-	return s[lo] + (pos-float64(lo))*(s[lo+1]-s[lo])
+	// DuckDB's quantile_cont interpolates as lo*(1-d) + hi*d; the same
+	// formula (and no fused multiply-add) keeps the two equal to the bit.
+	d := pos - float64(lo)
+	return float64(s[lo]*(1-d)) + float64(s[lo+1]*d)
 }

@@ -1,0 +1,187 @@
+package analyze
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/rewind-dev/rewind/analyze/report"
+)
+
+// ReportOptions steer BuildReport. Zero values take the experiment's stored
+// parameters, as the analyses do.
+type ReportOptions struct {
+	Experiment string
+	Planned    string  // blast-radius plan, a SQL boolean (default: the stored 'planned')
+	Window     Window  // default: the experiment's stored window
+	Margin     float64 // timeline threshold below the baseline; default 0.10 (or the stored 'margin')
+	MarginSet  bool
+	StopAfter  int64  // consecutive falsified windows that stop, marked on the timeline; default 1
+	Source     string // where the log came from, for the subtitle; optional
+	// Progress, when set, is called after each section with the sections done
+	// and the total, so a long report can show a bar.
+	Progress func(done, total int)
+}
+
+// sectionFunc builds one report section; nil means the experiment lacks what
+// the section needs, and the report leaves it out.
+type sectionFunc func(q Querier, e Experiment, o ReportOptions) (*report.Section, error)
+
+// reportSections are the report's parts in order. Each calls the same
+// analysis functions as `rewind analyze`, so both show the same numbers.
+var reportSections = []struct {
+	name  string
+	build sectionFunc
+}{
+	{"overview", overviewSection},
+	{"blast radius", blastSection},
+	{"falsification", falsificationSection},
+	{"stop-damage", stopDamageSection},
+	{"timeline", timelineSection},
+	{"resolution", resolutionSection},
+	{"amplification", amplificationSection},
+	{"retries", retriesSection},
+}
+
+// BuildReport assembles the report of one experiment: a section for each
+// analysis the log supports.
+func BuildReport(q Querier, o ReportOptions) (report.Document, error) {
+	e, err := FindExperiment(q, o.Experiment)
+	if err != nil {
+		return report.Document{}, err
+	}
+	if !o.MarginSet {
+		o.Margin = 0.10
+		if m, ok := e.Number("margin"); ok {
+			o.Margin = m
+		}
+	}
+	if o.StopAfter <= 0 {
+		o.StopAfter = 1
+	}
+	doc := report.Document{Title: "rewind report: " + e.Name, Subtitle: subtitle(e, o)}
+	for i, s := range reportSections {
+		sec, err := s.build(q, e, o)
+		if err != nil {
+			return doc, fmt.Errorf("report section %s: %w", s.name, err)
+		}
+		if sec != nil {
+			doc.Sections = append(doc.Sections, *sec)
+		}
+		if o.Progress != nil {
+			o.Progress(i+1, len(reportSections))
+		}
+	}
+	return doc, nil
+}
+
+func subtitle(e Experiment, o ReportOptions) string {
+	s := "experiment " + e.Name
+	if o.Source != "" {
+		s += ", from " + o.Source
+	}
+	return s
+}
+
+// shown is a table cell formatted the way `rewind analyze` prints it (shares
+// as %, ratios with ×) that still counts as a number, so it right-aligns.
+type shown struct {
+	text string
+	f    float64
+}
+
+func (s shown) String() string   { return s.text }
+func (s shown) Float64() float64 { return s.f }
+
+// resultTable turns an analysis result into a report table with the cells
+// and headers of `rewind analyze`'s table format.
+func resultTable(r *Result, caption string) report.Table {
+	t := report.Table{Caption: caption}
+	for _, c := range r.Columns {
+		unit := c.Unit
+		if unit == "share" || unit == "x" {
+			unit = "" // the cell carries it: 96.00 %, 4.00×
+		}
+		t.Columns = append(t.Columns, report.Column{Name: c.Name, Unit: unit})
+	}
+	for _, row := range r.Rows {
+		cells := make([]report.Value, len(row))
+		for i, v := range row {
+			cells[i] = v
+			if f, ok := v.(float64); ok {
+				cells[i] = shown{human(f, r.Columns[i].Unit), f}
+			}
+		}
+		t.Rows = append(t.Rows, cells)
+	}
+	return t
+}
+
+// column returns a result column as floats; NULL becomes NaN (a gap).
+func column(r *Result, name string) []float64 {
+	i := r.Col(name)
+	out := make([]float64, len(r.Rows))
+	for j, row := range r.Rows {
+		out[j] = math.NaN()
+		if i >= 0 {
+			out[j] = number(row[i])
+		}
+	}
+	return out
+}
+
+func number(v any) float64 {
+	switch x := v.(type) {
+	case int64:
+		return float64(x)
+	case float64:
+		return x
+	}
+	return math.NaN()
+}
+
+// overviewSection lists the runs and the parameters stored with the
+// experiment; every report has it. A log without outcomes (e.g. bare counts
+// per t_ms) gets NULL ok, not a misleading 0 %.
+func overviewSection(q Querier, e Experiment, o ReportOptions) (*report.Section, error) {
+	runs, err := query(q, "runs", map[string]string{"ok_share": "share"}, `
+		SELECT run, role, sum(count)::BIGINT AS requests,
+		       CASE WHEN count(outcome) > 0 THEN coalesce(sum(count) FILTER (WHERE outcome = 'ok'), 0) END::BIGINT AS ok,
+		       (ok / sum(count))::DOUBLE AS ok_share
+		FROM requests WHERE experiment = ? GROUP BY ALL ORDER BY min(seq), run`, e.Name)
+	if err != nil {
+		return nil, err
+	}
+	sec := &report.Section{Title: "Experiment", Tables: []report.Table{resultTable(runs, "Runs")}}
+	if len(e.Params) > 0 {
+		t := report.Table{Caption: "Stored parameters", Columns: []report.Column{{Name: "parameter"}, {Name: "value"}}}
+		for _, k := range sortedKeys(e.Params) {
+			t.Rows = append(t.Rows, []report.Value{k, fmt.Sprint(e.Params[k])})
+		}
+		sec.Tables = append(sec.Tables, t)
+	}
+	return sec, nil
+}
+
+// hasRoles reports whether the experiment has requests in each role.
+func hasRoles(q Querier, exp string, roles ...string) (bool, error) {
+	for _, r := range roles {
+		var n int64
+		if err := q.QueryRow(`SELECT count(*) FROM requests WHERE experiment = ? AND role = ?`, exp, r).Scan(&n); err != nil {
+			return false, err
+		}
+		if n == 0 {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

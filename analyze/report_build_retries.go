@@ -1,0 +1,52 @@
+package analyze
+
+import "github.com/rewind-dev/rewind/analyze/report"
+
+// The retry sections: amplification (calls that retries added) and retries
+// (strategies compared), the results of `rewind analyze amplification` and
+// `rewind analyze retries`.
+
+func amplificationSection(q Querier, e Experiment, o ReportOptions) (*report.Section, error) {
+	// Amplification reads any log, but without a retry it only says 1.00×.
+	var retried int64
+	if err := q.QueryRow(`SELECT count(*) FROM requests WHERE experiment = ? AND (attempt > 0 OR retried)`, e.Name).Scan(&retried); err != nil {
+		return nil, err
+	}
+	if retried == 0 {
+		return nil, nil
+	}
+	r, err := Amplification(q, AmplificationOptions{Experiment: e.Name})
+	if err != nil {
+		return nil, err
+	}
+	sec := &report.Section{
+		Title:  "Amplification",
+		Note:   "Calls per run against the requests that caused them (multiplier = calls / requests); per tick and in the fault window where the log stores them.",
+		Tables: []report.Table{resultTable(r, "")},
+	}
+	if len(r.Rows) > 1 {
+		labels := make([]string, len(r.Rows))
+		x := make([]float64, len(r.Rows))
+		for i, row := range r.Rows {
+			labels[i], x[i] = report.FormatValue(row[r.Col("run")]), float64(i)
+		}
+		sec.Charts = []report.Chart{{Title: "Multiplier per run", Kind: report.KindBar, XLabel: "run", YLabel: "calls / request",
+			XLabels: labels, Series: []report.Series{{Name: "multiplier", X: x, Y: column(r, "multiplier")}}}}
+	}
+	return sec, nil
+}
+
+func retriesSection(q Querier, e Experiment, o ReportOptions) (*report.Section, error) {
+	if _, err := affectedSpan(e, Span{}); err != nil {
+		return nil, nil // no stored affected interval: not a retry experiment
+	}
+	r, err := Retries(q, RetriesOptions{Experiment: e.Name})
+	if err != nil {
+		return nil, err
+	}
+	return &report.Section{
+		Title:  "Retries",
+		Note:   "Retry strategies side by side: attempts sent, retries, retries the budget refused, and how the operations that started in the affected interval fared.",
+		Tables: []report.Table{resultTable(r, "")},
+	}, nil
+}

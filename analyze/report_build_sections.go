@@ -1,0 +1,99 @@
+package analyze
+
+import (
+	"fmt"
+
+	"github.com/rewind-dev/rewind/analyze/report"
+)
+
+// The chaos experiment's sections: blast radius, falsification and
+// stop-damage, each the result of the analysis function of the same name.
+
+func blastSection(q Querier, e Experiment, o ReportOptions) (*report.Section, error) {
+	if ok, err := hasRoles(q, e.Name, "experiment"); !ok || err != nil {
+		return nil, err
+	}
+	r, err := BlastRadius(q, BlastRadiusOptions{Experiment: e.Name, Planned: o.Planned})
+	if err != nil {
+		return nil, err
+	}
+	sec := &report.Section{
+		Title: "Blast radius",
+		Note: "Planned: requests in the experiment window whose user the plan tags. " +
+			"Measured: requests the injection reached. Multiplier = measured / planned.",
+		Tables: []report.Table{resultTable(r, "")},
+	}
+	if len(r.Rows) == 0 {
+		return sec, nil
+	}
+	planned, measured := column(r, "planned")[0], column(r, "measured")[0]
+	if planned != planned { // NaN: no plan
+		sec.Note += " No plan is stored: give --planned (a SQL boolean) to compare."
+	}
+	sec.Charts = []report.Chart{{
+		Title: "Planned vs measured", Kind: report.KindBar, XLabel: "blast radius", YLabel: "requests",
+		XLabels: []string{"planned", "measured"},
+		Series:  []report.Series{{Name: "requests", X: []float64{0, 1}, Y: []float64{planned, measured}}},
+	}}
+	return sec, nil
+}
+
+// windowed reports whether the falsification-based sections apply: a control
+// and an experiment run, and a window size.
+func windowed(q Querier, e Experiment, o ReportOptions) (bool, error) {
+	if _, err := windowFor(e, o.Window); err != nil {
+		return false, nil
+	}
+	return hasRoles(q, e.Name, "control", "experiment")
+}
+
+func falsificationSection(q Querier, e Experiment, o ReportOptions) (*report.Section, error) {
+	if ok, err := windowed(q, e, o); !ok || err != nil {
+		return nil, err
+	}
+	r, err := Falsification(q, FalsificationOptions{Experiment: e.Name, Window: o.Window})
+	if err != nil {
+		return nil, err
+	}
+	margins := column(r, "margin")
+	for i := range margins {
+		margins[i] *= 100
+	}
+	return &report.Section{
+		Title: "Falsification sweep",
+		Note: "Hypothesis: every window keeps an ok share of at least baseline − margin. " +
+			"Falsified control windows are false alarms; falsified experiment windows are detections.",
+		Tables: []report.Table{resultTable(r, "")},
+		Charts: []report.Chart{{
+			Title: "False alarms vs detections per margin", XLabel: "margin (%)", YLabel: "falsified windows",
+			Series: []report.Series{
+				{Name: "false alarms (control)", X: margins, Y: column(r, "control_falsified")},
+				{Name: "detections (experiment)", X: margins, Y: column(r, "experiment_falsified")},
+			},
+		}},
+	}, nil
+}
+
+func stopDamageSection(q Querier, e Experiment, o ReportOptions) (*report.Section, error) {
+	if ok, err := windowed(q, e, o); !ok || err != nil {
+		return nil, err
+	}
+	r, err := StopDamage(q, StopDamageOptions{Experiment: e.Name, Window: o.Window, Margin: o.Margin, MarginSet: true})
+	if err != nil {
+		return nil, err
+	}
+	chart := report.Chart{
+		Title: "Damage until the stop", Kind: report.KindBar, XLabel: "k (consecutive falsified windows)",
+		YLabel: "requests", Series: []report.Series{{Name: "damage until stop", X: column(r, "k"), Y: column(r, "damage_until_stop")}},
+	}
+	if total := column(r, "total_damage"); len(total) > 0 {
+		chart.HLines = []report.Line{{Label: "total damage", Y: total[0]}}
+	}
+	return &report.Section{
+		Title: "Stop-damage",
+		Note: fmt.Sprintf("Stop at the first window that completes k consecutive falsified windows (margin %s): "+
+			"tagged requests damaged until then.", human(o.Margin, "share")),
+		Tables: []report.Table{resultTable(r, "")},
+		Charts: []report.Chart{chart},
+	}, nil
+}

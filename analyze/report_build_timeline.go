@@ -1,0 +1,157 @@
+package analyze
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/rewind-dev/rewind/analyze/report"
+)
+
+// The time-shaped sections: the replay timeline (ok share per window against
+// the threshold, the stop marked) and the resolution comparison (the same
+// traffic counted per 100 ms and per 1 s).
+
+var timelineUnits = map[string]string{"ok_share": "share", "damage": "requests"}
+
+// timelineSection decides falsified windows with the same exact comparison as
+// falsification and stop_damage (_falsified over _baseline), so the marked
+// stop and the table agree with them.
+func timelineSection(q Querier, e Experiment, o ReportOptions) (*report.Section, error) {
+	if ok, err := windowed(q, e, o); !ok || err != nil {
+		return nil, err
+	}
+	w, err := windowFor(e, o.Window)
+	if err != nil {
+		return nil, err
+	}
+	n, ms := w.args()
+	sql := fmt.Sprintf(`SELECT c.window_no, c.requests, c.ok, (c.ok / c.requests)::DOUBLE AS ok_share, c.damage,
+		       _falsified(c.ok, c.requests, b.sl, b.w, b.l, %s) AS falsified
+		FROM windows(?, ?, size_n := ?, size_ms := ?) c, _baseline(?, ?, ?) b
+		WHERE b.w > 0 ORDER BY c.window_no`, decimalLit(o.Margin))
+	runs := map[string]*Result{}
+	for _, role := range []string{"control", "experiment"} {
+		if runs[role], err = query(q, "timeline", timelineUnits, sql, e.Name, role, n, ms, e.Name, n, ms); err != nil {
+			return nil, err
+		}
+	}
+	baseline, stop, err := baselineAndStop(q, e, o)
+	if err != nil {
+		return nil, err
+	}
+	return timelineDoc(runs, baseline, stop, o), nil
+}
+
+// baselineAndStop takes the baseline from falsification and the stop window
+// from stop_damage, the analyses the timeline illustrates.
+func baselineAndStop(q Querier, e Experiment, o ReportOptions) (baseline, stop float64, err error) {
+	f, err := Falsification(q, FalsificationOptions{Experiment: e.Name, Window: o.Window, Margins: []float64{o.Margin}})
+	if err != nil {
+		return 0, 0, err
+	}
+	s, err := StopDamage(q, StopDamageOptions{Experiment: e.Name, Window: o.Window, Margin: o.Margin, MarginSet: true, Ks: []int64{o.StopAfter}})
+	if err != nil {
+		return 0, 0, err
+	}
+	baseline, stop = math.NaN(), math.NaN()
+	if b := column(f, "baseline"); len(b) > 0 {
+		baseline = b[0]
+	}
+	if st := column(s, "stop_window"); len(st) > 0 {
+		stop = st[0]
+	}
+	return baseline, stop, nil
+}
+
+func timelineDoc(runs map[string]*Result, baseline, stop float64, o ReportOptions) *report.Section {
+	threshold := baseline - o.Margin
+	chart := report.Chart{
+		Title: "Ok share per window", Kind: report.KindStep, XLabel: "window", YLabel: "ok share (%)",
+		HLines: []report.Line{{Label: "threshold (baseline − margin)", Y: 100 * threshold}},
+	}
+	for _, role := range []string{"experiment", "control"} {
+		share := column(runs[role], "ok_share")
+		for i := range share {
+			share[i] *= 100
+		}
+		chart.Series = append(chart.Series, report.Series{Name: role + " run", X: column(runs[role], "window_no"), Y: share})
+	}
+	note := fmt.Sprintf("Baseline %s (mean control ok share per window), margin %s, threshold %s. ",
+		human(baseline, "share"), human(o.Margin, "share"), human(threshold, "share"))
+	if stop == stop {
+		chart.VMarks = []report.Mark{{Label: fmt.Sprintf("stop (k = %d)", o.StopAfter), X: stop}}
+		note += fmt.Sprintf("The experiment stops at window %d (k = %d consecutive falsified windows).", int64(stop), o.StopAfter)
+	} else {
+		note += fmt.Sprintf("No stop: never %d consecutive falsified windows.", o.StopAfter)
+	}
+	return &report.Section{
+		Title: "Timeline", Note: note,
+		Tables: []report.Table{resultTable(runs["experiment"], "Experiment run, per window")},
+		Charts: []report.Chart{chart},
+	}
+}
+
+// maxResolutionCharts caps the per-run charts; the peaks table lists every run.
+const maxResolutionCharts = 6
+
+// resolutionSection needs t_ms. Its table is `rewind analyze peaks`'s
+// comparison (Peaks, ComparePeaks); its charts show each run counted per
+// 100 ms and per 1 s bucket as rates, so both fit one axis.
+func resolutionSection(q Querier, e Experiment, o ReportOptions) (*report.Section, error) {
+	fine, err := bucketRates(q, e.Name, 100)
+	if err != nil || len(fine) == 0 {
+		return nil, err
+	}
+	coarse, err := bucketRates(q, e.Name, 1000)
+	if err != nil {
+		return nil, err
+	}
+	peaks, err := Peaks(q, PeaksOptions{Experiment: e.Name, ResolutionsMs: []int64{100, 1000}})
+	if err != nil {
+		return nil, err
+	}
+	cmp, err := ComparePeaks(peaks)
+	if err != nil {
+		return nil, err
+	}
+	sec := &report.Section{Title: "Resolution",
+		Note: "The busiest bucket of each run at 100 ms and at 1 s. ratio_1s = (peak_100ms / 100 ms) / (peak_1s / 1 s): " +
+			"how much a 1 s view understates the busiest moment.",
+		Tables: []report.Table{resultTable(cmp, "")}}
+	for _, run := range sortedKeys(fine) {
+		if len(sec.Charts) == maxResolutionCharts {
+			sec.Note += fmt.Sprintf(" Charts for the first %d runs.", maxResolutionCharts)
+			break
+		}
+		f, c := fine[run], coarse[run]
+		sec.Charts = append(sec.Charts, report.Chart{
+			Title: "Run " + run, Kind: report.KindStep, XLabel: "t (s)", YLabel: "req/s",
+			Series: []report.Series{{Name: "per 100 ms", X: f.X, Y: f.Y}, {Name: "per 1 s", X: c.X, Y: c.Y}},
+		})
+	}
+	return sec, nil
+}
+
+// bucketRates returns, per run, the request rate in each bucket of bucketMs
+// milliseconds; X is the bucket start in seconds.
+func bucketRates(q Querier, exp string, bucketMs int64) (map[string]*report.Series, error) {
+	r, err := query(q, "buckets", nil, `SELECT run, floor(t_ms / ?)::BIGINT AS bucket, sum(count)::BIGINT AS n
+		FROM requests WHERE experiment = ? AND t_ms IS NOT NULL GROUP BY ALL ORDER BY run, bucket`, bucketMs, exp)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*report.Series{}
+	perSecond := 1000 / float64(bucketMs)
+	for _, row := range r.Rows {
+		run := fmt.Sprint(row[0])
+		s := out[run]
+		if s == nil {
+			s = &report.Series{Name: run}
+			out[run] = s
+		}
+		b := number(row[1])
+		s.X = append(s.X, b*float64(bucketMs)/1000)
+		s.Y = append(s.Y, number(row[2])*perSecond)
+	}
+	return out, nil
+}

@@ -1,0 +1,55 @@
+package analyze
+
+import (
+	"errors"
+	"fmt"
+)
+
+// RetriesOptions steer Retries.
+type RetriesOptions struct {
+	Experiment string
+	Affected   Span // operations starting here count for the success share; zero: stored
+}
+
+// ErrNoAffected means neither the options nor the experiment's stored
+// parameters give the affected interval.
+var ErrNoAffected = errors.New("give --affected FROM..TO, e.g. 8.5s..15s")
+
+var retriesUnits = map[string]string{
+	"requests": "requests", "first_attempts": "requests", "retries": "requests",
+	"budget_denied": "requests", "affected_ops": "operations", "affected_success": "share",
+	"p95_ms": "ms", "p99_ms": "ms",
+}
+
+// Retries compares retry strategies, one row per run: attempts sent, first
+// attempts, retries, retries the budget refused, the success share of the
+// operations that started in the affected interval, and operation latency
+// percentiles.
+func Retries(db Querier, o RetriesOptions) (*Result, error) {
+	e, err := FindExperiment(db, o.Experiment)
+	if err != nil {
+		return nil, err
+	}
+	span, err := affectedSpan(e, o.Affected)
+	if err != nil {
+		return nil, err
+	}
+	return query(db, "retries", retriesUnits, `SELECT * FROM retries(?, ?, ?)`, e.Name, span.FromMs, span.ToMs)
+}
+
+// affectedSpan picks the interval: the flag, else the experiment's stored
+// affected_from_ms and affected_to_ms (what rewind sim retry writes).
+func affectedSpan(e Experiment, flag Span) (Span, error) {
+	if !flag.IsZero() {
+		return flag, nil
+	}
+	from, okFrom := e.Number("affected_from_ms")
+	to, okTo := e.Number("affected_to_ms")
+	if !okFrom || !okTo {
+		return Span{}, fmt.Errorf("experiment %q stores no affected interval (affected_from_ms, affected_to_ms): %w", e.Name, ErrNoAffected)
+	}
+	if to <= from {
+		return Span{}, fmt.Errorf("experiment %q: stored affected interval %v..%v ms is empty", e.Name, from, to)
+	}
+	return Span{FromMs: from, ToMs: to}, nil
+}

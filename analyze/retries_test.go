@@ -1,0 +1,165 @@
+package analyze
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/rewind-dev/rewind/sim/retry"
+)
+
+// TestRetriesTiny checks the hand-written log fixtures/retry/tiny.ndjson
+// (affected interval 1000..2000 ms, stored with the experiment):
+//
+//	X: ops 1 (t 0, ok, 50 ms), 2 (t 1000, 503 then ok: 1340-1000 = 340 ms),
+//	   3 (t 1500, timeout, timeout, 503: 2400-1500 = 900 ms), 4 (t 2000, 503,
+//	   budget: 60 ms), 5 (t 1999.5, ok, 0.25 ms). Affected: 2, 3, 5 (1000 is
+//	   in, 2000 is out), 2 of them ok. Latencies 0.25, 50, 60, 340, 900:
+//	   p95 at rank 3.8 = 340 + 0.8·560 = 788, p99 at 3.96 = 877.6.
+//	Y: ops 10 (t 0.1 + 0.2 ms: exactly 0.2 ms, not 0.20000000000000004) and
+//	   11 (t 1200, 503, budget: 100 ms). Affected: 11, failed. p95 =
+//	   0.2 + 0.95·99.8 = 95.01, p99 = 99.002.
+//	Z: one op at 5000 ms: none affected, so no share.
+func TestRetriesTiny(t *testing.T) {
+	db := ingestedDB(t, "../fixtures/retry/tiny.ndjson")
+	res, err := Retries(db, RetriesOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]any{
+		// run, requests, first_attempts, retries, budget_denied, affected_ops, affected_success, p95_ms, p99_ms
+		{"X", int64(8), int64(5), int64(3), int64(1), int64(3), 2.0 / 3, 788.0, 877.6},
+		{"Y", int64(2), int64(2), int64(0), int64(1), int64(1), 0.0, 95.01, 99.002},
+		{"Z", int64(1), int64(1), int64(0), int64(0), int64(0), nil, 10.0, 10.0},
+	}
+	if diff := cmp.Diff(want, res.Rows); diff != "" {
+		t.Errorf("retries (-want +got):\n%s", diff)
+	}
+
+	// The flag overrides the stored interval: [0, 1000) holds op 1 of X and
+	// op 10 of Y, both ok; op 11 (1200 ms) is out.
+	res, err = Retries(db, RetriesOptions{Affected: Span{FromMs: 0, ToMs: 1000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]any
+	for _, row := range res.Rows {
+		got = append(got, []any{row[0], row[5], row[6]})
+	}
+	wantAff := [][]any{{"X", int64(1), 1.0}, {"Y", int64(1), 1.0}, {"Z", int64(0), nil}}
+	if diff := cmp.Diff(wantAff, got); diff != "" {
+		t.Errorf("affected 0s..1s (-want +got):\n%s", diff)
+	}
+}
+
+// TestRetriesNeedsInterval checks the error when neither the flag nor the
+// experiment gives an affected interval.
+func TestRetriesNeedsInterval(t *testing.T) {
+	db := ingestedDB(t, "../fixtures/peaks/sekil1.csv")
+	_, err := Retries(db, RetriesOptions{})
+	want := `experiment "sekil1" stores no affected interval (affected_from_ms, affected_to_ms): give --affected FROM..TO, e.g. 8.5s..15s`
+	if err == nil || err.Error() != want {
+		t.Errorf("error = %v, want %s", err, want)
+	}
+}
+
+// TestRetriesMatchSim runs the E03-B model, ingests its log, and checks that
+// the SQL library recomputes the model's own summary exactly: every count,
+// the success share and both peaks. The percentiles are checked exactly
+// against DuckDB's interpolation applied to the model's operations (see
+// duckQuantile), and to within 1e-12 against the summary's, whose formula
+// rounds differently.
+func TestRetriesMatchSim(t *testing.T) {
+	for _, seed := range []uint64{42, 7, 1} {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			cfg := retry.DefaultConfig()
+			cfg.Seed = seed
+			results := retry.Run(cfg, retry.Strategies())
+			path := filepath.Join(t.TempDir(), "retry.ndjson")
+			f, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := retry.WriteLog(f, cfg, results); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Close(); err != nil {
+				t.Fatal(err)
+			}
+			db := ingestedDB(t, path)
+			sums := retry.Summaries(cfg, results)
+			got := sqlRows(t, db)
+			if diff := cmp.Diff(simRows(sums, results), got); diff != "" {
+				t.Errorf("SQL against the model (-sim +sql):\n%s", diff)
+			}
+			for i, s := range sums {
+				for j, q := range []float64{s.P95Ms, s.P99Ms} {
+					if sq := got[i][7+j].(float64); math.Abs(sq-q) > 1e-12*q {
+						t.Errorf("run %s: percentile %v from SQL, %v in the summary", s.Run, sq, q)
+					}
+				}
+			}
+		})
+	}
+}
+
+// simRows lays the model's summaries out like retries' columns, then the
+// 100 ms and 1 s peaks.
+func simRows(sums []retry.Summary, results []retry.Result) [][]any {
+	var rows [][]any
+	for i, s := range sums {
+		var lat []float64
+		for _, op := range results[i].Ops {
+			lat = append(lat, float64(op.End-op.Start)/float64(time.Millisecond))
+		}
+		rows = append(rows, []any{s.Run, int64(s.Requests), int64(s.FirstAttempts), int64(s.Retries),
+			int64(s.BudgetDenied), int64(s.AffectedOps), s.AffectedSuccess,
+			duckQuantile(lat, 0.95), duckQuantile(lat, 0.99), s.Peak100ms, s.Peak1s})
+	}
+	return rows
+}
+
+// duckQuantile is DuckDB's quantile_cont on DOUBLE: rank RN = (n-1)·q, and
+// lo·(1-d) + hi·d between the closest ranks, d = RN - floor(RN). The
+// conversions keep Go from fusing the multiply-add, which DuckDB does not.
+func duckQuantile(xs []float64, q float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	rn := float64(len(s)-1) * q
+	lo, hi := math.Floor(rn), math.Ceil(rn)
+	if lo == hi {
+		return s[int(lo)]
+	}
+	d := rn - lo
+	return float64(s[int(lo)]*(1-d)) + float64(s[int(hi)]*d)
+}
+func sqlRows(t *testing.T, db Querier) [][]any {
+	t.Helper()
+	res, err := Retries(db, RetriesOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	peaks, err := Peaks(db, PeaksOptions{ResolutionsMs: []int64{100, 1000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmpRes, err := ComparePeaks(peaks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows [][]any
+	for i, row := range res.Rows {
+		p := cmpRes.Rows[i]
+		if p[0] != row[0] {
+			t.Fatalf("row %d: retries has run %v, peaks %v", i, row[0], p[0])
+		}
+		rows = append(rows, append(row, p[1], p[2]))
+	}
+	return rows
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rewind-dev/rewind/analyze"
+)
+
+const peaksUsage = `Usage: rewind analyze peaks [flags]
+
+Each run's busiest moment at several resolutions: the most requests in one
+bucket [k*res, (k+1)*res) of t_ms, and where that bucket starts. Every
+request row counts (retries are load too); a row with a count column counts
+that many times, so a pre-binned series (run,t_ms,count) works like the raw
+log it was binned from. Columns: run, resolution_ms, peak, peak_at_ms,
+total, and with --sliding sliding_peak, sliding_at_ms (the fullest
+half-open window [t, t+res), starting at a request).
+
+With the table format, a comparison follows: per run the peaks side by side,
+finest first, and ratio_R = (peak at the finest / its length) / (peak at R /
+R), how much R's buckets understate the busiest moment (1x: not at all; 10x
+for 100ms against 1s: the whole second's peak came in one 100 ms bucket).
+--compare prints only the comparison, in any format.
+
+Examples:
+  rewind analyze peaks
+  rewind analyze peaks --resolutions 100ms,250ms,1s --sliding
+  rewind analyze peaks --compare --format csv`
+
+func init() {
+	registerAnalysis(analysisCommand{name: "peaks", summary: "busiest bucket per run at several resolutions (100ms vs 1s)", run: runPeaks})
+}
+
+func runPeaks(ctx context.Context, e *env, args []string) error {
+	var d dbFlags
+	var o analyze.PeaksOptions
+	var resolutions string
+	var compare bool
+	fs := newFlags(e, "analyze peaks", peaksUsage)
+	d.add(fs, true)
+	fs.StringVar(&resolutions, "resolutions", "100ms,1s", "bucket lengths, whole ms: durations (100ms, 1s) or numbers of ms")
+	fs.BoolVar(&o.Sliding, "sliding", false, "also the fullest sliding window of each length")
+	fs.BoolVar(&compare, "compare", false, "print only the side-by-side comparison of the peaks")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	var err error
+	if o.ResolutionsMs, err = resolutionList(resolutions); err != nil {
+		return err
+	}
+	o.Experiment = d.experiment
+	var side *analyze.Result // the comparison printed after the table
+	err = runAnalysis(ctx, e, &d, "rewind analyze peaks", func(q analyze.Querier) (*analyze.Result, error) {
+		r, err := analyze.Peaks(q, o)
+		if err != nil {
+			return nil, err
+		}
+		if compare {
+			return analyze.ComparePeaks(r)
+		}
+		if d.format == "table" && len(o.ResolutionsMs) > 1 {
+			side, err = analyze.ComparePeaks(r)
+		}
+		return r, err
+	})
+	if err != nil || side == nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout)
+	return printResult(e, side, d.format)
+}
+
+// resolutionList parses "100ms,1s" (or numbers of ms) into whole ms.
+func resolutionList(s string) ([]int64, error) {
+	var out []int64
+	for _, p := range strings.Split(s, ",") {
+		d, err := parseInstant(strings.TrimSpace(p))
+		if err != nil || d <= 0 || d%time.Millisecond != 0 {
+			return nil, usagef("--resolutions %q: %q is not a positive whole number of ms (100ms, 1s, 250)", s, strings.TrimSpace(p))
+		}
+		if !slices.Contains(out, d.Milliseconds()) {
+			out = append(out, d.Milliseconds())
+		}
+	}
+	return out, nil
+}

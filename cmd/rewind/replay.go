@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/rewind-dev/rewind/internal/progress"
+	"github.com/rewind-dev/rewind/replay"
+)
+
+const replayUsage = `Usage: rewind replay [flags]
+
+Walks the experiment run window by window, in recorded order, as if it were
+live, and applies the stop criterion "stop after K consecutive falsified
+windows" to each window as it closes. A window is falsified when its ok
+share is strictly below baseline - margin, the baseline being the mean ok
+share of the control run's windows (decided exactly: a tie does not
+falsify). Each line shows the window, requests, ok, ok_share, threshold,
+falsified, streak, damage_so_far (tagged requests not ok, cumulative) and
+STOP on the stopping window. It ends with the stop window, the damage until
+the stop and the damage the stop would have prevented. The numbers are
+those of 'rewind analyze stop-damage'.
+
+--speed paces the windows by the log's own t_ms (2 = twice as fast); --max,
+the default when stdout is not a terminal, does not wait. --format json
+writes one object per window (keys window, requests, ok_share, threshold,
+falsified, streak, damage_so_far, stop) and the summary on stderr.
+
+Examples:
+  rewind replay
+  rewind replay --margin 0.05 --stop-after 2
+  rewind replay --window 1s --speed 10
+  rewind replay --format json | jq 'select(.stop)'`
+
+func init() {
+	register(command{name: "replay", summary: "walk a recorded experiment window by window with a stop rule", run: runReplay})
+}
+
+type replayOptions struct {
+	d      dbFlags
+	format string
+	window string
+	margin string
+	k      int
+	speed  float64
+	max    bool
+}
+
+func runReplay(ctx context.Context, e *env, args []string) error {
+	var o replayOptions
+	fs := newFlags(e, "replay", replayUsage)
+	o.d.add(fs, false)
+	fs.StringVarP(&o.format, "format", "f", "table", "output format: table or json")
+	fs.StringVar(&o.window, "window", "", "window: requests (40) or a duration (1s) (default: the stored window)")
+	fs.StringVar(&o.margin, "margin", "", "margin below the baseline, as an exact share (default: the stored margin, else 0.10)")
+	fs.IntVar(&o.k, "stop-after", 1, "consecutive falsified windows that stop the experiment")
+	fs.Float64Var(&o.speed, "speed", 0, "pace windows by the log's t_ms, this many times faster")
+	fs.BoolVar(&o.max, "max", false, "do not wait between windows (the default when stdout is not a terminal)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	cfg, err := o.config()
+	if err != nil {
+		return err
+	}
+	if fs.Changed("speed") && (o.max || o.speed <= 0) {
+		return usagef("--speed %g: want a positive speed, and not with --max", o.speed)
+	}
+	p, err := replay.NewPrinter(e.stdout, o.format)
+	if err != nil {
+		return usageError{err}
+	}
+	db, err := o.d.openRead(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	rec, err := replay.Load(ctx, db, cfg)
+	if err != nil {
+		return explain(err, "rewind replay")
+	}
+	speed := o.pace(e, fs.Changed("speed"), rec)
+	return walk(ctx, e, p, rec, speed)
+}
+
+func (o *replayOptions) config() (replay.Config, error) {
+	c := replay.Config{Experiment: o.d.experiment, StopAfter: o.k}
+	var err error
+	if c.Window, err = windowFlag(o.window); err != nil {
+		return c, err
+	}
+	if o.margin != "" {
+		if c.Margin, err = replay.ParseMargin(o.margin); err != nil {
+			return c, usagef("--margin %v", err)
+		}
+	}
+	if o.k < 1 {
+		return c, usagef("--stop-after %d: want 1 or more consecutive windows", o.k)
+	}
+	return c, nil
+}
+
+// pace picks the speed: the flag's; else 1x on a terminal when the log has
+// t_ms to pace by; else 0 (no waiting).
+func (o *replayOptions) pace(e *env, speedSet bool, rec *replay.Recording) float64 {
+	switch {
+	case speedSet:
+		return o.speed
+	case o.max || !e.stdoutTTY:
+		return 0
+	}
+	if _, err := replay.Schedule(rec.Windows, 1); err != nil {
+		return 0
+	}
+	return 1
+}
+
+func walk(ctx context.Context, e *env, p *replay.Printer, rec *replay.Recording, speed float64) error {
+	var bar *progress.Bar
+	if speed > 0 {
+		if _, err := replay.Schedule(rec.Windows, speed); err != nil {
+			return hinted{err, "rewind replay --max"}
+		}
+		bar = progress.New(e.stderr, e.stderrTTY, int64(len(rec.Windows)), "replay")
+		defer bar.Finish()
+	}
+	var out io.Writer = e.stdout
+	if p.JSON() {
+		out = e.stderr // stdout holds only the window objects
+	} else {
+		fmt.Fprintln(out, replay.Describe(rec))
+	}
+	s, err := rec.Walk(ctx, speed, func(v replay.Verdict) error {
+		bar.Add(1)
+		return p.Verdict(v)
+	})
+	if err != nil {
+		return err
+	}
+	bar.Finish()
+	return replay.WriteSummary(out, s, rec.Rule)
+}

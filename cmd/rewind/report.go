@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/rewind-dev/rewind/analyze"
+	rpt "github.com/rewind-dev/rewind/analyze/report" // "report" is cli.go's error printer
+	"github.com/rewind-dev/rewind/ingest"
+	"github.com/rewind-dev/rewind/internal/progress"
+)
+
+const reportUsage = `Usage: rewind report [flags] [FILE...]
+
+A report of one experiment: a section for each analysis the log supports
+(blast radius, falsification sweep, stop-damage, the timeline of ok share
+per window with the stop marked as 'rewind replay' decides it, the 100 ms vs
+1 s resolution comparison with its peaks, amplification, retries), with the
+same numbers as 'rewind analyze'. Printed as text, or with --html
+written as one self-contained page with charts (no network needed to view
+it). FILE arguments are ingested into --db first (an identical file is
+skipped), so one command goes from a log to a report.
+
+Examples:
+  rewind report --planned 'tag_hash(20260731, req) < 0.05' fixtures/chaos/gunluk.json
+  rewind report --html chaos.html
+  rewind report --db storm.duckdb --experiment storm --window 1s`
+
+type reportOptions struct {
+	db     dbFlags
+	html   string
+	window string
+	lib    analyze.ReportOptions
+}
+
+func init() {
+	register(command{name: "report", summary: "a text or self-contained HTML report of an experiment", run: runReport})
+}
+
+func runReport(ctx context.Context, e *env, args []string) error {
+	var o reportOptions
+	fs := newFlags(e, "report", reportUsage)
+	o.db.add(fs, false)
+	fs.StringVar(&o.html, "html", "", "write an HTML page to `FILE` instead of text to stdout")
+	fs.StringVar(&o.lib.Planned, "planned", "", "the blast-radius plan: a SQL boolean over request columns (default: the stored 'planned')")
+	fs.StringVar(&o.window, "window", "", "window: requests (40) or a duration (1s) (default: the stored window)")
+	fs.Float64Var(&o.lib.Margin, "margin", 0.10, "timeline and stop-damage margin below the baseline, as a share")
+	fs.Int64Var(&o.lib.StopAfter, "stop-after", 1, "consecutive falsified windows that stop the experiment (the timeline's mark)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	var err error
+	if o.lib.Window, err = windowFlag(o.window); err != nil {
+		return err
+	}
+	if o.lib.StopAfter < 1 {
+		return usagef("--stop-after %d: want 1 or more consecutive windows", o.lib.StopAfter)
+	}
+	o.lib.MarginSet = fs.Changed("margin")
+	o.lib.Experiment = o.db.experiment
+	o.lib.Source = strings.Join(fs.Args(), ", ")
+	if o.lib.Source == "" {
+		o.lib.Source = o.db.db
+	}
+	db, err := openForReport(ctx, e, o.db.db, fs.Args())
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return writeReport(ctx, e, db, &o)
+}
+
+// openForReport ingests files (if any) into the database and returns it
+// open; without files it opens the database read-only.
+func openForReport(ctx context.Context, e *env, path string, files []string) (*sql.DB, error) {
+	if len(files) == 0 {
+		return (&dbFlags{db: path}).openRead(ctx)
+	}
+	db, err := analyze.Open(ctx, path, true)
+	if err != nil {
+		return nil, err
+	}
+	results, err := ingest.Files(ctx, db, ingest.Options{}, files)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	// stdout is the report, so what ingest did goes to stderr.
+	for _, r := range results {
+		if !r.Skipped {
+			fmt.Fprintf(e.stderr, "ingested %s: experiment %s, %d requests\n", r.Path, r.Experiment, r.Rows)
+		}
+	}
+	return db, nil
+}
+
+func writeReport(ctx context.Context, e *env, db *sql.DB, o *reportOptions) error {
+	var bar *progress.Bar // by section; nil until the total is known
+	o.lib.Progress = func(done, total int) {
+		if bar == nil {
+			bar = progress.New(e.stderr, e.stderrTTY, int64(total), "report")
+		}
+		bar.Set(int64(done))
+	}
+	doc, err := analyze.BuildReport(analyze.WithContext(ctx, db), o.lib)
+	bar.Finish()
+	if err != nil {
+		return explain(err, "rewind report")
+	}
+	if o.html == "" {
+		return rpt.RenderText(e.stdout, doc)
+	}
+	f, err := os.Create(o.html)
+	if err != nil {
+		return err
+	}
+	if err := rpt.RenderHTML(f, doc); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "wrote %s (%d sections)\n", o.html, len(doc.Sections))
+	return nil
+}

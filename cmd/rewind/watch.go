@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/replay"
+)
+
+const watchUsage = `Usage: rewind watch FILE.ndjson [flags]
+
+Follows a growing canonical NDJSON log as tail -f does and applies the stop
+criterion of 'rewind replay' to each count window as it closes, with the
+same code: a window is falsified when its ok share is strictly below
+baseline - margin; the stop fires on the window that completes K
+consecutive falsified windows. Each window is printed as it closes (the
+columns of rewind replay). Exit code 3 the moment the stop fires; 0 when
+the log ends without a stop (--until-eof: at end of file; --idle-timeout:
+after no growth for that long); without either, it follows until stopped.
+At the end of the log the open window closes as a short last window.
+
+Rows count when their role is "experiment", or when they have no role at
+all (a log of one live run): the line's role, else the role an earlier run
+record gave its run, else the run name when it is control or experiment.
+A partial last line is waited for; a malformed complete line is an error
+naming file:line.
+
+The baseline is --baseline-share, or the mean control-run window share of a
+recorded experiment (--baseline-experiment, same window size).
+
+Examples:
+  rewind watch live.ndjson --baseline-experiment gunluk
+  rewind watch live.ndjson --baseline-share 0.96 --window 40 --stop-after 2
+  rewind watch run.ndjson --baseline-share 0.955 --window 100 --until-eof && echo "no stop"`
+
+func init() {
+	register(command{name: "watch", summary: "follow a growing log and exit 3 when the stop criterion fires", run: runWatch})
+}
+
+type watchOptions struct {
+	db, baselineExp, baselineShare string
+	window                         int64
+	margin                         string
+	k                              int
+	untilEOF                       bool
+	idle                           time.Duration
+	format                         string
+}
+
+func watchFlags(e *env) (*watchOptions, *pflag.FlagSet) {
+	o := &watchOptions{}
+	fs := newFlags(e, "watch", watchUsage)
+	fs.StringVar(&o.db, "db", analyze.DefaultDB, "database file (for --baseline-experiment)")
+	fs.StringVar(&o.baselineExp, "baseline-experiment", "", "take the baseline from this recorded experiment's control run")
+	fs.StringVar(&o.baselineShare, "baseline-share", "", "the baseline as an exact share, e.g. 0.96")
+	fs.Int64Var(&o.window, "window", 0, "rows per window (default: the baseline experiment's stored window)")
+	fs.StringVar(&o.margin, "margin", "0.10", "margin below the baseline, as an exact share")
+	fs.IntVar(&o.k, "stop-after", 1, "consecutive falsified windows that stop the experiment")
+	fs.BoolVar(&o.untilEOF, "until-eof", false, "end at the end of the file instead of following it")
+	fs.DurationVar(&o.idle, "idle-timeout", 0, "end when the file has not grown for this long")
+	fs.StringVarP(&o.format, "format", "f", "table", "output format: table or json")
+	return o, fs
+}
+
+func runWatch(ctx context.Context, e *env, args []string) error {
+	o, fs := watchFlags(e)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usageError{hinted{fmt.Errorf("want one log file, got %d arguments", fs.NArg()), "rewind watch --help"}}
+	}
+	cfg, err := o.config(ctx)
+	if err != nil {
+		return err
+	}
+	cfg.Path = fs.Arg(0)
+	p, err := replay.NewPrinter(e.stdout, o.format)
+	if err != nil {
+		return usageError{err}
+	}
+	s, err := replay.Follow(ctx, cfg, p.Verdict)
+	if err != nil {
+		return err
+	}
+	if s.StopWindow > 0 {
+		return stopFired{replay.StopMessage(s, cfg.Rule)}
+	}
+	return replay.WriteSummary(e.stderr, s, cfg.Rule)
+}
+
+// config checks the flags and resolves the baseline and window.
+func (o *watchOptions) config(ctx context.Context) (replay.FollowConfig, error) {
+	c := replay.FollowConfig{Size: o.window, UntilEOF: o.untilEOF, IdleTimeout: o.idle}
+	c.Rule.StopAfter = o.k
+	if o.k < 1 {
+		return c, usagef("--stop-after %d: want 1 or more consecutive windows", o.k)
+	}
+	if o.untilEOF && o.idle > 0 {
+		return c, usagef("--until-eof and --idle-timeout: give one")
+	}
+	if o.window < 0 {
+		return c, usagef("--window %d: want a positive number of rows", o.window)
+	}
+	var err error
+	if c.Rule.Margin, err = replay.ParseMargin(o.margin); err != nil {
+		return c, usagef("--margin %v", err)
+	}
+	switch {
+	case (o.baselineExp == "") == (o.baselineShare == ""):
+		return c, usageError{hinted{fmt.Errorf("give the baseline: --baseline-experiment NAME or --baseline-share X"),
+			"rewind watch FILE --baseline-share 0.96 --window 40"}}
+	case o.baselineShare != "":
+		if c.Rule.Baseline, err = replay.ParseShare(o.baselineShare); err != nil {
+			return c, usagef("--baseline-share %v", err)
+		}
+		if c.Size == 0 {
+			return c, usagef("--window: watch needs a count window (rows per window) with --baseline-share")
+		}
+		return c, nil
+	}
+	c.Rule.Baseline, c.Size, err = o.recordedBaseline(ctx)
+	return c, err
+}
+
+// recordedBaseline reads the baseline (and, without --window, the window)
+// from a recorded experiment.
+func (o *watchOptions) recordedBaseline(ctx context.Context) (*big.Rat, int64, error) {
+	db, err := (&dbFlags{db: o.db}).openRead(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer db.Close()
+	w, b, err := replay.RecordedBaseline(ctx, db, o.baselineExp, analyze.Window{N: o.window})
+	if err != nil {
+		return nil, 0, err
+	}
+	if w.N == 0 {
+		return nil, 0, usagef("--window: experiment %q stores a duration window; watch needs a count (rows per window)", o.baselineExp)
+	}
+	return b, w.N, nil
+}

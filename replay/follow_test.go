@@ -1,0 +1,102 @@
+package replay
+
+import (
+	"context"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestFollowRoles: rows count when their role is experiment or when they
+// have none; a run record gives a role to the later lines of its run; a
+// control run (by role or by name) is skipped. Windows of 2 rows, baseline
+// 1, margin 0: a window falsifies when any row in it is not ok.
+func TestFollowRoles(t *testing.T) {
+	log := strings.Join([]string{
+		`{"record":"experiment","experiment":"x","params":{"window":2}}`,
+		`{"run":"control","outcome":"error"}`,                  // control by run name: skipped
+		`{"run":"a","role":"control","outcome":"error"}`,       // control by role: skipped
+		`{"run":"live","outcome":"ok"}`,                        // no role: counts
+		`{"run":"live","outcome":"ok","count":3}`,              // pre-binned: 3 requests, one row
+		`{"record":"run","run":"b","role":"control"}`,          //
+		`{"run":"b","outcome":"error"}`,                        // control by run record: skipped
+		`{"run":"experiment","outcome":"error","tagged":true}`, // experiment by run name
+		`{"run":"c","role":"experiment","outcome":"ok"}`,       //
+		`{"record":"event","run":"c","type":"state","t_ms":1}`, // not a request
+		`{"run":"c","role":"experiment","outcome":"timeout"}`,  // closes nothing: the last window is short
+	}, "\n") + "\n"
+	got := follow(t, log, Rule{Baseline: big.NewRat(1, 1), Margin: new(big.Rat), StopAfter: 3}, 2)
+	want := []string{"no 0 0", "yes 1 1", "yes 2 1"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+}
+
+// TestFollowLastLineWithoutNewline: at the end of the log a last line
+// without a newline is complete.
+func TestFollowLastLineWithoutNewline(t *testing.T) {
+	log := `{"run":"r","outcome":"ok"}` + "\n" + `{"run":"r","outcome":"error","tagged":true}`
+	got := follow(t, log, Rule{Baseline: big.NewRat(1, 1), Margin: big.NewRat(1, 4), StopAfter: 1}, 2)
+	if diff := cmp.Diff([]string{"yes 1 1 stop"}, got); diff != "" {
+		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+}
+
+func follow(t *testing.T, log string, r Rule, size int64) []string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "live.ndjson")
+	if err := os.WriteFile(path, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	_, err := Follow(context.Background(), FollowConfig{Path: path, Rule: r, Size: size, UntilEOF: true}, func(v Verdict) error {
+		got = append(got, verdictText(v))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// TestSchedule: windows close at their last t_ms, from the first window's
+// first t_ms, speed times faster; without t_ms there is no schedule.
+func TestSchedule(t *testing.T) {
+	ws := []Window{
+		{FirstTMs: 100, LastTMs: 300, HasTMs: true},
+		{FirstTMs: 310, LastTMs: 900, HasTMs: true},
+	}
+	got, err := Schedule(ws, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]time.Duration{100 * time.Millisecond, 400 * time.Millisecond}, got); diff != "" {
+		t.Errorf("schedule (-want +got):\n%s", diff)
+	}
+	if _, err := Schedule([]Window{{}}, 1); err != ErrNoTime {
+		t.Errorf("without t_ms: got %v, want ErrNoTime", err)
+	}
+}
+
+// TestParseShare reads decimals exactly and refuses floats' notations.
+func TestParseShare(t *testing.T) {
+	for in, want := range map[string]string{"0.10": "1/10", "0.955": "191/200", "1": "1/1", "24/25": "24/25"} {
+		r, err := ParseShare(in)
+		if err != nil || r.String() != want {
+			t.Errorf("ParseShare(%q) = %v, %v; want %s", in, r, err, want)
+		}
+	}
+	for _, in := range []string{"1e-1", "ten", ""} {
+		if _, err := ParseShare(in); err == nil {
+			t.Errorf("ParseShare(%q): want an error", in)
+		}
+	}
+	if _, err := ParseMargin("0.0000005"); err == nil {
+		t.Errorf("ParseMargin(0.0000005): want an error (finer than a millionth)")
+	}
+}

@@ -1,0 +1,88 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Summary is what a walk comes to.
+type Summary struct {
+	Windows         int   // windows decided
+	StopWindow      int64 // 1-based window where the stop fired; 0 when it never did
+	DamageUntilStop int64 // tagged requests not ok up to and including the stop window (all when no stop)
+	DamageAfter     int64 // tagged requests not ok after the stop window: what the stop prevents
+	TotalDamage     int64 // tagged requests not ok in every window decided
+}
+
+// add counts one decided window.
+func (s *Summary) add(w Window, v Verdict) {
+	s.Windows++
+	s.TotalDamage += w.Damage
+	if v.Stop {
+		s.StopWindow = v.Window
+	}
+	if s.StopWindow == 0 || v.Stop {
+		s.DamageUntilStop += w.Damage
+	} else {
+		s.DamageAfter += w.Damage
+	}
+}
+
+// ErrNoTime means --speed was asked of a run whose log has no t_ms.
+var ErrNoTime = errors.New("the experiment run has no t_ms, so it cannot be paced: replay it with --max")
+
+// Walk decides the recording's windows in order and calls fn with each
+// verdict. It walks the whole run, past the stop, so the summary can tell
+// the damage the stop would have prevented. With speed > 0 it waits between
+// windows as the log's t_ms did, speed times faster; with speed 0 it does
+// not wait.
+func (r *Recording) Walk(ctx context.Context, speed float64, fn func(Verdict) error) (Summary, error) {
+	var s Summary
+	ev, err := NewEvaluator(r.Rule)
+	if err != nil {
+		return s, err
+	}
+	var at []time.Duration
+	if speed > 0 {
+		if at, err = Schedule(r.Windows, speed); err != nil {
+			return s, err
+		}
+	}
+	start := time.Now()
+	for i, w := range r.Windows {
+		if at != nil {
+			if err := sleepUntil(ctx, start.Add(at[i])); err != nil {
+				return s, err
+			}
+		}
+		v := ev.Feed(w)
+		s.add(w, v)
+		if err := fn(v); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
+}
+
+// Schedule is when each window closes, from the start of the walk: its last
+// t_ms less the first window's first t_ms, divided by speed.
+func Schedule(ws []Window, speed float64) ([]time.Duration, error) {
+	at := make([]time.Duration, len(ws))
+	for i, w := range ws {
+		if !w.HasTMs {
+			return nil, ErrNoTime
+		}
+		ms := (w.LastTMs - ws[0].FirstTMs) / speed
+		at[i] = max(time.Duration(ms*float64(time.Millisecond)), 0)
+	}
+	return at, nil
+}
+
+func sleepUntil(ctx context.Context, t time.Time) error {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err()
+	}
+	return sleep(ctx, d)
+}
