@@ -33,9 +33,10 @@ func (r *row) reset(line int64) { *r = row{line: line} }
 
 // batcher appends rows to Arrow builders and cuts record batches.
 type batcher struct {
-	b   *array.RecordBuilder
-	n   int
-	ord int64
+	b           *array.RecordBuilder
+	n           int
+	ord         int64
+	ordFromLine bool // one row per line (NDJSON, CSV): the line orders rows
 }
 
 func newBatcher() *batcher {
@@ -68,8 +69,12 @@ func (bt *batcher) append(r *row) {
 	appendString(f[colDropReason], r, colDropReason, r.reason)
 	appendInt64(f[colCount], r, colCount, r.count)
 	appendString(f[colAttrs], r, colAttrs, r.attrs)
-	f[colOrd].(*array.Int64Builder).Append(bt.ord)
-	bt.ord++
+	if bt.ordFromLine {
+		f[colOrd].(*array.Int64Builder).Append(r.line)
+	} else {
+		f[colOrd].(*array.Int64Builder).Append(bt.ord)
+		bt.ord++
+	}
 	bt.n++
 }
 

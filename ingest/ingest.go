@@ -58,6 +58,12 @@ func Files(ctx context.Context, db *sql.DB, opts Options, paths []string) ([]Res
 	if err != nil {
 		return nil, err
 	}
+	// Rows carry their order in seq, so DuckDB may insert in any order,
+	// which lets it scan and insert in parallel.
+	if _, err := conn.ExecContext(ctx, "SET preserve_insertion_order = false"); err != nil {
+		return nil, err
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), "RESET preserve_insertion_order") //nolint:errcheck // the connection goes back to the pool
 	if _, err := conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
 		return nil, err
 	}
@@ -134,7 +140,7 @@ func (l *loader) file(ctx context.Context, path string) (Result, error) {
 		return res, err
 	}
 	c := newCollector()
-	defer c.events.Release()
+	defer c.release()
 	p, closeSrc, err := l.decoder(ctx, path, format, size, c)
 	if err != nil {
 		return res, err

@@ -128,9 +128,9 @@ func (l *loader) insertEvents(ctx context.Context, c *collector, fileID int64, e
 	if c.nEvents == 0 {
 		return 0, nil
 	}
-	rb := c.events.NewRecordBatch()
-	defer rb.Release()
-	rr, err := array.NewRecordReader(eventSchema, []arrow.RecordBatch{rb})
+	rbs := c.eventBatches()
+	defer releaseAll(rbs)
+	rr, err := array.NewRecordReader(eventSchema, rbs)
 	if err != nil {
 		return 0, err
 	}

@@ -20,6 +20,34 @@ type collector struct {
 	runs        []runMeta
 	events      *array.RecordBuilder
 	nEvents     int
+	// done holds event batches absorbed from other collectors.
+	done []arrow.RecordBatch
+}
+
+// absorb takes over what another collector gathered, after what this one has.
+func (c *collector) absorb(o *collector) {
+	c.experiments = append(c.experiments, o.experiments...)
+	c.runs = append(c.runs, o.runs...)
+	if o.nEvents > 0 {
+		c.done = append(c.done, o.events.NewRecordBatch())
+		c.nEvents += o.nEvents
+	}
+	o.events.Release()
+}
+
+// eventBatches returns every event gathered, as record batches.
+func (c *collector) eventBatches() []arrow.RecordBatch {
+	out := append([]arrow.RecordBatch(nil), c.done...)
+	c.done = nil
+	if c.events.Fields()[0].Len() > 0 {
+		out = append(out, c.events.NewRecordBatch())
+	}
+	return out
+}
+
+func (c *collector) release() {
+	releaseAll(c.done)
+	c.events.Release()
 }
 
 type expMeta struct {

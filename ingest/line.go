@@ -1,5 +1,7 @@
 package ingest
 
+import "strings"
+
 // Attempt is what one line of a canonical NDJSON log says, as much as a
 // consumer that reads a log line by line (rewind watch) needs. It is decoded
 // by the same code as an ingest, so both accept and refuse the same lines.
@@ -28,13 +30,12 @@ func DecodeLine(b []byte, line int64) (Attempt, bool, error) {
 	if len(b) == 0 || b[0] != '{' {
 		return Attempt{}, false, lineErr(line, "bad JSON: want an object starting with '{', got %q", truncate(string(b), 20))
 	}
-	var fast fastLine
-	if fast.decode(b, &r) {
+	if scanFlat(b, &r) {
 		return attemptOf(&r)
 	}
 	r.reset(line)
 	c := newCollector()
-	defer c.events.Release()
+	defer c.release()
 	isReq, err := decodeObject(b, &r, c)
 	switch {
 	case err != nil:
@@ -54,8 +55,9 @@ func attemptOf(r *row) (Attempt, bool, error) {
 	if !r.is(colOutcome) && !r.is(colCount) {
 		return Attempt{}, false, fieldErr(r.line, "outcome", "missing")
 	}
-	a := Attempt{Record: "request", Experiment: r.experiment, Run: r.run, Role: r.role, HasRole: r.is(colRole),
-		Outcome: r.outcome, Tagged: r.tagged, TMs: r.tMs, HasTMs: r.is(colTMs), Count: 1}
+	// Clone: scanFlat leaves strings pointing into the caller's line buffer.
+	a := Attempt{Record: "request", Experiment: strings.Clone(r.experiment), Run: strings.Clone(r.run),
+		Role: strings.Clone(r.role), HasRole: r.is(colRole), Outcome: strings.Clone(r.outcome), Tagged: r.tagged, TMs: r.tMs, HasTMs: r.is(colTMs), Count: 1}
 	if r.is(colCount) {
 		a.Count = r.count
 	}
