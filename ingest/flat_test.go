@@ -1,0 +1,72 @@
+package ingest
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// Whenever the one-pass scanner accepts a line, the map decoder must accept
+// it too and produce the same row: the scanner is an optimization only.
+func checkFlatAgrees(t *testing.T, line string) {
+	t.Helper()
+	var fast row
+	fast.reset(7)
+	if !scanFlat([]byte(line), &fast) {
+		return
+	}
+	var slow row
+	slow.reset(7)
+	c := newCollector()
+	defer c.release()
+	isReq, err := decodeObject([]byte(line), &slow, c)
+	if err != nil || !isReq {
+		t.Fatalf("scanner accepted %q, map decoder: request %v, error %v", line, isReq, err)
+	}
+	if fast != slow {
+		t.Fatalf("line %q:\nscanner %+v\nmap     %+v", line, fast, slow)
+	}
+}
+
+func TestFlatScannerAgrees(t *testing.T) {
+	fixed := []string{
+		`{"run":"a","req":1,"outcome":"ok"}`,
+		`{"run":"a","req":"17","outcome":"OK ","tagged":true,"retried":null}`,
+		`{"run":"a","req":007,"outcome":"ok"}`,
+		`{"run":"a","req":1e3,"outcome":"ok"}`,
+		`{"run":"a","req":1,"outcome":"ok","attempt":1.0}`,
+		`{"run":"a","req":1,"outcome":"ok","t_ms":-0.5e-3,"latency_ms":1E+2}`,
+		`{"run":"a","run":"b","outcome":"ok"}`,
+		`{"run":"a\"b","outcome":"ok"}`,
+		"{\"run\":\"a\tb\",\"outcome\":\"ok\"}",
+		`{"run":"ä","outcome":"ok","user_id":12,"batch_id":"x","client_id":-3}`,
+		`{"run":"a","outcome":"ok","status":1000}`,
+		`{"run":"a","outcome":"ok","count":0}`,
+		`{ "run" : "a" , "outcome" : "ok" }`,
+		`{"run":"a","outcome":"ok",}`,
+		`{"run":"a","outcome":"ok"} x`,
+		`{}`,
+	}
+	for _, l := range fixed {
+		checkFlatAgrees(t, l)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	values := []string{`"ok"`, `"error"`, `"Timeout"`, `1`, `-2`, `0`, `01`, `1.5`, `2e3`, `true`, `false`, `null`, `""`, `" 3"`, `"x y"`, `[1]`, `{"a":1}`, `1e400`}
+	keys := []string{"run", "req", "attempt", "t_ms", "latency_ms", "outcome", "status", "tagged", "user_id",
+		"batch_id", "client_id", "retried", "drop_reason", "count", "experiment", "role", "attrs", "ts", "extra"}
+	for i := 0; i < 20000; i++ {
+		n := 1 + rng.IntN(6)
+		parts := make([]string, n)
+		for j := range parts {
+			parts[j] = fmt.Sprintf("%q:%s", keys[rng.IntN(len(keys))], values[rng.IntN(len(values))])
+		}
+		checkFlatAgrees(t, "{"+strings.Join(parts, ",")+"}")
+	}
+}
+
+func FuzzFlatScanner(f *testing.F) {
+	f.Add(`{"run":"a","req":1,"attempt":0,"t_ms":1.5,"outcome":"ok","tagged":false}`)
+	f.Add(`{"run":"a","req":"x","outcome":"error","count":3}`)
+	f.Fuzz(func(t *testing.T, line string) { checkFlatAgrees(t, line) })
+}
