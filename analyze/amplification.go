@@ -19,7 +19,7 @@ type AmplificationOptions struct {
 
 var ampUnits = map[string]string{
 	"allowed": "calls", "requests": "requests", "calls": "calls", "multiplier": "x",
-	"succeeded": "calls", "dropped": "calls", "x_normal": "x",
+	"succeeded": "calls", "dropped": "calls", "x_normal": "x", "window_calls_per_tick": "calls/tick",
 }
 
 // Amplification counts, per run, the calls that retries added: requests,

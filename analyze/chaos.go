@@ -140,6 +140,15 @@ func experimentWindow(db Querier, name string, flag Window) (Experiment, Window,
 	if err := needRoles(db, e.Name); err != nil {
 		return e, w, err
 	}
+	if w.Ms > 0 {
+		var timed int64
+		if err := db.QueryRow(`SELECT count(t_ms) FROM requests WHERE experiment = ?`, e.Name).Scan(&timed); err != nil {
+			return e, w, err
+		}
+		if timed == 0 {
+			return e, w, fmt.Errorf("experiment %q has no t_ms: duration windows need send times; use a count window such as --window 40", e.Name)
+		}
+	}
 	return e, w, nil
 }
 

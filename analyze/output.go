@@ -113,6 +113,8 @@ func human(v any, unit string) string {
 			return strconv.FormatFloat(100*x, 'f', 2, 64) + " %"
 		case "x":
 			return strconv.FormatFloat(x, 'f', 2, 64) + "×"
+		case "":
+			return strconv.FormatFloat(x, 'g', -1, 64) // no unit, e.g. ad-hoc SQL: every digit
 		}
 		return strconv.FormatFloat(x, 'f', 2, 64)
 	case []any:
@@ -153,18 +155,19 @@ func writeTable(w io.Writer, r *Result) error {
 	}
 	var b strings.Builder
 	for _, line := range cells {
+		var l strings.Builder
 		for i, s := range line {
 			if i > 0 {
-				b.WriteString("  ")
+				l.WriteString("  ")
 			}
 			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(s))
 			if i == 0 {
-				b.WriteString(s + pad)
+				l.WriteString(s + pad)
 			} else {
-				b.WriteString(pad + s)
+				l.WriteString(pad + s)
 			}
 		}
-		b.WriteString("\n")
+		b.WriteString(strings.TrimRight(l.String(), " ") + "\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

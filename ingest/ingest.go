@@ -127,6 +127,9 @@ func (l *loader) file(ctx context.Context, path string) (Result, error) {
 		return res, errors.New("file is empty")
 	}
 	if done, err := l.already(ctx, sum, &res); err != nil || done {
+		if err == nil && len(l.opts.Params) > 0 {
+			err = l.storeParams(ctx, res.Experiment)
+		}
 		return res, err
 	}
 	format, err := l.format(path)
@@ -161,8 +164,13 @@ func (l *loader) file(ctx context.Context, path string) (Result, error) {
 	if res.Experiment, err = l.fileExperiments(ctx, fileID); err != nil {
 		return res, err
 	}
-	_, err = l.conn.ExecContext(ctx, `INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, now())`,
-		fileID, path, sum, format, res.Experiment, res.Rows+res.Events)
+	if len(l.opts.Params) > 0 {
+		if err := l.storeParams(ctx, res.Experiment); err != nil {
+			return res, err
+		}
+	}
+	_, err = l.conn.ExecContext(ctx, `INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, now())`,
+		fileID, path, sum, l.opts.Experiment, format, res.Experiment, res.Rows+res.Events)
 	l.seen[sum] = true
 	return res, err
 }
@@ -196,8 +204,8 @@ func (l *loader) already(ctx context.Context, sum string, res *Result) (bool, er
 		res.Skipped = true
 		return true, nil
 	}
-	err := l.conn.QueryRowContext(ctx, `SELECT experiment, format, rows FROM files WHERE sha256 = ?`, sum).
-		Scan(&res.Experiment, &res.Format, &res.Rows)
+	err := l.conn.QueryRowContext(ctx, `SELECT experiment, format, rows FROM files WHERE sha256 = ? AND named_as = ?`,
+		sum, l.opts.Experiment).Scan(&res.Experiment, &res.Format, &res.Rows)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}

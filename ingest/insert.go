@@ -171,19 +171,12 @@ func (l *loader) storeMeta(ctx context.Context, c *collector, fileID int64, expe
 		_, err := l.conn.ExecContext(ctx, q, args...)
 		return err
 	}
-	upsertExp := `INSERT INTO experiments VALUES (?, ?::JSON) ON CONFLICT (experiment) DO UPDATE
-		SET params = CASE WHEN excluded.params IS NULL THEN experiments.params
-		                  ELSE json_merge_patch(coalesce(experiments.params, '{}'), excluded.params) END`
 	for _, e := range c.experiments {
 		if err := exec(upsertExp, name(e.experiment), nullIfEmpty(e.params)); err != nil {
 			return fmt.Errorf("store experiment: %w", err)
 		}
 	}
-	if len(l.opts.Params) > 0 {
-		if err := exec(upsertExp, experiment, paramsJSON(l.opts.Params)); err != nil {
-			return fmt.Errorf("store --set params: %w", err)
-		}
-	}
+
 	for _, q := range []string{
 		`INSERT INTO experiments SELECT DISTINCT experiment, NULL FROM requests WHERE file_id = ? ON CONFLICT DO NOTHING`,
 		`INSERT INTO experiments SELECT DISTINCT experiment, NULL FROM events WHERE file_id = ? ON CONFLICT DO NOTHING`,
@@ -196,6 +189,21 @@ func (l *loader) storeMeta(ctx context.Context, c *collector, fileID int64, expe
 	for _, r := range c.runs {
 		if err := l.storeRun(ctx, name(r.experiment), r); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+const upsertExp = `INSERT INTO experiments VALUES (?, ?::JSON) ON CONFLICT (experiment) DO UPDATE
+	SET params = CASE WHEN excluded.params IS NULL THEN experiments.params
+	                  ELSE json_merge_patch(coalesce(experiments.params, '{}'), excluded.params) END`
+
+// storeParams stores --set parameters with each named experiment
+// (comma-separated, as Result.Experiment lists them).
+func (l *loader) storeParams(ctx context.Context, experiments string) error {
+	for _, e := range strings.Split(experiments, ", ") {
+		if _, err := l.conn.ExecContext(ctx, upsertExp, e, paramsJSON(l.opts.Params)); err != nil {
+			return fmt.Errorf("store --set params: %w", err)
 		}
 	}
 	return nil

@@ -29,11 +29,13 @@ const DDL = `
 CREATE TABLE IF NOT EXISTS files (
 	file_id     INTEGER PRIMARY KEY,
 	path        VARCHAR NOT NULL,
-	sha256      VARCHAR NOT NULL UNIQUE,
+	sha256      VARCHAR NOT NULL,
+	named_as    VARCHAR NOT NULL, -- the --experiment given, '' for none: part of what makes an ingest a repeat
 	format      VARCHAR NOT NULL,
 	experiment  VARCHAR NOT NULL,
 	rows        BIGINT NOT NULL,
-	ingested_at TIMESTAMP NOT NULL
+	ingested_at TIMESTAMP NOT NULL,
+	UNIQUE (sha256, named_as)
 );
 CREATE TABLE IF NOT EXISTS experiments (
 	experiment VARCHAR PRIMARY KEY,

@@ -14,8 +14,8 @@ windows, experiment_window, tag_hash). Read-only unless --write.
 
 Examples:
   rewind sql 'SELECT run, outcome, count(*) FROM requests GROUP BY ALL ORDER BY ALL'
-  rewind sql --format csv 'SELECT * FROM windows(''gunluk'', ''experiment'', size_n := 40)'
-  rewind sql --write 'DELETE FROM requests WHERE experiment = ''old'''`
+  rewind sql --format csv "SELECT * FROM windows('gunluk', 'experiment', size_n := 40)"
+  rewind sql --write "DELETE FROM requests WHERE experiment = 'old'"`
 
 func init() {
 	register(command{name: "sql", summary: "run ad-hoc SQL (read-only unless --write)", run: runSQL})
