@@ -101,3 +101,36 @@ func BenchmarkDuckDBReadJSON(b *testing.B) {
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 }
+
+// BenchmarkDuckDBReadJSONToRequests loads the same file with read_json into
+// rewind's 22-column requests table (the width rewind writes), without
+// what the Arrow path adds: no line numbers, no file order, no validation
+// with file:line:field errors, unknown fields dropped.
+func BenchmarkDuckDBReadJSONToRequests(b *testing.B) {
+	n := benchRows()
+	path := benchFile(b, n)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		db := freshDB(b)
+		if err := EnsureSchema(context.Background(), db); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		for _, q := range []string{
+			"SET preserve_insertion_order = false",
+			`INSERT INTO requests SELECT 'bench', run, '', 0, req, NULL, attempt, t_ms, NULL, latency_ms, outcome, NULL,
+				tagged, NULL, NULL, NULL, NULL, NULL, 1, NULL, 1, 0
+			 FROM read_json('` + path + `', format = 'newline_delimited')`,
+			"CHECKPOINT",
+		} {
+			if _, err := db.Exec(q); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StopTimer()
+		db.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
