@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -79,8 +80,18 @@ type Span struct {
 // IsZero reports an unset span.
 func (s Span) IsZero() bool { return s == Span{} }
 
-// ParseSpan reads "FROM..TO" with durations on both sides, such as
-// "5000ms..6000ms" or "5s..6s".
+// ParseInstant reads a time from a run's start: a duration ("8.5s",
+// "250ms") or a plain number of milliseconds ("8500").
+func ParseInstant(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if n, err := strconv.ParseFloat(s, 64); err == nil {
+		return time.Duration(n * float64(time.Millisecond)), nil
+	}
+	return time.ParseDuration(s)
+}
+
+// ParseSpan reads "FROM..TO", each side as ParseInstant reads it, such as
+// "5000ms..6000ms", "5s..6s" or "5000..6000".
 func ParseSpan(s string) (Span, error) {
 	from, to, ok := strings.Cut(strings.TrimSpace(s), "..")
 	if !ok {
@@ -88,9 +99,9 @@ func ParseSpan(s string) (Span, error) {
 	}
 	var ms [2]float64
 	for i, part := range []string{from, to} {
-		d, err := time.ParseDuration(strings.TrimSpace(part))
+		d, err := ParseInstant(part)
 		if err != nil || d < 0 {
-			return Span{}, fmt.Errorf("span %q: %q is not a duration such as 5s or 5000ms", s, part)
+			return Span{}, fmt.Errorf("span %q: %q is not a duration (5s, 5000ms) or a number of ms", s, part)
 		}
 		ms[i] = float64(d) / float64(time.Millisecond)
 	}

@@ -264,6 +264,7 @@ func TestParseSpan(t *testing.T) {
 		"5s..6s":         {FromMs: 5000, ToMs: 6000},
 		" 0s .. 1.5s ":   {FromMs: 0, ToMs: 1500},
 		"250us..1ms":     {FromMs: 0.25, ToMs: 1},
+		"8500..15000":    {FromMs: 8500, ToMs: 15000}, // plain numbers are ms
 	}
 	for in, want := range good {
 		got, err := analyze.ParseSpan(in)
@@ -273,8 +274,8 @@ func TestParseSpan(t *testing.T) {
 	}
 	bad := map[string]string{
 		"5s":      `span "5s": want FROM..TO, e.g. 5s..6s`,
-		"5..6":    `span "5..6": "5" is not a duration such as 5s or 5000ms`,
-		"-1s..1s": `span "-1s..1s": "-1s" is not a duration such as 5s or 5000ms`,
+		"5x..6s":  `span "5x..6s": "5x" is not a duration (5s, 5000ms) or a number of ms`,
+		"-1s..1s": `span "-1s..1s": "-1s" is not a duration (5s, 5000ms) or a number of ms`,
 		"6s..5s":  `span "6s..5s": the end must come after the start`,
 		"5s..5s":  `span "5s..5s": the end must come after the start`,
 	}

@@ -78,7 +78,7 @@ func runPeaks(ctx context.Context, e *env, args []string) error {
 func resolutionList(s string) ([]int64, error) {
 	var out []int64
 	for _, p := range strings.Split(s, ",") {
-		d, err := parseInstant(strings.TrimSpace(p))
+		d, err := analyze.ParseInstant(p)
 		if err != nil || d <= 0 || d%time.Millisecond != 0 {
 			return nil, usagef("--resolutions %q: %q is not a positive whole number of ms (100ms, 1s, 250)", s, strings.TrimSpace(p))
 		}

@@ -91,7 +91,7 @@ func openForReport(ctx context.Context, e *env, path string, files []string) (*s
 	// stdout is the report, so what ingest did goes to stderr.
 	for _, r := range results {
 		if !r.Skipped {
-			fmt.Fprintf(e.stderr, "ingested %s: experiment %s, %d requests\n", r.Path, r.Experiment, r.Rows)
+			fmt.Fprintf(e.stderr, "ingested %s: experiment %s, %d rows\n", r.Path, r.Experiment, r.Rows)
 		}
 	}
 	return db, nil

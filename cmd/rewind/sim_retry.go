@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/rewind-dev/rewind/sim/retry"
 	"github.com/spf13/pflag"
+
+	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/sim/retry"
 )
 
 func init() {
@@ -92,11 +93,12 @@ func runSimRetry(ctx context.Context, e *env, args []string) error {
 
 // check turns the flags that need more than pflag's parsing into the model.
 func (o *simRetryOptions) check() ([]retry.Strategy, error) {
-	from, to, err := parseSpan(o.affected)
+	span, err := analyze.ParseSpan(o.affected)
 	if err != nil {
 		return nil, retryUsagef("--affected: %v", err)
 	}
-	o.cfg.AffectedFrom, o.cfg.AffectedTo = from, to
+	o.cfg.AffectedFrom = time.Duration(span.FromMs * float64(time.Millisecond))
+	o.cfg.AffectedTo = time.Duration(span.ToMs * float64(time.Millisecond))
 	if err := o.cfg.Validate(); err != nil {
 		return nil, retryUsagef("%v", err)
 	}
@@ -130,28 +132,6 @@ func writeRetryLog(stdout io.Writer, path string, cfg retry.Config, results []re
 }
 
 // parseSpan reads FROM..TO, each a Go duration (8.5s) or a number of ms.
-func parseSpan(s string) (from, to time.Duration, err error) {
-	a, b, ok := strings.Cut(s, "..")
-	if !ok {
-		return 0, 0, fmt.Errorf("%q is not FROM..TO", s)
-	}
-	if from, err = parseInstant(a); err == nil {
-		to, err = parseInstant(b)
-	}
-	return from, to, err
-}
-
-func parseInstant(s string) (time.Duration, error) {
-	if n, err := strconv.ParseFloat(s, 64); err == nil {
-		return time.Duration(n * float64(time.Millisecond)), nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return 0, fmt.Errorf("%q is neither a duration nor ms", s)
-	}
-	return d, nil
-}
-
 // retryUsagef is a usage error that points at the flag reference.
 func retryUsagef(format string, a ...any) error {
 	return usageError{hinted{fmt.Errorf(format, a...), "rewind sim retry --help"}}
