@@ -64,7 +64,7 @@ var (
 )
 
 // attempts bounds the reruns of a run that the machine's load disturbed.
-const attempts = 3
+const attempts = 6
 
 // defaultRun runs the simulator with the defaults once per test binary, since
 // each run spends real time in injected delays.
