@@ -1,34 +1,19 @@
 package analyze
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/rewind-dev/rewind/ingest"
 	"github.com/rewind-dev/rewind/sim/chaos"
 )
 
-// testDB opens a fresh writable rewind database in a temp dir.
-func testDB(t testing.TB) Querier {
-	t.Helper()
-	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "t.duckdb"), true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return WithContext(ctx, db)
-}
-
 // The SQL macro tag_hash is the chaos simulator's TagHash, bit for bit.
 func TestTagHashMatchesGo(t *testing.T) {
-	q := testDB(t)
+	q := ingestedDB(t)
 	rng := rand.New(rand.NewPCG(1, 2))
 	seeds := []uint32{20260731, 31337, 0, 1, 1<<31 - 1, 1 << 31, 1<<32 - 1}
 	for _, seed := range seeds {
@@ -55,17 +40,7 @@ func TestTagHashMatchesGo(t *testing.T) {
 
 // The seed's three chaos tables, from the committed fixture.
 func TestChaosSeedTables(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "t.duckdb")
-	db, err := Open(ctx, path, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := ingest.Files(ctx, db, ingest.Options{}, []string{"../fixtures/chaos/gunluk.json"}); err != nil {
-		t.Fatal(err)
-	}
-	q := WithContext(ctx, db)
+	q := ingestedDB(t, "../fixtures/chaos/gunluk.json")
 	br, err := BlastRadius(q, BlastRadiusOptions{Planned: "tag_hash(20260731, req) < 0.05"})
 	if err != nil {
 		t.Fatal(err)

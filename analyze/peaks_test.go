@@ -1,32 +1,10 @@
 package analyze
 
 import (
-	"context"
-	"database/sql"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/rewind-dev/rewind/ingest"
 )
-
-// ingestedDB opens a fresh database in a temp dir and ingests paths into it.
-func ingestedDB(t *testing.T, paths ...string) *sql.DB {
-	t.Helper()
-	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "rewind.duckdb"), true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if len(paths) > 0 {
-		if _, err := ingest.Files(ctx, db, ingest.Options{}, paths); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return db
-}
 
 // TestPeaksSekil1 recomputes the seed's Şekil 2 peak columns (Tepe 100 ms and
 // Tepe 1 sn) from its own Şekil 1 series, a pre-binned run,t_ms,count CSV.

@@ -1,15 +1,10 @@
 package analyze
 
 import (
-	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/rewind-dev/rewind/ingest"
 )
 
 // tinyProbesLog is written by hand to pin the counting rules the seed's
@@ -67,28 +62,4 @@ func TestProbesNotAProbesLog(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "not a probes log") {
 		t.Errorf("got error %v, want one saying it is not a probes log", err)
 	}
-}
-
-// logsDB ingests the given NDJSON logs into a fresh database.
-func logsDB(t *testing.T, logs ...string) Querier {
-	t.Helper()
-	dir := t.TempDir()
-	var paths []string
-	for i, l := range logs {
-		p := filepath.Join(dir, string(rune('a'+i))+".ndjson")
-		if err := os.WriteFile(p, []byte(l), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		paths = append(paths, p)
-	}
-	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(dir, "rewind.duckdb"), true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := ingest.Files(ctx, db, ingest.Options{}, paths); err != nil {
-		t.Fatal(err)
-	}
-	return db
 }

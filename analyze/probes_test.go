@@ -1,7 +1,6 @@
 package analyze
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/rewind-dev/rewind/ingest"
 	"github.com/rewind-dev/rewind/sim/probes"
 )
 
@@ -116,16 +114,7 @@ func probesDB(t *testing.T) Querier {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(dir, "rewind.duckdb"), true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := ingest.Files(ctx, db, ingest.Options{}, []string{logPath}); err != nil {
-		t.Fatal(err)
-	}
-	return db
+	return ingestedDB(t, logPath)
 }
 
 // probesRows reads a Probes result; in_service as the table prints it.

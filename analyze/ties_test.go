@@ -1,14 +1,11 @@
 package analyze
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/rewind-dev/rewind/ingest"
 )
 
 // writeWindows writes a canonical log: per role, windows of n requests
@@ -44,18 +41,8 @@ func writeWindows(t *testing.T, n int, control, experiment []int) string {
 // 0.7 < 0.8 - 0.1 holds (0.8 - 0.1 is 0.7000000000000001), so a float
 // comparison would call the tie a falsification.
 func TestTiesDoNotFalsify(t *testing.T) {
-	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "t.duckdb"), true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	// control shares 0.7 and 0.9: baseline exactly 0.8
-	log := writeWindows(t, 10, []int{7, 9}, []int{7, 6, 7, 10})
-	if _, err := ingest.Files(ctx, db, ingest.Options{}, []string{log}); err != nil {
-		t.Fatal(err)
-	}
-	q := WithContext(ctx, db)
+	q := ingestedDB(t, writeWindows(t, 10, []int{7, 9}, []int{7, 6, 7, 10}))
 	fa, err := Falsification(q, FalsificationOptions{Margins: []float64{0.1, 0.2}})
 	if err != nil {
 		t.Fatal(err)
