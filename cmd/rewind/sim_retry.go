@@ -26,17 +26,25 @@ at reduced capacity. Strategy A retries at once, B backs off exponentially, C
 adds full jitter, D adds a retry budget to C. Writes one canonical NDJSON log
 with a run per strategy and prints a summary table. Same seed, same bytes.
 
+With --real the same experiment runs on the wall clock instead: a net/http
+dependency on 127.0.0.1 and real HTTP clients, under the same retry rules,
+--time-scale times faster than the seed's timeline (t_ms stays on the seed's
+scale). Real timing varies, so two real runs never give the same log.
+
 Examples:
   rewind sim retry
   rewind sim retry --seed 7 -o e03b-seed7.ndjson
   rewind sim retry --strategies B,C --freeze-to 11s
   rewind sim retry --budget-ratio 0.2 --budget-window 2s --strategies D
+  rewind sim retry --real --time-scale 5 -o e03b-real.ndjson
   rewind sim retry -o - 2>summary.txt | gzip > e03b.ndjson.gz`
 
 type simRetryOptions struct {
 	out        string
 	strategies []string
 	affected   string
+	real       bool
+	scale      float64
 	cfg        retry.Config
 }
 
@@ -67,6 +75,8 @@ func simRetryFlags(e *env, o *simRetryOptions) *pflag.FlagSet {
 	fs.Float64Var(&c.BudgetRatio, "budget-ratio", c.BudgetRatio, "D: retries allowed per first attempt in the window")
 	fs.DurationVar(&c.BudgetWindow, "budget-window", c.BudgetWindow, "D: sliding window of the retry budget")
 	fs.StringVar(&o.affected, "affected", "8.5s..15s", "FROM..TO: operations starting here count for the success share")
+	fs.BoolVar(&o.real, "real", false, "run against a real HTTP dependency on 127.0.0.1, on the wall clock")
+	fs.Float64Var(&o.scale, "time-scale", 1, "with --real: run this many times faster than the seed's timeline")
 	return fs
 }
 
@@ -80,15 +90,53 @@ func runSimRetry(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	results := retry.Run(o.cfg, strategies)
+	if err := o.checkReal(fs); err != nil {
+		return err
+	}
+	results, err := o.run(ctx, strategies)
+	if err != nil {
+		return err
+	}
 	table := e.stdout
 	if o.out == "-" {
 		table = e.stderr
 	}
-	if err := writeRetryLog(e.stdout, o.out, o.cfg, results); err != nil {
+	if err := writeRetryLog(e.stdout, o.out, o.write, results); err != nil {
 		return err
 	}
 	return retry.WriteTable(table, retry.Summaries(o.cfg, results))
+}
+
+// checkReal rejects the flags that mean nothing in the chosen mode.
+func (o *simRetryOptions) checkReal(fs *pflag.FlagSet) error {
+	switch {
+	case !o.real && fs.Changed("time-scale"):
+		return retryUsagef("--time-scale needs --real")
+	case o.real && fs.Changed("rtt"):
+		return retryUsagef("--rtt is the virtual network; --real uses the loopback")
+	case o.real && !(o.scale > 0):
+		return retryUsagef("--time-scale %g: want a positive number", o.scale)
+	}
+	return nil
+}
+
+func (o *simRetryOptions) run(ctx context.Context, strategies []retry.Strategy) ([]retry.Result, error) {
+	if !o.real {
+		return retry.Run(o.cfg, strategies), nil
+	}
+	results, err := retry.RunReal(ctx, o.cfg, strategies, o.scale)
+	if err != nil {
+		return nil, fmt.Errorf("sim retry --real: %w", err)
+	}
+	return results, nil
+}
+
+// write writes the log of the chosen mode.
+func (o *simRetryOptions) write(w io.Writer, results []retry.Result) error {
+	if o.real {
+		return retry.WriteRealLog(w, o.cfg, o.scale, results)
+	}
+	return retry.WriteLog(w, o.cfg, results)
 }
 
 // check turns the flags that need more than pflag's parsing into the model.
@@ -113,15 +161,15 @@ func (o *simRetryOptions) check() ([]retry.Strategy, error) {
 	return strategies, nil
 }
 
-func writeRetryLog(stdout io.Writer, path string, cfg retry.Config, results []retry.Result) error {
+func writeRetryLog(stdout io.Writer, path string, write func(io.Writer, []retry.Result) error, results []retry.Result) error {
 	if path == "-" {
-		return retry.WriteLog(stdout, cfg, results)
+		return write(stdout, results)
 	}
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("create log: %w", err)
 	}
-	if err := retry.WriteLog(f, cfg, results); err != nil {
+	if err := write(f, results); err != nil {
 		f.Close()
 		return fmt.Errorf("write %s: %w", path, err)
 	}

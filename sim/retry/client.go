@@ -1,6 +1,9 @@
 package retry
 
-import "time"
+import (
+	"math/rand/v2"
+	"time"
+)
 
 // Outcomes of an attempt, as written to the log.
 const (
@@ -33,8 +36,8 @@ func (s *sim) send(o, n int) {
 	id := len(s.attempts)
 	s.attempts = append(s.attempts, Attempt{Client: op.Client, Op: op.ID, N: n, Sent: s.clk.now})
 	op.Attempts++
-	if n == 0 && s.budget != nil {
-		s.budget.first(s.clk.now)
+	if n == 0 {
+		s.pol.first(s.clk.now)
 	}
 	s.clk.after(min(s.cfg.AttemptTimeout, op.Deadline-s.clk.now), evTimeout, id, 0)
 	s.arrive(id)
@@ -65,42 +68,74 @@ func (s *sim) onTimeout(id int) {
 	s.afterFailure(id)
 }
 
-// afterFailure retries the failed attempt id or ends its operation. The
-// budget is asked last, so it is only spent on retries that would happen.
+// afterFailure retries the failed attempt id or ends its operation.
 func (s *sim) afterFailure(id int) {
 	a := &s.attempts[id]
-	op := &s.ops[a.Op]
-	next := a.N + 1
-	delay := s.backoff(next)
-	switch {
-	case next >= s.cfg.MaxAttempts:
-		a.Drop = DropAttempts
-	case s.clk.now+delay >= op.Deadline:
-		a.Drop = DropDeadline
-	case s.budget != nil && !s.budget.allow(s.clk.now):
-		a.Drop = DropBudget
-	default:
-		a.Retried = true
-		s.clk.after(delay, evSend, int(a.Op), next)
+	delay, drop := s.pol.decide(s.clk.now, s.ops[a.Op].Deadline, a.N+1)
+	if drop != "" {
+		a.Drop = drop
+		s.endOp(int(a.Op), false)
 		return
 	}
-	s.endOp(int(a.Op), false)
+	a.Retried = true
+	s.clk.after(delay, evSend, int(a.Op), a.N+1)
+}
+
+// policy is one strategy's retry decisions: backoff, jitter and budget. The
+// virtual and the real mode share it, so they retry by the same rules; it is
+// not safe for concurrent use.
+type policy struct {
+	cfg    Config
+	strat  Strategy
+	jitter *rand.Rand
+	budget *budget // nil unless the strategy has one
+}
+
+func newPolicy(cfg Config, st Strategy) *policy {
+	p := &policy{cfg: cfg, strat: st, jitter: rand.New(rand.NewPCG(cfg.Seed, 1<<32))}
+	if st.Budget {
+		p.budget = newBudget(cfg.BudgetRatio, cfg.BudgetWindow)
+	}
+	return p
+}
+
+// first counts a first attempt sent at now, for the budget.
+func (p *policy) first(now time.Duration) {
+	if p.budget != nil {
+		p.budget.first(now)
+	}
+}
+
+// decide returns, for an operation with the given deadline whose attempt
+// failed at now, the wait before attempt next, or why there is none. The
+// budget is asked last, so it is only spent on retries that would happen.
+func (p *policy) decide(now, deadline time.Duration, next int) (time.Duration, string) {
+	delay := p.backoff(next)
+	switch {
+	case next >= p.cfg.MaxAttempts:
+		return 0, DropAttempts
+	case now+delay >= deadline:
+		return 0, DropDeadline
+	case p.budget != nil && !p.budget.allow(now):
+		return 0, DropBudget
+	}
+	return delay, ""
 }
 
 // backoff is the wait before retry n (n >= 1). Jitter is drawn in whole
 // microseconds so that log times stay short decimals.
-func (s *sim) backoff(n int) time.Duration {
-	if !s.strat.Backoff {
+func (p *policy) backoff(n int) time.Duration {
+	if !p.strat.Backoff {
 		return 0
 	}
-	d := s.cfg.Cap
+	d := p.cfg.Cap
 	if n-1 < 30 {
-		d = min(s.cfg.Base<<(n-1), s.cfg.Cap)
+		d = min(p.cfg.Base<<(n-1), p.cfg.Cap)
 	}
-	if !s.strat.Jitter {
+	if !p.strat.Jitter {
 		return d
 	}
-	us := s.jitter.Int64N(int64(d/time.Microsecond) + 1)
+	us := p.jitter.Int64N(int64(d/time.Microsecond) + 1)
 	return time.Duration(us) * time.Microsecond
 }
 
@@ -113,9 +148,17 @@ func (s *sim) endOp(o int, ok bool) {
 
 // think is drawn from the client's own stream, so every strategy sees the
 // same think times and differs only in how it retries.
-func (s *sim) think(c int) time.Duration {
-	span := int64((s.cfg.ThinkMax - s.cfg.ThinkMin) / time.Microsecond)
-	return s.cfg.ThinkMin + time.Duration(s.clients[c].Int64N(span+1))*time.Microsecond
+func (s *sim) think(c int) time.Duration { return s.cfg.think(s.clients[c]) }
+
+func (c Config) think(r *rand.Rand) time.Duration {
+	span := int64((c.ThinkMax - c.ThinkMin) / time.Microsecond)
+	return c.ThinkMin + time.Duration(r.Int64N(span+1))*time.Microsecond
+}
+
+// stagger is when a client starts its first operation: uniformly over one
+// longest think time, so a run starts in steady state.
+func (c Config) stagger(r *rand.Rand) time.Duration {
+	return time.Duration(r.Int64N(int64(c.ThinkMax/time.Microsecond)+1)) * time.Microsecond
 }
 
 // budget rations retries across all clients, as a shared client library or

@@ -7,6 +7,18 @@
 // The model runs on a virtual clock driven by a priority queue of events, so a
 // run of the default 30 s takes milliseconds and is identical for a given seed.
 //
+// # Real mode
+//
+// RunReal runs the same experiment on the wall clock: the dependency is a
+// net/http server on 127.0.0.1 (the same workers, queue, freeze and thaw) and
+// each client a goroutine with an http.Client whose timeout is the attempt
+// timeout and whose request context carries the operation's deadline. Retry
+// decisions, think times and the start stagger come from the same code and
+// seeded streams as the virtual mode; only timing differs. A time scale of X
+// runs X times faster and reports every time on the seed's scale. Real timing
+// depends on the machine and its load, so real runs are not reproducible:
+// same seed, similar numbers, never the same bytes.
+//
 // # Log
 //
 // WriteLog writes rewind's canonical NDJSON (package simlog), experiment
@@ -29,5 +41,6 @@
 // The experiment line's params hold every model parameter in ms or counts,
 // including affected_from_ms and affected_to_ms, the interval whose operations
 // the success share is computed over; each run line's params name the
-// strategy's backoff, jitter and budget.
+// strategy's backoff, jitter and budget. A real run's experiment line also
+// has clock "real" and time_scale, and no rtt_ms (its network is the loopback).
 package retry

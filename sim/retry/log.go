@@ -11,8 +11,13 @@ const ExperimentName = "retry"
 
 // WriteLog writes cfg and results as canonical NDJSON (see the package doc).
 func WriteLog(w io.Writer, cfg Config, results []Result) error {
+	return writeLog(w, experimentParams(cfg), cfg, results)
+}
+
+// writeLog writes results under an experiment line with params.
+func writeLog(w io.Writer, params map[string]any, cfg Config, results []Result) error {
 	lw := simlog.NewWriter(w)
-	if err := lw.Experiment(simlog.Experiment{Experiment: ExperimentName, Params: experimentParams(cfg)}); err != nil {
+	if err := lw.Experiment(simlog.Experiment{Experiment: ExperimentName, Params: params}); err != nil {
 		return err
 	}
 	for _, r := range results {

@@ -41,14 +41,12 @@ type Result struct {
 
 type sim struct {
 	cfg      Config
-	strat    Strategy
 	clk      clock
 	dep      dependency
 	attempts []Attempt
 	ops      []Op
 	clients  []*rand.Rand
-	jitter   *rand.Rand
-	budget   *budget
+	pol      *policy
 }
 
 // Simulate runs one strategy to completion: clients stop starting operations
@@ -74,20 +72,15 @@ func Run(cfg Config, strategies []Strategy) []Result {
 	return out
 }
 
-// newSim seeds one stream per client (think times) and one for jitter, all
-// from cfg.Seed, and staggers the clients' first operations over one think
+// newSim seeds one stream per client (think times) and one for jitter (in
+// the policy), all from cfg.Seed, and staggers the clients' first operations over one think
 // time so the run starts in steady state.
 func newSim(cfg Config, st Strategy) *sim {
-	s := &sim{cfg: cfg, strat: st}
-	s.jitter = rand.New(rand.NewPCG(cfg.Seed, 1<<32))
-	if st.Budget {
-		s.budget = newBudget(cfg.BudgetRatio, cfg.BudgetWindow)
-	}
+	s := &sim{cfg: cfg, pol: newPolicy(cfg, st)}
 	for c := range cfg.Clients {
-		r := rand.New(rand.NewPCG(cfg.Seed, uint64(c)))
+		r := clientRand(cfg, c)
 		s.clients = append(s.clients, r)
-		start := time.Duration(r.Int64N(int64(cfg.ThinkMax/time.Microsecond)+1)) * time.Microsecond
-		s.clk.at(start, evStartOp, c, 0)
+		s.clk.at(cfg.stagger(r), evStartOp, c, 0)
 	}
 	if cfg.FreezeTo > cfg.FreezeFrom {
 		s.clk.at(cfg.FreezeFrom, evFreeze, 0, 0)
@@ -95,6 +88,9 @@ func newSim(cfg Config, st Strategy) *sim {
 	}
 	return s
 }
+
+// clientRand is client c's own stream of think times.
+func clientRand(cfg Config, c int) *rand.Rand { return rand.New(rand.NewPCG(cfg.Seed, uint64(c))) }
 
 func (s *sim) handle(e event) {
 	switch e.kind {
