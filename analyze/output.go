@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/rewind-dev/rewind/internal/jsfmt"
 )
 
 // Formats accepted by Write.
@@ -108,15 +110,16 @@ func human(v any, unit string) string {
 	case nil:
 		return "-"
 	case float64:
+		// Two decimals rounded as the seeds' JavaScript toFixed rounds them.
 		switch unit {
 		case "share":
-			return strconv.FormatFloat(100*x, 'f', 2, 64) + " %"
+			return jsfmt.Fixed(100*x, 2) + " %"
 		case "x":
-			return strconv.FormatFloat(x, 'f', 2, 64) + "×"
+			return jsfmt.Fixed(x, 2) + "×"
 		case "":
 			return strconv.FormatFloat(x, 'g', -1, 64) // no unit, e.g. ad-hoc SQL: every digit
 		}
-		return strconv.FormatFloat(x, 'f', 2, 64)
+		return jsfmt.Fixed(x, 2)
 	case []any:
 		if len(x) == 0 {
 			return "-"

@@ -45,8 +45,9 @@ package chaos
 import (
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"strings"
+
+	"github.com/rewind-dev/rewind/internal/jsfmt"
 )
 
 // Log is the content of gunluk.json; see the package doc for the format.
@@ -143,15 +144,8 @@ func share(a, n int) string {
 	return fmt.Sprintf("%d/%d (%s%%)", a, n, fixed2(100*float64(a)/float64(n)))
 }
 
-// fixed2 formats a non-negative x with two decimals the way JavaScript's
-// toFixed(2) does: exact value of the double, ties rounded up. Go's %.2f
-// rounds ties to even, which differs for values such as 0.125.
-func fixed2(x float64) string {
-	r := new(big.Rat).SetFloat64(x)
-	r.Mul(r, big.NewRat(100, 1)).Add(r, big.NewRat(1, 2))
-	n := new(big.Int).Quo(r.Num(), r.Denom()) // floor, as r >= 0
-	return new(big.Rat).SetFrac(n, big.NewInt(100)).FloatString(2)
-}
+// fixed2 formats like the seed's JavaScript toFixed(2) (exact halves up).
+func fixed2(x float64) string { return jsfmt.Fixed(x, 2) }
 
 func b2i(v bool) int {
 	if v {

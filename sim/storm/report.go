@@ -3,10 +3,10 @@ package storm
 import (
 	"fmt"
 	"io"
-	"math"
-	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/rewind-dev/rewind/internal/jsfmt"
 )
 
 const (
@@ -182,33 +182,8 @@ func (o Outcome) waitLine(layers []int) string {
 		b.Allowed, b.WorstWaitTicks, shortest(b.WorstWaitSeconds), c.ReadThresholdTicks, fixed(b.ThresholdRatio, 1))
 }
 
-// fixed formats x with the given digits after the point the way the seed's
-// JavaScript toFixed does: from the exact binary value, halves rounded up.
-// strconv rounds exact halves to even (0.125 → "0.12" where the seed prints
-// "0.13"), so the printed numbers could otherwise differ in the last digit.
-func fixed(x float64, digits int) string {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return strconv.FormatFloat(x, 'f', -1, 64)
-	}
-	sign := ""
-	if x < 0 {
-		sign, x = "-", -x
-	}
-	// 256 bits hold a float64 times 10^digits exactly for the few digits used.
-	v := new(big.Float).SetPrec(256).SetFloat64(x)
-	scale := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(digits)), nil)
-	v.Mul(v, new(big.Float).SetPrec(256).SetInt(scale))
-	v.Add(v, big.NewFloat(0.5))
-	n, _ := v.Int(nil) // truncates, which is floor for a positive value
-	s := n.String()
-	if digits == 0 {
-		return sign + s
-	}
-	if len(s) <= digits {
-		s = strings.Repeat("0", digits+1-len(s)) + s
-	}
-	return sign + s[:len(s)-digits] + "." + s[len(s)-digits:]
-}
+// fixed formats like the seed's JavaScript toFixed (exact halves up).
+func fixed(x float64, digits int) string { return jsfmt.Fixed(x, digits) }
 
 // shortest formats x as the shortest decimal that reads back as x, which is
 // how JavaScript prints a number in a template string.
