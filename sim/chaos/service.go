@@ -1,14 +1,13 @@
 package chaos
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/rewind-dev/rewind/internal/loopback"
 )
 
 // Counts is what the catalog service saw in one run.
@@ -36,7 +35,7 @@ func (c *catalog) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	wait := c.admit(batch, q.Get("experiment") == "1")
-	if wait > 0 && !sleep(r.Context(), wait) {
+	if wait > 0 && !loopback.Sleep(r.Context(), wait) {
 		return // the client gave up; nobody reads the answer
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -62,56 +61,25 @@ func (c *catalog) admit(batch int, tagged bool) time.Duration {
 	return wait
 }
 
-// sleep waits d or until ctx ends, and reports whether d elapsed. Handlers
-// stop once their client disconnects, so shutdown does not wait on them.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
 // service is a running catalog on a loopback port.
 type service struct {
-	cat  *catalog
-	srv  *http.Server
-	url  string
-	done chan error
+	cat *catalog
+	*loopback.Server
+	url string
 }
 
-// startService listens on 127.0.0.1 with a kernel-chosen port, so parallel
-// runs and tests never collide.
 func startService(cfg Config) (*service, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("listen on loopback: %w", err)
-	}
 	cat := &catalog{cfg: cfg, waits: make(map[int]time.Duration)}
-	s := &service{
-		cat:  cat,
-		srv:  &http.Server{Handler: cat, ReadHeaderTimeout: 10 * time.Second},
-		url:  "http://" + ln.Addr().String() + "/record",
-		done: make(chan error, 1),
+	srv, err := loopback.Start(cat)
+	if err != nil {
+		return nil, err
 	}
-	go func() { s.done <- s.srv.Serve(ln) }()
-	return s, nil
+	return &service{cat: cat, Server: srv, url: srv.URL + "/record"}, nil
 }
 
 // stop shuts the service down and returns what it counted.
 func (s *service) stop() (Counts, map[int]time.Duration, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	err := s.srv.Shutdown(ctx)
-	if err != nil {
-		_ = s.srv.Close() // a handler outlived the grace period; cut it off
-	}
-	if serveErr := <-s.done; !errors.Is(serveErr, http.ErrServerClosed) {
-		err = errors.Join(err, serveErr)
-	}
+	err := s.Stop()
 	s.cat.mu.Lock()
 	defer s.cat.mu.Unlock()
 	if err != nil {

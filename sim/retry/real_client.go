@@ -8,20 +8,22 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/rewind-dev/rewind/internal/loopback"
 )
 
 // loop is client c's closed loop: the virtual mode's stagger and think times,
 // from the same stream, so each client's plan is the same in both modes.
 func (r *liveRun) loop(ctx context.Context, c int) error {
 	rng := clientRand(r.cfg, c)
-	if !sleepCtx(ctx, r.clk.until(r.cfg.stagger(rng))) {
+	if !loopback.Sleep(ctx, r.clk.until(r.cfg.stagger(rng))) {
 		return ctx.Err()
 	}
 	for r.clk.now() < r.cfg.Duration {
 		if err := r.operation(ctx, c); err != nil {
 			return err
 		}
-		if !sleepCtx(ctx, r.clk.wall(r.cfg.think(rng))) {
+		if !loopback.Sleep(ctx, r.clk.wall(r.cfg.think(rng))) {
 			return ctx.Err()
 		}
 	}
@@ -46,7 +48,7 @@ func (r *liveRun) operation(ctx context.Context, c int) error {
 		if !ok {
 			return nil
 		}
-		if !sleepCtx(ctx, r.clk.wall(delay)) {
+		if !loopback.Sleep(ctx, r.clk.wall(delay)) {
 			return ctx.Err()
 		}
 	}
@@ -134,19 +136,4 @@ func (r *liveRun) get(ctx context.Context) (int, error) {
 func isTimeout(err error) bool {
 	var ne net.Error
 	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
-}
-
-// sleepCtx waits d or until ctx ends, and reports whether d elapsed.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

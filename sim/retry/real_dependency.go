@@ -1,14 +1,13 @@
 package retry
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/rewind-dev/rewind/internal/loopback"
 )
 
 // liveDep is the dependency of the real mode, the same model as dependency
@@ -163,42 +162,23 @@ func (d *liveDep) answerAll(jobs []*job) {
 
 // liveServer is a liveDep served over HTTP on a loopback port.
 type liveServer struct {
-	dep  *liveDep
-	srv  *http.Server
-	url  string
-	done chan error
+	dep *liveDep
+	*loopback.Server
+	url string
 }
 
-// startLiveServer listens on 127.0.0.1 with a kernel-chosen port, so parallel
-// runs and tests never collide.
 func startLiveServer(dep *liveDep) (*liveServer, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	srv, err := loopback.Start(dep)
 	if err != nil {
-		return nil, fmt.Errorf("listen on loopback: %w", err)
+		return nil, err
 	}
-	s := &liveServer{
-		dep:  dep,
-		srv:  &http.Server{Handler: dep, ReadHeaderTimeout: 10 * time.Second},
-		url:  "http://" + ln.Addr().String() + "/",
-		done: make(chan error, 1),
-	}
-	go func() { s.done <- s.srv.Serve(ln) }()
-	return s, nil
+	return &liveServer{dep: dep, Server: srv, url: srv.URL + "/"}, nil
 }
 
 // stop closes the dependency, then the server, and returns the longest queue.
 func (s *liveServer) stop() (int, error) {
 	maxQueue := s.dep.close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	err := s.srv.Shutdown(ctx)
-	if err != nil {
-		_ = s.srv.Close() // a handler outlived the grace period; cut it off
-	}
-	if serveErr := <-s.done; !errors.Is(serveErr, http.ErrServerClosed) {
-		err = errors.Join(err, serveErr)
-	}
-	if err != nil {
+	if err := s.Stop(); err != nil {
 		return maxQueue, fmt.Errorf("stop dependency: %w", err)
 	}
 	return maxQueue, nil
