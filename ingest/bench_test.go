@@ -56,17 +56,22 @@ func freshDB(b *testing.B) *sql.DB {
 	return db
 }
 
-func BenchmarkIngestNDJSON(b *testing.B) {
+// benchLoad times load on a fresh database per iteration and reports rows/s.
+func benchLoad(b *testing.B, setup func(db *sql.DB) error, load func(db *sql.DB, path string) error) {
 	n := benchRows()
 	path := benchFile(b, n)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		db := freshDB(b)
+		if setup != nil {
+			if err := setup(db); err != nil {
+				b.Fatal(err)
+			}
+		}
 		b.StartTimer()
-		res, err := Files(context.Background(), db, Options{}, []string{path})
-		if err != nil || res[0].Rows != int64(n) {
-			b.Fatalf("ingest: %v %+v", err, res)
+		if err := load(db, path); err != nil {
+			b.Fatal(err)
 		}
 		if _, err := db.Exec("CHECKPOINT"); err != nil {
 			b.Fatal(err)
@@ -78,28 +83,31 @@ func BenchmarkIngestNDJSON(b *testing.B) {
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 }
 
-func BenchmarkDuckDBReadJSON(b *testing.B) {
-	n := benchRows()
-	path := benchFile(b, n)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		db := freshDB(b)
-		b.StartTimer()
-		for _, q := range []string{
-			"SET preserve_insertion_order = false",
-			"CREATE TABLE r AS SELECT * FROM read_json('" + path + "', format = 'newline_delimited')",
-			"CHECKPOINT",
-		} {
-			if _, err := db.Exec(q); err != nil {
-				b.Fatal(err)
-			}
+func execAll(db *sql.DB, qs ...string) error {
+	for _, q := range qs {
+		if _, err := db.Exec(q); err != nil {
+			return err
 		}
-		b.StopTimer()
-		db.Close()
-		b.StartTimer()
 	}
-	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	return nil
+}
+
+func BenchmarkIngestNDJSON(b *testing.B) {
+	want := int64(benchRows())
+	benchLoad(b, nil, func(db *sql.DB, path string) error {
+		res, err := Files(context.Background(), db, Options{}, []string{path})
+		if err == nil && res[0].Rows != want {
+			err = fmt.Errorf("ingested %d rows, want %d", res[0].Rows, want)
+		}
+		return err
+	})
+}
+
+func BenchmarkDuckDBReadJSON(b *testing.B) {
+	benchLoad(b, nil, func(db *sql.DB, path string) error {
+		return execAll(db, "SET preserve_insertion_order = false",
+			"CREATE TABLE r AS SELECT * FROM read_json('"+path+"', format = 'newline_delimited')")
+	})
 }
 
 // BenchmarkDuckDBReadJSONToRequests loads the same file with read_json into
@@ -107,30 +115,11 @@ func BenchmarkDuckDBReadJSON(b *testing.B) {
 // what the Arrow path adds: no line numbers, no file order, no validation
 // with file:line:field errors, unknown fields dropped.
 func BenchmarkDuckDBReadJSONToRequests(b *testing.B) {
-	n := benchRows()
-	path := benchFile(b, n)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		db := freshDB(b)
-		if err := EnsureSchema(context.Background(), db); err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-		for _, q := range []string{
-			"SET preserve_insertion_order = false",
+	setup := func(db *sql.DB) error { return EnsureSchema(context.Background(), db) }
+	benchLoad(b, setup, func(db *sql.DB, path string) error {
+		return execAll(db, "SET preserve_insertion_order = false",
 			`INSERT INTO requests SELECT 'bench', run, '', 0, req, NULL, attempt, t_ms, NULL, latency_ms, outcome, NULL,
 				tagged, NULL, NULL, NULL, NULL, NULL, 1, NULL, 1, 0
-			 FROM read_json('` + path + `', format = 'newline_delimited')`,
-			"CHECKPOINT",
-		} {
-			if _, err := db.Exec(q); err != nil {
-				b.Fatal(err)
-			}
-		}
-		b.StopTimer()
-		db.Close()
-		b.StartTimer()
-	}
-	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+			 FROM read_json('`+path+`', format = 'newline_delimited')`)
+	})
 }
