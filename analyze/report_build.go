@@ -2,8 +2,9 @@ package analyze
 
 import (
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/rewind-dev/rewind/analyze/report"
 )
@@ -155,7 +156,7 @@ func overviewSection(q Querier, e Experiment, o ReportOptions) (*report.Section,
 	sec := &report.Section{Title: "Experiment", Tables: []report.Table{resultTable(runs, "Runs")}}
 	if len(e.Params) > 0 {
 		t := report.Table{Caption: "Stored parameters", Columns: []report.Column{{Name: "parameter"}, {Name: "value"}}}
-		for _, k := range sortedKeys(e.Params) {
+		for _, k := range slices.Sorted(maps.Keys(e.Params)) {
 			t.Rows = append(t.Rows, []report.Value{k, fmt.Sprint(e.Params[k])})
 		}
 		sec.Tables = append(sec.Tables, t)
@@ -175,13 +176,4 @@ func hasRoles(q Querier, exp string, roles ...string) (bool, error) {
 		}
 	}
 	return true, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

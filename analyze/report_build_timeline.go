@@ -2,7 +2,9 @@ package analyze
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/rewind-dev/rewind/analyze/report"
 )
@@ -118,7 +120,7 @@ func resolutionSection(q Querier, e Experiment, o ReportOptions) (*report.Sectio
 		Note: "The busiest bucket of each run at 100 ms and at 1 s. ratio_1s = (peak_100ms / 100 ms) / (peak_1s / 1 s): " +
 			"how much a 1 s view understates the busiest moment.",
 		Tables: []report.Table{resultTable(cmp, "")}}
-	for _, run := range sortedKeys(fine) {
+	for _, run := range slices.Sorted(maps.Keys(fine)) {
 		if len(sec.Charts) == maxResolutionCharts {
 			sec.Note += fmt.Sprintf(" Charts for the first %d runs.", maxResolutionCharts)
 			break

@@ -3,7 +3,8 @@ package ingest
 import (
 	"bytes"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 
 	json "github.com/goccy/go-json"
@@ -109,7 +110,7 @@ func decodeObject(raw []byte, r *row, c *collector) (bool, error) {
 
 func requestObject(m map[string]json.RawMessage, r *row) error {
 	extra := map[string]json.RawMessage{}
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if k == "record" {
 			continue
 		}
@@ -153,7 +154,7 @@ func mergeAttrs(dst map[string]json.RawMessage, raw json.RawMessage, line int64)
 func compactObject(m map[string]json.RawMessage) string {
 	var b bytes.Buffer
 	b.WriteByte('{')
-	for i, k := range sortedKeys(m) {
+	for i, k := range slices.Sorted(maps.Keys(m)) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
@@ -166,15 +167,6 @@ func compactObject(m map[string]json.RawMessage) string {
 	}
 	b.WriteByte('}')
 	return b.String()
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // optString reads an optional string member.
