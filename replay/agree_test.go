@@ -52,9 +52,7 @@ func TestAgreesWithSQL(t *testing.T) {
 			t.Errorf("%s: falsification vs replay (-sql +replay):\n%s", g.name, diff)
 		}
 		ties += countTies(verdicts)
-		if g.window.N > 0 {
-			followAgrees(t, paths[i], rec, verdicts)
-		}
+		followAgrees(t, paths[i], rec, verdicts)
 	}
 	if ties < 40 {
 		t.Errorf("only %d windows tie the threshold: the generator no longer tests ties", ties)
@@ -151,7 +149,7 @@ func countTies(vs []Verdict) int {
 func followAgrees(t *testing.T, path string, rec *Recording, want []Verdict) {
 	t.Helper()
 	var got []Verdict
-	cfg := FollowConfig{Path: path, Rule: rec.Rule, Size: rec.Window.N, UntilEOF: true}
+	cfg := FollowConfig{Path: path, Rule: rec.Rule, Size: rec.Window.N, SizeMs: rec.Window.Ms, UntilEOF: true}
 	cfg.Rule.StopAfter = 1
 	if _, err := Follow(context.Background(), cfg, func(v Verdict) error { got = append(got, v); return nil }); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"time"
 
@@ -16,14 +17,19 @@ import (
 type FollowConfig struct {
 	Path        string
 	Rule        Rule
-	Size        int64         // rows per window (count windows)
+	Size        int64         // rows per window (count windows), or
+	SizeMs      float64       // window length in ms (duration windows, by t_ms)
 	UntilEOF    bool          // end at the first end of file
 	IdleTimeout time.Duration // end when the file has not grown for this long; 0: never
 	Poll        time.Duration // how often to look for growth; 0: 100ms
 }
 
 // Follow reads a canonical NDJSON log as tail -f does and decides each
-// count window as it closes, with the same Evaluator as Walk. It returns
+// window as it closes, with the same Evaluator as Walk. A count window closes
+// at its Size-th row; a duration window [k·SizeMs, (k+1)·SizeMs) closes when
+// a row of a later window arrives (rows are expected in t_ms order; a late
+// row counts in the open window), and windows without rows are skipped, as
+// in the windows macro. It returns
 // as soon as the stop fires (Summary.StopWindow > 0), or when the log ends
 // (UntilEOF, IdleTimeout) or ctx is done. When the log ends, the open window
 // is closed as a short last window, as the windows macro cuts it.
@@ -35,8 +41,8 @@ type FollowConfig struct {
 // is an error naming file:line. Memory holds the open window's counts, the
 // roles of the runs and one line.
 func Follow(ctx context.Context, c FollowConfig, fn func(Verdict) error) (Summary, error) {
-	if c.Size < 1 {
-		return Summary{}, fmt.Errorf("watch needs a count window of 1 or more rows, got %d", c.Size)
+	if c.Size < 1 && !(c.SizeMs > 0) {
+		return Summary{}, fmt.Errorf("watch needs a window: 1 or more rows, or a positive duration")
 	}
 	ev, err := NewEvaluator(c.Rule)
 	if err != nil {
@@ -156,10 +162,32 @@ func (t *tail) lineDone(b []byte) error {
 	if !t.counts(a) {
 		return nil
 	}
+	if t.cfg.SizeMs > 0 {
+		return t.addTimed(a)
+	}
 	t.add(a)
 	if t.rows == t.cfg.Size {
 		return t.close()
 	}
+	return nil
+}
+
+// addTimed places a row in its duration window, closing the open window
+// first when the row belongs to a later one.
+func (t *tail) addTimed(a ingest.Attempt) error {
+	if !a.HasTMs {
+		return &ingest.LineError{File: t.cfg.Path, Line: t.line, Field: "t_ms", Msg: "missing: duration windows need send times"}
+	}
+	n := int64(math.Floor(a.TMs/t.cfg.SizeMs)) + 1
+	if t.rows > 0 && n > t.open.N {
+		if err := t.close(); err != nil {
+			return err
+		}
+	}
+	if t.rows == 0 && n > t.open.N {
+		t.open.N = n
+	}
+	t.add(a)
 	return nil
 }
 

@@ -15,9 +15,11 @@ import (
 const watchUsage = `Usage: rewind watch FILE.ndjson [flags]
 
 Follows a growing canonical NDJSON log as tail -f does and applies the stop
-criterion of 'rewind replay' to each count window as it closes, with the
-same code: a window is falsified when its ok share is strictly below
-baseline - margin; the stop fires on the window that completes K
+criterion of 'rewind replay' to each window as it closes, with the same
+code. A count window (--window 40) closes at its 40th row; a duration window
+(--window 1s, by t_ms) closes when a row of a later window arrives (rows are
+expected in t_ms order; a late row counts in the open window). A window is falsified when its ok
+share is strictly below baseline - margin; the stop fires on the window that completes K
 consecutive falsified windows. Each window is printed as it closes (the
 columns of rewind replay). Exit code 3 the moment the stop fires; 0 when
 the log ends without a stop (--until-eof: at end of file; --idle-timeout:
@@ -36,7 +38,8 @@ recorded experiment (--baseline-experiment, same window size).
 Examples:
   rewind watch live.ndjson --baseline-experiment gunluk
   rewind watch live.ndjson --baseline-share 0.96 --window 40 --stop-after 2
-  rewind watch run.ndjson --baseline-share 0.955 --window 100 --until-eof && echo "no stop"`
+  rewind watch run.ndjson --baseline-share 0.955 --window 100 --until-eof && echo "no stop"
+  rewind watch live.ndjson --baseline-share 0.96 --window 1s --idle-timeout 30s`
 
 func init() {
 	register(command{name: "watch", summary: "follow a growing log and exit 3 when the stop criterion fires", run: runWatch})
@@ -44,7 +47,7 @@ func init() {
 
 type watchOptions struct {
 	db, baselineExp, baselineShare string
-	window                         int64
+	window                         string
 	margin                         string
 	k                              int
 	untilEOF                       bool
@@ -58,7 +61,7 @@ func watchFlags(e *env) (*watchOptions, *pflag.FlagSet) {
 	fs.StringVar(&o.db, "db", analyze.DefaultDB, "database file (for --baseline-experiment)")
 	fs.StringVar(&o.baselineExp, "baseline-experiment", "", "take the baseline from this recorded experiment's control run")
 	fs.StringVar(&o.baselineShare, "baseline-share", "", "the baseline as an exact share, e.g. 0.96")
-	fs.Int64Var(&o.window, "window", 0, "rows per window (default: the baseline experiment's stored window)")
+	fs.StringVar(&o.window, "window", "", "rows per window (40) or a duration by t_ms (1s) (default: the baseline experiment's stored window)")
 	fs.StringVar(&o.margin, "margin", "0.10", "margin below the baseline, as an exact share")
 	fs.IntVar(&o.k, "stop-after", 1, "consecutive falsified windows that stop the experiment")
 	fs.BoolVar(&o.untilEOF, "until-eof", false, "end at the end of the file instead of following it")
@@ -96,7 +99,7 @@ func runWatch(ctx context.Context, e *env, args []string) error {
 
 // config checks the flags and resolves the baseline and window.
 func (o *watchOptions) config(ctx context.Context) (replay.FollowConfig, error) {
-	c := replay.FollowConfig{Size: o.window, UntilEOF: o.untilEOF, IdleTimeout: o.idle}
+	c := replay.FollowConfig{UntilEOF: o.untilEOF, IdleTimeout: o.idle}
 	c.Rule.StopAfter = o.k
 	if o.k < 1 {
 		return c, usagef("--stop-after %d: want 1 or more consecutive windows", o.k)
@@ -104,10 +107,11 @@ func (o *watchOptions) config(ctx context.Context) (replay.FollowConfig, error) 
 	if o.untilEOF && o.idle > 0 {
 		return c, usagef("--until-eof and --idle-timeout: give one")
 	}
-	if o.window < 0 {
-		return c, usagef("--window %d: want a positive number of rows", o.window)
+	w, err := windowFlag(o.window)
+	if err != nil {
+		return c, err
 	}
-	var err error
+	c.Size, c.SizeMs = w.N, w.Ms
 	if c.Rule.Margin, err = replay.ParseMargin(o.margin); err != nil {
 		return c, usagef("--margin %v", err)
 	}
@@ -119,29 +123,24 @@ func (o *watchOptions) config(ctx context.Context) (replay.FollowConfig, error) 
 		if c.Rule.Baseline, err = replay.ParseShare(o.baselineShare); err != nil {
 			return c, usagef("--baseline-share %v", err)
 		}
-		if c.Size == 0 {
-			return c, usagef("--window: watch needs a count window (rows per window) with --baseline-share")
+		if w.IsZero() {
+			return c, usagef("--window: give the window (rows, e.g. 40, or a duration, e.g. 1s) with --baseline-share")
 		}
 		return c, nil
 	}
-	c.Rule.Baseline, c.Size, err = o.recordedBaseline(ctx)
+	c.Rule.Baseline, w, err = o.recordedBaseline(ctx, w)
+	c.Size, c.SizeMs = w.N, w.Ms
 	return c, err
 }
 
 // recordedBaseline reads the baseline (and, without --window, the window)
 // from a recorded experiment.
-func (o *watchOptions) recordedBaseline(ctx context.Context) (*big.Rat, int64, error) {
+func (o *watchOptions) recordedBaseline(ctx context.Context, flag analyze.Window) (*big.Rat, analyze.Window, error) {
 	db, err := (&dbFlags{db: o.db}).openRead(ctx)
 	if err != nil {
-		return nil, 0, err
+		return nil, flag, err
 	}
 	defer db.Close()
-	w, b, err := replay.RecordedBaseline(ctx, db, o.baselineExp, analyze.Window{N: o.window})
-	if err != nil {
-		return nil, 0, err
-	}
-	if w.N == 0 {
-		return nil, 0, usagef("--window: experiment %q stores a duration window; watch needs a count (rows per window)", o.baselineExp)
-	}
-	return b, w.N, nil
+	w, b, err := replay.RecordedBaseline(ctx, db, o.baselineExp, flag)
+	return b, w, err
 }
