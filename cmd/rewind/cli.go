@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/rewind-dev/rewind/internal/progress"
 )
 
 // Exit codes, documented in the README.
@@ -145,11 +147,8 @@ func parse(fs *pflag.FlagSet, args []string) error {
 	return nil
 }
 
+// isTerminal tells whether w is a terminal (progress bars and pacing only then).
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return ok && progress.IsTerminal(f)
 }
