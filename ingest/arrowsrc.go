@@ -3,7 +3,7 @@ package ingest
 import (
 	"context"
 	"fmt"
-	"os"
+	"io"
 	"strconv"
 	"strings"
 
@@ -23,31 +23,21 @@ import (
 
 // openArrowSource opens an Arrow IPC file or stream, or a Parquet file, as a
 // record reader.
-func openArrowSource(ctx context.Context, path, format string) (array.RecordReader, func(), error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
+func openArrowSource(ctx context.Context, ra io.ReaderAt, size int64, format string) (array.RecordReader, func(), error) {
 	switch format {
 	case FormatArrow:
-		if fr, err := ipc.NewFileReader(f); err == nil {
+		if fr, err := ipc.NewFileReader(io.NewSectionReader(ra, 0, size)); err == nil {
 			rr, err := newIPCFileRecords(fr)
-			return rr, func() { fr.Close(); f.Close() }, err
+			return rr, func() { fr.Close() }, err
 		}
-		if _, err := f.Seek(0, 0); err != nil {
-			f.Close()
-			return nil, nil, err
-		}
-		r, err := ipc.NewReader(f)
+		r, err := ipc.NewReader(io.NewSectionReader(ra, 0, size))
 		if err != nil {
-			f.Close()
 			return nil, nil, lineErr(0, "bad Arrow IPC file: %v", err)
 		}
-		return r, func() { r.Release(); f.Close() }, nil
+		return r, r.Release, nil
 	case FormatParquet:
-		pf, err := file.NewParquetReader(f)
+		pf, err := file.NewParquetReader(io.NewSectionReader(ra, 0, size))
 		if err != nil {
-			f.Close()
 			return nil, nil, lineErr(0, "bad Parquet file: %v", err)
 		}
 		fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: batchRows}, memory.DefaultAllocator)
@@ -62,8 +52,20 @@ func openArrowSource(ctx context.Context, path, format string) (array.RecordRead
 		}
 		return rr, func() { rr.Release(); pf.Close() }, nil
 	}
-	f.Close()
 	return nil, nil, fmt.Errorf("not a typed format: %s", format)
+}
+
+// decodeTypedSource opens the typed file when the decoder starts and closes
+// it when it ends.
+func decodeTypedSource(ra io.ReaderAt, size int64, format string) produce {
+	return func(ctx context.Context, emit func(arrow.RecordBatch) error) error {
+		src, closeSrc, err := openArrowSource(ctx, ra, size, format)
+		if err != nil {
+			return err
+		}
+		defer closeSrc()
+		return decodeTyped(src)(ctx, emit)
+	}
 }
 
 // ipcFileRecords iterates the record batches of an Arrow IPC file.
@@ -140,7 +142,7 @@ func convertBatch(ctx context.Context, rb arrow.RecordBatch, base int64) (arrow.
 		case colLine, colOrd:
 			cols[i] = sequence(mem, n, base+map[bool]int64{true: 1, false: 0}[i == colLine])
 			continue
-		case colAttrs, colReqText:
+		case colAttrs, colReqText, colGroup:
 			continue
 		}
 		name := sourceName(f.Name)
@@ -157,6 +159,7 @@ func convertBatch(ctx context.Context, rb arrow.RecordBatch, base int64) (arrow.
 		cols[i] = c
 	}
 	cols[colReqText] = array.MakeArrayOfNull(mem, arrow.BinaryTypes.String, int(n))
+	cols[colGroup] = array.MakeArrayOfNull(mem, arrow.BinaryTypes.String, int(n))
 	attrs, err := attrsColumn(rb, known)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -23,7 +24,7 @@ type row struct {
 	attempt, status                            int32
 	tMs, latency                               float64
 	outcome, userID, batchID, clientID, reason string
-	attrs                                      string
+	attrs, group                               string
 	tagged, retried                            bool
 }
 
@@ -69,6 +70,7 @@ func (bt *batcher) append(r *row) {
 	appendString(f[colDropReason], r, colDropReason, r.reason)
 	appendInt64(f[colCount], r, colCount, r.count)
 	appendString(f[colAttrs], r, colAttrs, r.attrs)
+	appendString(f[colGroup], r, colGroup, r.group)
 	if bt.ordFromLine {
 		f[colOrd].(*array.Int64Builder).Append(r.line)
 	} else {
@@ -156,6 +158,15 @@ func newStream(ctx context.Context, schema *arrow.Schema, p produce) *stream {
 	go func() {
 		defer close(s.done)
 		defer close(s.ch)
+		// A decoder (ours or a library's) that panics on malformed input
+		// fails the ingest with an error instead of the process.
+		defer func() {
+			if r := recover(); r != nil {
+				s.mu.Lock()
+				s.err = fmt.Errorf("malformed input: the decoder failed: %v", r)
+				s.mu.Unlock()
+			}
+		}()
 		err := p(ctx, func(rb arrow.RecordBatch) error {
 			select {
 			case s.ch <- rb:

@@ -3,19 +3,15 @@ package ingest
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"database/sql"
 	"database/sql/driver"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
+	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	duckdb "github.com/duckdb/duckdb-go/v2"
 )
@@ -26,25 +22,60 @@ type Options struct {
 	Run        string            // run for rows that give none
 	From       string            // format; default: detected
 	Params     map[string]string // stored with the experiment (JSON values, or text)
-	// Progress, when set, is called with bytes read so far and the total.
+	// OkStatus lists the HTTP statuses that count as ok where a format gives
+	// a status but no outcome, e.g. "200-399" (the default) or "200-299,404".
+	OkStatus string
+	// Maps set canonical columns from SQL expressions over the source's own
+	// fields (--map COLUMN=EXPR), in order.
+	Maps []Mapping
+	// Replace drops what an earlier ingest of the same path loaded (its
+	// content changed) in the same transaction; Append keeps it and adds
+	// the new content. Without either, such a file is refused.
+	Replace, Append bool
+	// Stdin is read for the argument "-".
+	Stdin io.Reader
+	// Progress, when set, is called with bytes read so far and the total
+	// (-1 when unknown, as for a pipe).
 	Progress func(done, total int64)
 }
 
 // Result tells what happened to one file.
 type Result struct {
-	Path       string
-	Format     string
-	Experiment string
-	Rows       int64
-	Events     int64
-	Skipped    bool // an identical file was ingested before: nothing was done
+	Path        string
+	Format      string
+	Compression string // "", "gzip" or "zstd"
+	Experiment  string
+	Rows        int64
+	Events      int64
+	Skipped     bool   // nothing was loaded from this file: see Why
+	Why         string // why it was skipped
+	// ResolutionMs is the finest time step the file's times show (1000 for
+	// whole seconds, 1 for whole milliseconds, 0.001 for microseconds); 0
+	// when its rows carry no times.
+	ResolutionMs float64
+	// Warnings are things worth a look that did not stop the ingest, such
+	// as outcome values outside the known set.
+	Warnings []string
 }
 
 // Files ingests paths in one transaction: either every file is loaded or,
-// on the first error, none is and the database is unchanged.
+// on the first error, none is and the database is unchanged. A path may be
+// "-" (standard input), a folder (every file in it whose format is
+// recognised; the others are returned as skipped) or a glob pattern.
 func Files(ctx context.Context, db *sql.DB, opts Options, paths []string) ([]Result, error) {
 	if opts.From != "" && !validFormat(opts.From) {
 		return nil, fmt.Errorf("unknown format %q (want one of %s)", opts.From, strings.Join(Formats, ", "))
+	}
+	if opts.Replace && opts.Append {
+		return nil, errors.New("--replace and --append exclude each other")
+	}
+	okRanges, err := parseStatusRanges(opts.OkStatus)
+	if err != nil {
+		return nil, err
+	}
+	srcs, err := expand(paths)
+	if err != nil {
+		return nil, err
 	}
 	conn, err := db.Conn(ctx)
 	if err != nil {
@@ -67,7 +98,8 @@ func Files(ctx context.Context, db *sql.DB, opts Options, paths []string) ([]Res
 	if _, err := conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
 		return nil, err
 	}
-	results, err := ingestAll(ctx, &loader{conn: conn, ar: ar, opts: opts}, paths)
+	l := &loader{conn: conn, ar: ar, opts: opts, ok: okRanges, fileRuns: opts.Experiment != ""}
+	results, err := ingestAll(ctx, l, srcs)
 	if err != nil {
 		_, _ = conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
 		return nil, err
@@ -101,55 +133,67 @@ type loader struct {
 	conn *sql.Conn
 	ar   *duckdb.Arrow
 	opts Options
-	seen map[string]bool // hashes loaded by this ingest
+	ok   []statusRange
+	// fileRuns: --experiment was given, so each file is a run of it, named
+	// from the file where its rows name none.
+	fileRuns bool
+	seen     map[string]Result // hashes loaded by this ingest
+	tOrigin  string            // the experiment whose origin the current file's t_ms came from
 }
 
-func ingestAll(ctx context.Context, l *loader, paths []string) ([]Result, error) {
-	l.seen = map[string]bool{}
+func ingestAll(ctx context.Context, l *loader, srcs []source) ([]Result, error) {
+	l.seen = map[string]Result{}
 	var results []Result
-	for _, p := range paths {
-		res, err := l.file(ctx, p)
+	for _, s := range srcs {
+		res, err := l.file(ctx, s)
 		if err != nil {
-			return nil, withFile(p, err)
+			return nil, withFile(s.name, err)
 		}
 		results = append(results, res)
 	}
 	return results, nil
 }
 
-func (l *loader) file(ctx context.Context, path string) (Result, error) {
-	res := Result{Path: path}
-	sum, size, err := hashFile(path)
+func (l *loader) file(ctx context.Context, s source) (Result, error) {
+	res := Result{Path: s.name}
+	l.tOrigin = ""
+	in, err := openInput(s.name, l.opts.Stdin)
 	if err != nil {
 		return res, err
 	}
-	if size == 0 {
+	defer in.close()
+	res.Compression = in.compression
+	if in.size == 0 || len(in.head) == 0 {
 		return res, errors.New("file is empty")
 	}
-	if done, err := l.already(ctx, sum, &res); err != nil || done {
-		if err == nil && len(l.opts.Params) > 0 {
-			err = l.storeParams(ctx, res.Experiment)
+	if done, err := l.repeatBeforeDecode(ctx, in, &res); err != nil || done {
+		return res, err
+	}
+	f, err := l.format(in)
+	if err != nil {
+		if s.fromDir {
+			res.Skipped, res.Why = true, "format not recognised"
+			return res, nil
 		}
 		return res, err
 	}
-	format, err := l.format(path)
-	if err != nil {
-		return res, err
-	}
-	res.Format = format
-	res.Experiment = l.experimentFor(path)
+	res.Format = f.name
+	res.Experiment = l.experimentFor(in.detectName())
 	fileID, err := l.nextFileID(ctx)
 	if err != nil {
 		return res, err
 	}
 	c := newCollector()
 	defer c.release()
-	p, closeSrc, err := l.decoder(ctx, path, format, size, c)
+	if l.opts.Progress != nil {
+		stop := l.progress(in)
+		defer stop()
+	}
+	p, err := f.decode(in, c)
 	if err != nil {
 		return res, err
 	}
-	defer closeSrc()
-	if res.Rows, err = l.insertRequests(ctx, p, fileID, res.Experiment); err != nil {
+	if res.Rows, err = l.insertRequests(ctx, p, fileID, res.Experiment, runName(in.detectName())); err != nil {
 		return res, err
 	}
 	if res.Events, err = l.insertEvents(ctx, c, fileID, res.Experiment); err != nil {
@@ -157,6 +201,16 @@ func (l *loader) file(ctx context.Context, path string) (Result, error) {
 	}
 	if res.Rows == 0 && res.Events == 0 {
 		return res, errors.New("file is empty: no records in it")
+	}
+	sum := in.sum()
+	if done, err := l.repeatAfterDecode(ctx, sum, fileID, &res); err != nil || done {
+		return res, err
+	}
+	if err := l.samePath(ctx, in, sum); err != nil {
+		return res, err
+	}
+	if err := l.finishRows(ctx, fileID, &res); err != nil {
+		return res, err
 	}
 	if err := l.storeMeta(ctx, c, fileID, res.Experiment); err != nil {
 		return res, err
@@ -169,10 +223,53 @@ func (l *loader) file(ctx context.Context, path string) (Result, error) {
 			return res, err
 		}
 	}
-	_, err = l.conn.ExecContext(ctx, `INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, now())`,
-		fileID, path, sum, l.opts.Experiment, format, res.Experiment, res.Rows+res.Events)
-	l.seen[sum] = true
-	return res, err
+	_, err = l.conn.ExecContext(ctx, `INSERT INTO files (file_id, path, sha256, named_as, format, experiment, rows, ingested_at, bytes, abs_path, compression, resolution_ms)
+		VALUES (?, ?, ?, ?, ?, ?, ?, now(), ?, ?, ?, ?)`,
+		fileID, s.name, sum, l.opts.Experiment, f.name, res.Experiment, res.Rows+res.Events, in.read(), absPath(in.path),
+		in.compression, nullIfZero(res.ResolutionMs))
+	if err != nil {
+		return res, err
+	}
+	l.seen[sum] = res
+	return res, l.recordOrigin(ctx, fileID)
+}
+
+// progress reports the bytes read of in until stop is called.
+func (l *loader) progress(in *input) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				l.opts.Progress(in.read(), in.size)
+				return
+			case <-t.C:
+				l.opts.Progress(in.read(), in.size)
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+func absPath(p string) any {
+	if p == "" {
+		return nil
+	}
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
+func nullIfZero(f float64) any {
+	if f == 0 {
+		return nil
+	}
+	return f
 }
 
 // fileExperiments names the experiments a file's rows went to (rows may
@@ -185,54 +282,159 @@ func (l *loader) fileExperiments(ctx context.Context, fileID int64) (string, err
 	return names, err
 }
 
-func hashFile(path string) (string, int64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", 0, err
+// repeatBeforeDecode answers a re-ingest without decoding: only when a file
+// of the same size was ingested under the same --experiment is the file
+// hashed first (the one case where a pass before decoding pays).
+func (l *loader) repeatBeforeDecode(ctx context.Context, in *input, res *Result) (bool, error) {
+	if in.path == "" {
+		return false, nil
 	}
-	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
-	if err != nil {
-		return "", 0, err
+	var n int
+	if err := l.conn.QueryRowContext(ctx, `SELECT count(*) FROM files WHERE bytes = ? AND named_as = ?`,
+		in.size, l.opts.Experiment).Scan(&n); err != nil {
+		return false, err
 	}
-	return hex.EncodeToString(h.Sum(nil)), n, nil
+	if n == 0 {
+		return false, nil
+	}
+	sum, err := hashPath(in.path)
+	if err != nil {
+		return false, err
+	}
+	return l.already(ctx, sum, res)
 }
 
+// repeatAfterDecode finds that the content just loaded was loaded before
+// (a pipe, or a file whose size was new): its rows are taken out again.
+func (l *loader) repeatAfterDecode(ctx context.Context, sum string, fileID int64, res *Result) (bool, error) {
+	format := res.Format
+	done, err := l.already(ctx, sum, res)
+	if err != nil || !done {
+		return false, err
+	}
+	res.Format = format
+	return true, l.dropFile(ctx, fileID)
+}
+
+func (l *loader) dropFile(ctx context.Context, fileID int64) error {
+	for _, q := range []string{`DELETE FROM requests WHERE file_id = ?`, `DELETE FROM events WHERE file_id = ?`, `DELETE FROM files WHERE file_id = ?`} {
+		if _, err := l.conn.ExecContext(ctx, q, fileID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// samePath refuses a path ingested before with other content (it was
+// modified in place), unless --replace or --append says what to do.
+func (l *loader) samePath(ctx context.Context, in *input, sum string) error {
+	if in.path == "" {
+		return nil
+	}
+	rows, err := l.conn.QueryContext(ctx, `SELECT file_id, experiment, rows, strftime(ingested_at, '%Y-%m-%d %H:%M:%S') FROM files
+		WHERE abs_path = ? AND named_as = ? AND sha256 <> ? ORDER BY file_id`, absPath(in.path), l.opts.Experiment, sum)
+	if err != nil {
+		return err
+	}
+	type earlier struct {
+		id        int64
+		exp, when string
+		rows      int64
+	}
+	var prev []earlier
+	for rows.Next() {
+		var e earlier
+		if err := rows.Scan(&e.id, &e.exp, &e.rows, &e.when); err != nil {
+			rows.Close()
+			return err
+		}
+		prev = append(prev, e)
+	}
+	rows.Close()
+	if len(prev) == 0 || l.opts.Append {
+		return nil
+	}
+	if l.opts.Replace {
+		for _, e := range prev {
+			if err := l.dropFile(ctx, e.id); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	e := prev[len(prev)-1]
+	return hinted(fmt.Errorf("this path was ingested before with other content (experiment %s, %d rows, at %s UTC): it changed since",
+		e.exp, e.rows, e.when), "add --replace to load it instead of the earlier content, or --append to add it")
+}
+
+// HintedError carries a command line that works, for the CLI's "Try:".
+type HintedError struct {
+	Err error
+	Try string
+}
+
+func (h *HintedError) Error() string { return h.Err.Error() }
+func (h *HintedError) Unwrap() error { return h.Err }
+
+func hinted(err error, try string) error { return &HintedError{Err: err, Try: try} }
+
 func (l *loader) already(ctx context.Context, sum string, res *Result) (bool, error) {
-	if l.seen[sum] {
-		res.Skipped = true
+	if prev, ok := l.seen[sum]; ok {
+		res.Skipped, res.Experiment, res.Rows, res.Format = true, prev.Experiment, prev.Rows, prev.Format
+		res.Why = "the same content as " + prev.Path + ", loaded above"
+		if prev.Path == res.Path {
+			res.Why = "named twice: loaded once, above"
+		}
 		return true, nil
 	}
-	err := l.conn.QueryRowContext(ctx, `SELECT experiment, format, rows FROM files WHERE sha256 = ? AND named_as = ?`,
-		sum, l.opts.Experiment).Scan(&res.Experiment, &res.Format, &res.Rows)
+	var path, at string
+	err := l.conn.QueryRowContext(ctx, `SELECT experiment, format, rows, path, strftime(ingested_at, '%Y-%m-%d %H:%M:%S') FROM files WHERE sha256 = ? AND named_as = ?`,
+		sum, l.opts.Experiment).Scan(&res.Experiment, &res.Format, &res.Rows, &path, &at)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
-	res.Skipped = err == nil
-	return res.Skipped, err
+	if err != nil {
+		return false, err
+	}
+	res.Skipped = true
+	res.Why = "already ingested"
+	if path != res.Path {
+		res.Why += " as " + path
+	}
+	if len(l.opts.Params) > 0 {
+		if err := l.storeParams(ctx, res.Experiment); err != nil {
+			return false, err
+		}
+		res.Why += "; --set stored with experiment " + res.Experiment
+	}
+	return true, nil
 }
 
-func (l *loader) format(path string) (string, error) {
+func (l *loader) format(in *input) (format, error) {
 	if l.opts.From != "" {
-		return l.opts.From, nil
+		f, _ := formatNamed(l.opts.From)
+		return f, nil
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
+	if len(bytes.TrimSpace(in.head)) == 0 {
+		return format{}, errors.New("file is empty: only whitespace")
 	}
-	defer f.Close()
-	head := make([]byte, 4096)
-	n, _ := io.ReadFull(f, head)
-	if len(bytes.TrimSpace(head[:n])) == 0 {
-		return "", errors.New("file is empty: only whitespace")
-	}
-	return Detect(path, head[:n])
+	return detectFormat(in.detectName(), in.head)
 }
+
+// runName is the run a file stands for when --experiment gathers files:
+// its name without folder and extensions.
+func runName(path string) string { return stem(path) }
 
 func (l *loader) experimentFor(path string) string {
 	if l.opts.Experiment != "" {
 		return l.opts.Experiment
+	}
+	return stem(path)
+}
+
+func stem(path string) string {
+	if path == Stdin {
+		return "stdin"
 	}
 	base := filepath.Base(path)
 	for {
@@ -248,52 +450,6 @@ func (l *loader) nextFileID(ctx context.Context) (int64, error) {
 	var id int64
 	err := l.conn.QueryRowContext(ctx, `SELECT coalesce(max(file_id), 0) + 1 FROM files`).Scan(&id)
 	return id, err
-}
-
-// decoder opens path and returns the producer of its staging batches.
-func (l *loader) decoder(ctx context.Context, path, format string, size int64, c *collector) (produce, func(), error) {
-	switch format {
-	case FormatParquet, FormatArrow:
-		src, closeSrc, err := openArrowSource(ctx, path, format)
-		if err != nil {
-			return nil, nil, err
-		}
-		return decodeTyped(src), closeSrc, nil
-	case FormatJSON, FormatGunluk:
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, nil, err
-		}
-		if format == FormatGunluk {
-			return decodeGunluk(data, c), func() {}, nil
-		}
-		return decodeJSONArray(data, c), func() {}, nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	in := &countingReader{r: f, total: size, progress: l.opts.Progress}
-	if format == FormatCSV {
-		return decodeCSV(in), func() { f.Close() }, nil
-	}
-	return decodeNDJSON(in, c), func() { f.Close() }, nil
-}
-
-type countingReader struct {
-	r        io.Reader
-	n        atomic.Int64
-	total    int64
-	progress func(done, total int64)
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	done := c.n.Add(int64(n))
-	if c.progress != nil {
-		c.progress(done, c.total)
-	}
-	return n, err
 }
 
 // registered runs fn while rr is visible to SQL as a view, and makes sure the
@@ -312,5 +468,3 @@ func (l *loader) registered(ctx context.Context, rr array.RecordReader, fn func(
 	release()
 	return err
 }
-
-var _ arrow.RecordBatch = nil

@@ -11,10 +11,11 @@ import (
 
 // insertRequests streams the decoder's batches into the requests table.
 // Defaults are filled here: role from the run name, attempt 0, count 1,
-// tagged false. seq continues the table's order, so rows of a run keep file
-// order across files.
-func (l *loader) insertRequests(ctx context.Context, p produce, fileID int64, experiment string) (int64, error) {
-	checked := requireColumns(p, l.opts.Run != "")
+// tagged false, the outcome from the status where the file gives none. seq
+// continues the table's order, so rows of a run keep file order across
+// files. What needs the whole file is derived afterwards (finishRows).
+func (l *loader) insertRequests(ctx context.Context, p produce, fileID int64, experiment, fileRun string) (int64, error) {
+	checked := l.requireColumns(validated(p))
 	s := newStream(ctx, stageSchema, checked)
 	defer s.Release()
 	var n int64
@@ -29,13 +30,20 @@ func (l *loader) insertRequests(ctx context.Context, p produce, fileID int64, ex
 		if l.opts.Experiment != "" {
 			expExpr = "coalesce($exp::VARCHAR, experiment)"
 		}
+		fileRunExpr := "NULL"
+		if l.fileRuns {
+			fileRunExpr = "$filerun::VARCHAR"
+		}
+		runExpr := fmt.Sprintf("coalesce(run, $run::VARCHAR, %s, run_group, $filerun::VARCHAR)", fileRunExpr)
 		q := fmt.Sprintf(`INSERT INTO requests
-SELECT %s, coalesce(run, $run::VARCHAR), coalesce(role, CASE WHEN coalesce(run, $run::VARCHAR) IN ('control', 'experiment') THEN coalesce(run, $run::VARCHAR) ELSE '' END),
-       $base::BIGINT + ord, req, req_text, coalesce(attempt, 0), t_ms, make_timestamp(ts_us), latency_ms, outcome, status,
+SELECT %s, %s, coalesce(role, CASE WHEN %s IN ('control', 'experiment') THEN %s ELSE '' END),
+       $base::BIGINT + ord, req, req_text, coalesce(attempt, 0), t_ms, make_timestamp(ts_us), latency_ms,
+       coalesce(outcome, %s), status,
        coalesce(tagged, false), user_id, batch_id, client_id, retried, drop_reason, coalesce(count, 1),
        attrs::JSON, $file::INTEGER, line
-FROM %s`, expExpr, view)
-		res, err := l.conn.ExecContext(ctx, q, namedArgs(map[string]any{"exp": experiment, "run": l.opts.Run, "base": base, "file": fileID})...)
+FROM %s`, expExpr, runExpr, runExpr, runExpr, statusOutcomeSQL(l.ok), view)
+		res, err := l.conn.ExecContext(ctx, q, namedArgs(map[string]any{"exp": experiment, "run": nullIfEmpty(l.opts.Run),
+			"filerun": fileRun, "base": base, "file": fileID})...)
 		if err != nil {
 			return err
 		}
@@ -48,22 +56,31 @@ FROM %s`, expExpr, view)
 	if err != nil {
 		return 0, fmt.Errorf("insert requests: %w", err)
 	}
-	return n, l.fillDerived(ctx, fileID)
+	return n, nil
 }
 
 // requireColumns wraps a decoder with the checks every format shares: each
-// attempt names its outcome, and its run unless --run gives one. A row that
-// gives count is a pre-binned series point: it may leave the outcome out
-// (stored as NULL, unknown).
-func requireColumns(p produce, haveRun bool) produce {
+// attempt names its outcome (or a status it is derived from), and its run
+// unless --run, --experiment or the tool's own grouping gives one. A row
+// that gives count is a pre-binned series point: it may leave the outcome
+// out (stored as NULL, unknown). Columns a --map sets are not required here:
+// they are checked after the map ran.
+func (l *loader) requireColumns(p produce) produce {
+	mapped := map[string]bool{}
+	for _, m := range l.opts.Maps {
+		mapped[m.Column] = true
+	}
+	haveRun := l.opts.Run != "" || l.fileRuns || mapped["run"]
 	return func(ctx context.Context, emit func(arrow.RecordBatch) error) error {
 		return p(ctx, func(rb arrow.RecordBatch) error {
-			if err := checkPresent(rb, colOutcome, "outcome", "", rb.Column(colCount)); err != nil {
-				rb.Release()
-				return err
+			if !mapped["outcome"] {
+				if err := checkPresent(rb, colOutcome, "outcome", " (and no status to derive it from)", rb.Column(colCount), rb.Column(colStatus)); err != nil {
+					rb.Release()
+					return err
+				}
 			}
 			if !haveRun {
-				if err := checkPresent(rb, colRun, "run", " (or name the run with --run)", nil); err != nil {
+				if err := checkPresent(rb, colRun, "run", " (or name the run with --run)", rb.Column(colGroup)); err != nil {
 					rb.Release()
 					return err
 				}
@@ -73,51 +90,24 @@ func requireColumns(p produce, haveRun bool) produce {
 	}
 }
 
-// checkPresent fails at the first row where col is null, unless excuse (when
-// given) is set on that row.
-func checkPresent(rb arrow.RecordBatch, col int, name, hint string, excuse arrow.Array) error {
+// checkPresent fails at the first row where col is null, unless one of the
+// excuses (when given) is set on that row.
+func checkPresent(rb arrow.RecordBatch, col int, name, hint string, excuses ...arrow.Array) error {
 	a := rb.Column(col)
 	if a.NullN() == 0 {
 		return nil
 	}
 	lines := rb.Column(colLine).(*array.Int64)
 	for i := 0; i < a.Len(); i++ {
-		if a.IsNull(i) && (excuse == nil || excuse.IsNull(i)) {
-			return fieldErr(lines.Value(i), name, "missing%s", hint)
-		}
-	}
-	return nil
-}
-
-// fillDerived computes what needs the whole file: t_ms from ts (ms since the
-// run's first ts), numbers for text request ids, and req from file order
-// when the file gives none. Each runs only when some row needs it.
-func (l *loader) fillDerived(ctx context.Context, fileID int64) error {
-	steps := []string{
-		`UPDATE requests r SET t_ms = epoch_ms(r.ts) - f.first
-		 FROM (SELECT experiment, run, min(epoch_ms(ts)) AS first FROM requests WHERE file_id = $file AND ts IS NOT NULL GROUP BY ALL) f
-		 WHERE r.file_id = $file AND r.t_ms IS NULL AND r.ts IS NOT NULL AND r.experiment = f.experiment AND r.run = f.run`,
-		`UPDATE requests r SET req = -k.n
-		 FROM (SELECT experiment, run, req_text, dense_rank() OVER (PARTITION BY experiment, run ORDER BY min(seq)) AS n
-		       FROM requests WHERE file_id = $file AND req_text IS NOT NULL GROUP BY experiment, run, req_text) k
-		 WHERE r.file_id = $file AND r.req IS NULL AND r.req_text = k.req_text AND r.experiment = k.experiment AND r.run = k.run`,
-		`UPDATE requests r SET req = p.pos
-		 FROM (SELECT seq, row_number() OVER (PARTITION BY experiment, run ORDER BY seq) - 1 AS pos
-		       FROM requests WHERE (experiment, run) IN (SELECT DISTINCT experiment, run FROM requests WHERE file_id = $file AND req IS NULL)) p
-		 WHERE r.file_id = $file AND r.req IS NULL AND r.seq = p.seq`,
-	}
-	needs := []string{"ts IS NOT NULL AND t_ms IS NULL", "req_text IS NOT NULL AND req IS NULL", "req IS NULL"}
-	for i, q := range steps {
-		var need bool
-		if err := l.conn.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM requests WHERE file_id = $file AND `+needs[i]+`)`,
-			namedArgs(map[string]any{"file": fileID})...).Scan(&need); err != nil {
-			return err
-		}
-		if !need {
+		if !a.IsNull(i) {
 			continue
 		}
-		if _, err := l.conn.ExecContext(ctx, q, namedArgs(map[string]any{"file": fileID})...); err != nil {
-			return fmt.Errorf("derive columns: %w", err)
+		excused := false
+		for _, e := range excuses {
+			excused = excused || e.IsValid(i)
+		}
+		if !excused {
+			return fieldErr(lines.Value(i), name, "missing%s", hint)
 		}
 	}
 	return nil
@@ -143,7 +133,7 @@ func (l *loader) insertEvents(ctx context.Context, c *collector, fileID int64, e
 	err = l.registered(ctx, rr, func(view string) error {
 		q := fmt.Sprintf(`INSERT INTO events
 SELECT %s, coalesce(run, $run, ''), (SELECT coalesce(max(seq) + 1, 0) FROM events) + row_number() OVER (ORDER BY line) - 1,
-       type, t_ms, subject, state, attrs::JSON, $file::INTEGER, line FROM %s`, expExpr, view)
+       type, t_ms, subject, state, attrs::JSON, $file::INTEGER, line, make_timestamp(ts_us) FROM %s`, expExpr, view)
 		res, err := l.conn.ExecContext(ctx, q, namedArgs(map[string]any{"exp": experiment, "run": l.opts.Run, "file": fileID})...)
 		if err != nil {
 			return err

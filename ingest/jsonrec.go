@@ -71,7 +71,54 @@ var eventSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "subject", Type: arrow.BinaryTypes.String, Nullable: true},
 	{Name: "state", Type: arrow.BinaryTypes.String, Nullable: true},
 	{Name: "attrs", Type: arrow.BinaryTypes.String, Nullable: true},
+	{Name: "ts_us", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 }, nil)
+
+// event is one side-table row: a replica state, a restart, a chaos action,
+// a custom metric point. Empty strings are stored as NULL (type is
+// required). t_ms is relative like the requests'; a wall-clock ts gets its
+// t_ms from the experiment's origin after the ingest.
+type event struct {
+	line                                 int64
+	experiment, run, typ, subject, state string
+	tMs                                  float64
+	hasTMs                               bool
+	tsUs                                 int64
+	hasTs                                bool
+	attrs                                string // a JSON object, or ""
+}
+
+// add appends one event.
+func (c *collector) add(ev event) {
+	f := c.events.Fields()
+	f[0].(*array.Int64Builder).Append(ev.line)
+	for i, s := range []string{ev.experiment, ev.run} {
+		appendNonEmpty(f[1+i], s)
+	}
+	f[3].(*array.StringBuilder).Append(ev.typ)
+	if ev.hasTMs {
+		f[4].(*array.Float64Builder).Append(ev.tMs)
+	} else {
+		f[4].AppendNull()
+	}
+	appendNonEmpty(f[5], ev.subject)
+	appendNonEmpty(f[6], ev.state)
+	appendNonEmpty(f[7], ev.attrs)
+	if ev.hasTs {
+		f[8].(*array.Int64Builder).Append(ev.tsUs)
+	} else {
+		f[8].AppendNull()
+	}
+	c.nEvents++
+}
+
+func appendNonEmpty(b array.Builder, s string) {
+	if s == "" {
+		b.AppendNull()
+	} else {
+		b.(*array.StringBuilder).Append(s)
+	}
+}
 
 func newCollector() *collector {
 	return &collector{events: array.NewRecordBuilder(memory.DefaultAllocator, eventSchema)}
@@ -241,34 +288,38 @@ func (c *collector) runObject(m map[string]json.RawMessage, line int64) error {
 }
 
 func (c *collector) eventObject(m map[string]json.RawMessage, line int64) error {
-	f := c.events.Fields()
-	strs := map[string]string{}
+	ev := event{line: line}
+	dst := map[string]*string{"experiment": &ev.experiment, "run": &ev.run, "type": &ev.typ, "subject": &ev.subject, "state": &ev.state}
 	for _, k := range []string{"experiment", "run", "type", "subject", "state"} {
-		s, ok, err := optString(m, k, line)
+		s, _, err := optString(m, k, line)
 		if err != nil {
 			return err
 		}
-		if ok {
-			strs[k] = s
-		}
+		*dst[k] = s
 	}
-	if strs["type"] == "" {
+	if ev.typ == "" {
 		return fieldErr(line, "type", "missing in an event record")
 	}
-	var tms float64
-	hasT := false
 	if raw, ok := m["t_ms"]; ok && jsonVal(raw).kind != 'z' {
 		v := jsonVal(raw)
 		x, err := strconv.ParseFloat(v.s, 64)
 		if v.kind != 'n' || err != nil {
 			return fieldErr(line, "t_ms", "not a number %s", v.describe())
 		}
-		tms, hasT = x, true
+		ev.tMs, ev.hasTMs = x, true
+	}
+	if raw, ok := m["ts"]; ok && jsonVal(raw).kind != 'z' {
+		var r row
+		r.reset(line)
+		if err := tsField(&r, jsonVal(raw)); err != nil {
+			return fieldErr(line, "ts", "%v", err)
+		}
+		ev.tsUs, ev.hasTs = r.tsUs, true
 	}
 	extra := map[string]json.RawMessage{}
 	for k, raw := range m {
 		switch k {
-		case "record", "experiment", "run", "type", "subject", "state", "t_ms":
+		case "record", "experiment", "run", "type", "subject", "state", "t_ms", "ts":
 		case "attrs":
 			if err := mergeAttrs(extra, raw, line); err != nil {
 				return err
@@ -277,32 +328,11 @@ func (c *collector) eventObject(m map[string]json.RawMessage, line int64) error 
 			extra[k] = raw
 		}
 	}
-	f[0].(*array.Int64Builder).Append(line)
-	for i, k := range []string{"experiment", "run", "type"} {
-		appendOpt(f[1+i], strs, k)
-	}
-	if hasT {
-		f[4].(*array.Float64Builder).Append(tms)
-	} else {
-		f[4].AppendNull()
-	}
-	appendOpt(f[5], strs, "subject")
-	appendOpt(f[6], strs, "state")
 	if len(extra) > 0 {
-		f[7].(*array.StringBuilder).Append(compactObject(extra))
-	} else {
-		f[7].AppendNull()
+		ev.attrs = compactObject(extra)
 	}
-	c.nEvents++
+	c.add(ev)
 	return nil
-}
-
-func appendOpt(b array.Builder, m map[string]string, k string) {
-	if s, ok := m[k]; ok {
-		b.(*array.StringBuilder).Append(s)
-	} else {
-		b.AppendNull()
-	}
 }
 
 // jsonMsg shortens a JSON library error to its message.

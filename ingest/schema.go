@@ -37,6 +37,11 @@ CREATE TABLE IF NOT EXISTS files (
 	ingested_at TIMESTAMP NOT NULL,
 	UNIQUE (sha256, named_as)
 );
+ALTER TABLE files ADD COLUMN IF NOT EXISTS bytes BIGINT;            -- raw size read
+ALTER TABLE files ADD COLUMN IF NOT EXISTS abs_path VARCHAR;        -- NULL for standard input
+ALTER TABLE files ADD COLUMN IF NOT EXISTS compression VARCHAR;     -- '', gzip or zstd
+ALTER TABLE files ADD COLUMN IF NOT EXISTS resolution_ms DOUBLE;    -- finest time step of the file's times
+ALTER TABLE files ADD COLUMN IF NOT EXISTS t_origin TIMESTAMP;      -- the ts that t_ms 0 stands for, when t_ms came from ts
 CREATE TABLE IF NOT EXISTS experiments (
 	experiment VARCHAR PRIMARY KEY,
 	params     JSON
@@ -84,6 +89,7 @@ CREATE TABLE IF NOT EXISTS events (
 	file_id    INTEGER NOT NULL,
 	line       BIGINT NOT NULL
 );
+ALTER TABLE events ADD COLUMN IF NOT EXISTS ts TIMESTAMP;
 `
 
 // EnsureSchema creates the tables when they are missing.
@@ -122,6 +128,7 @@ var stageSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "drop_reason", Type: arrow.BinaryTypes.String, Nullable: true},
 	{Name: "count", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 	{Name: "attrs", Type: arrow.BinaryTypes.String, Nullable: true},
+	{Name: "run_group", Type: arrow.BinaryTypes.String, Nullable: true},
 	{Name: "ord", Type: arrow.PrimitiveTypes.Int64},
 }, nil)
 
@@ -147,6 +154,7 @@ const (
 	colDropReason
 	colCount
 	colAttrs
-	colOrd // position in the file: the order of rows, since one line may hold many
+	colGroup // the tool's own grouping (k6 scenario, Vegeta attack): the run unless --experiment makes each file a run
+	colOrd   // position in the file: the order of rows, since one line may hold many
 	numStageCols
 )

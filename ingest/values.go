@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -79,7 +80,7 @@ var setters = map[string]setter{
 	"client_id":   idField(colClientID, func(r *row) *string { return &r.clientID }),
 	"attempt":     intField(colAttempt, 0, math.MaxInt32, func(r *row, n int64) { r.attempt = int32(n) }),
 	"status":      intField(colStatus, 0, 999, func(r *row, n int64) { r.status = int32(n) }),
-	"count":       intField(colCount, 0, math.MaxInt64, func(r *row, n int64) { r.count = n }),
+	"count":       intField(colCount, 0, maxCount, func(r *row, n int64) { r.count = n }),
 	"t_ms":        floatField(colTMs, func(r *row) *float64 { return &r.tMs }),
 	"latency_ms":  floatField(colLatency, func(r *row) *float64 { return &r.latency }),
 	"tagged":      boolField(colTagged, func(r *row) *bool { return &r.tagged }),
@@ -159,7 +160,7 @@ func intField(col int, lo, hi int64, set func(*row, int64)) setter {
 			return fmt.Errorf("not an integer %s", v.describe())
 		}
 		if n < lo || n > hi {
-			return fmt.Errorf("out of range %d (want %d..%d)", n, lo, hi)
+			return errors.New(outOfRange(n, lo, hi))
 		}
 		set(r, n)
 		r.set(col)

@@ -1,0 +1,173 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// A format is one kind of input file: how to recognise it from its first
+// bytes (and name), and how to decode it into canonical staging batches.
+// Every format has the same shape and lives in its own file; adding one
+// touches the formats table below and that file, nothing else.
+type format struct {
+	name  string // the --from value
+	about string // what files it reads, for --help and the README
+	// detect tells from the first bytes of the decompressed content (up to
+	// 64 KiB) and the file's name (without a compression extension).
+	detect func(name string, head []byte) bool
+	// decode returns the producer of the input's staging batches; events
+	// and experiment or run parameters go to c.
+	decode func(in *input, c *collector) (produce, error)
+}
+
+// formats is in detection order: the first whose detect says yes is taken.
+// Specific formats come before the generic ones that would also match.
+var formats = []format{
+	{name: FormatParquet, about: "Apache Parquet", detect: magic("PAR1"), decode: decodeTypedInput(FormatParquet)},
+	{name: FormatArrow, about: "Arrow IPC file or stream (.arrow, .feather, .arrows)",
+		detect: func(name string, head []byte) bool {
+			return bytes.HasPrefix(head, []byte("ARROW1")) || bytes.HasPrefix(head, []byte{0xff, 0xff, 0xff, 0xff})
+		}, decode: decodeTypedInput(FormatArrow)},
+	{name: FormatOTLP, about: "OpenTelemetry traces: OTLP/JSON (resourceSpans) or OTLP protobuf", detect: detectOtlp, decode: decodeOtlp},
+	{name: FormatHAR, about: "HAR 1.2 (browser network export)", detect: detectHar, decode: decodeHar},
+	{name: FormatChaosToolkit, about: "Chaos Toolkit journal.json (actions and probes become events)", detect: detectChaostoolkit, decode: decodeChaostoolkit},
+	{name: FormatGunluk, about: "the chaos seed's gunluk.json", detect: func(name string, head []byte) bool {
+		t := jsonText(head)
+		return len(t) > 0 && t[0] == '{' && isGunluk(t)
+	}, decode: wholeDoc(decodeGunluk)},
+	{name: FormatK6, about: "k6 run --out json (NDJSON of Metric/Point records)", detect: detectK6, decode: decodeK6},
+	{name: FormatVegeta, about: "Vegeta results: binary (vegeta attack), vegeta encode --to json, or its 12-column CSV", detect: detectVegeta, decode: decodeVegeta},
+	{name: FormatAccess, about: "JSON access logs (Envoy default JSON, nginx log_format escape=json)", detect: detectAccess, decode: decodeAccess},
+	{name: FormatJSON, about: "a JSON array of canonical records", detect: func(name string, head []byte) bool {
+		t := jsonText(head)
+		return len(t) > 0 && t[0] == '['
+	}, decode: wholeDoc(decodeJSONArray)},
+	{name: FormatNDJSON, about: "canonical NDJSON, one record per line (.ndjson, .jsonl)", detect: func(name string, head []byte) bool {
+		t := jsonText(head)
+		return len(t) > 0 && t[0] == '{' || hasExt(name, ".ndjson", ".jsonl", ".json")
+	}, decode: func(in *input, c *collector) (produce, error) { return decodeNDJSON(in.reader(), c), nil }},
+	{name: FormatK6CSV, about: "k6 run --out csv", detect: detectK6csv, decode: decodeK6csv},
+	{name: FormatJMeter, about: "JMeter .jtl results, CSV with a header or XML", detect: detectJmeter, decode: decodeJmeter},
+	{name: FormatLocust, about: "Locust *_stats_history.csv (pre-binned per-second counts)", detect: detectLocust, decode: decodeLocust},
+	{name: FormatGatling, about: "Gatling 3.x text simulation.log", detect: detectGatling, decode: decodeGatling},
+	{name: FormatCSV, about: "CSV with a header row of canonical column names", detect: func(name string, head []byte) bool {
+		return hasExt(name, ".csv", ".tsv") || looksLikeCSVHeader(jsonText(head))
+	}, decode: func(in *input, c *collector) (produce, error) { return decodeCSV(in.reader()), nil }},
+}
+
+// Formats lists the accepted --from values, in detection order.
+var Formats = func() []string {
+	out := make([]string, len(formats))
+	for i, f := range formats {
+		out[i] = f.name
+	}
+	return out
+}()
+
+// FormatTable lists each format with what it reads, in detection order.
+func FormatTable() [][2]string {
+	out := make([][2]string, len(formats))
+	for i, f := range formats {
+		out[i] = [2]string{f.name, f.about}
+	}
+	return out
+}
+
+func formatNamed(name string) (format, bool) {
+	for _, f := range formats {
+		if f.name == name {
+			return f, true
+		}
+	}
+	return format{}, false
+}
+
+// Detect names the format of a file from its first bytes and its name.
+func Detect(path string, head []byte) (string, error) {
+	f, err := detectFormat(path, head)
+	return f.name, err
+}
+
+func detectFormat(path string, head []byte) (format, error) {
+	for _, f := range formats {
+		if f.detect(path, head) {
+			return f, nil
+		}
+	}
+	return format{}, fmt.Errorf("unknown format (want one of %s; name it with --from)", strings.Join(Formats, ", "))
+}
+
+// jsonText is head without a byte-order mark and leading white space.
+func jsonText(head []byte) []byte {
+	return bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
+}
+
+func magic(prefix string) func(string, []byte) bool {
+	return func(_ string, head []byte) bool { return bytes.HasPrefix(head, []byte(prefix)) }
+}
+
+func hasExt(name string, exts ...string) bool {
+	ext := strings.ToLower(filepath.Ext(name))
+	for _, e := range exts {
+		if ext == e {
+			return true
+		}
+	}
+	return false
+}
+
+// firstLine is the first line of head, without its line end.
+func firstLine(head []byte) []byte {
+	line, _, _ := bytes.Cut(jsonText(head), []byte("\n"))
+	return bytes.TrimRight(line, "\r")
+}
+
+// wholeDoc adapts a decoder of a whole in-memory document.
+func wholeDoc(dec func(data []byte, c *collector) produce) func(*input, *collector) (produce, error) {
+	return func(in *input, c *collector) (produce, error) {
+		data, err := in.all()
+		if err != nil {
+			return nil, err
+		}
+		return dec(data, c), nil
+	}
+}
+
+func decodeTypedInput(kind string) func(*input, *collector) (produce, error) {
+	return func(in *input, c *collector) (produce, error) {
+		ra, size, err := in.readerAt()
+		if err != nil {
+			return nil, err
+		}
+		return decodeTypedSource(ra, size, kind), nil
+	}
+}
+
+// rows adapts a decoder that yields one canonical row at a time: add
+// appends the row (copying it) and cuts a batch every batchRows rows.
+// Rows are ordered as added.
+func rows(fn func(ctx context.Context, add func(*row) error) error) produce {
+	return func(ctx context.Context, emit func(arrow.RecordBatch) error) error {
+		bt := newBatcher()
+		defer bt.release()
+		err := fn(ctx, func(r *row) error {
+			bt.append(r)
+			if bt.full() {
+				return emit(bt.flush())
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if rb := bt.flush(); rb != nil {
+			return emit(rb)
+		}
+		return nil
+	}
+}

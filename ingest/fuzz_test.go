@@ -1,0 +1,75 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// decodeOnly runs a format's decoder over data, with the checks every
+// ingest runs (validation, required columns), without a database: what a
+// fuzz target needs to show that no input crashes a decoder. It returns
+// the decoder's error.
+func decodeOnly(formatName string, data []byte) error {
+	f, ok := formatNamed(formatName)
+	if !ok {
+		panic("no format " + formatName)
+	}
+	in, err := openInput(Stdin, bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	defer in.close()
+	c := newCollector()
+	defer c.release()
+	l := &loader{opts: Options{Run: "r"}}
+	p, err := f.decode(in, c)
+	if err != nil {
+		return err
+	}
+	s := newStream(context.Background(), stageSchema, l.requireColumns(validated(p)))
+	defer s.Release()
+	for s.Next() {
+		_ = s.RecordBatch().NumRows()
+	}
+	return s.Err()
+}
+
+// fuzzSeeds adds every file under the given testdata globs as a seed.
+func fuzzSeeds(f *testing.F, globs ...string) {
+	for _, g := range globs {
+		paths, _ := filepath.Glob(g)
+		for _, p := range paths {
+			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Size() < 1<<20 {
+				b, _ := os.ReadFile(p)
+				f.Add(b)
+			}
+		}
+	}
+}
+
+// fuzzFormat is the body of every format's fuzz target: any input gives an
+// error or batches, never a panic, a hang or an invalid batch.
+func fuzzFormat(f *testing.F, formatName string, globs ...string) {
+	fuzzSeeds(f, globs...)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_ = decodeOnly(formatName, data)
+	})
+}
+
+func FuzzNDJSON(f *testing.F) {
+	fuzzFormat(f, FormatNDJSON, "testdata/bad/*/*.ndjson", "../fixtures/*/*.ndjson")
+}
+func FuzzJSON(f *testing.F) { fuzzFormat(f, FormatJSON, "testdata/bad/*/*.json") }
+func FuzzGunluk(f *testing.F) {
+	fuzzFormat(f, FormatGunluk, "../fixtures/chaos/gunluk.json", "testdata/bad/gunluk-*/*")
+}
+func FuzzCSV(f *testing.F) {
+	fuzzFormat(f, FormatCSV, "testdata/bad/*/*.csv", "../fixtures/peaks/*.csv")
+}
+func FuzzParquet(f *testing.F) {
+	fuzzFormat(f, FormatParquet, "testdata/fuzz-seeds/*.parquet")
+}
+func FuzzArrow(f *testing.F) { fuzzFormat(f, FormatArrow, "testdata/fuzz-seeds/*.arrow") }

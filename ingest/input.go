@@ -1,0 +1,311 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync/atomic"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+)
+
+// Stdin is the argument that names standard input.
+const Stdin = "-"
+
+// headBytes is how much of a (decompressed) input detection looks at.
+const headBytes = 64 << 10
+
+// input is one file being ingested: its raw bytes are hashed and counted as
+// they are read (so the stored SHA-256 is of exactly the bytes ingested, and
+// no pass runs before decoding), then decompressed when they are gzip or
+// zstd, then buffered so detection can peek at the head.
+type input struct {
+	name        string // as given: a path, or "-" for stdin
+	path        string // "" for stdin
+	size        int64  // raw size in bytes; -1 when unknown (a pipe)
+	compression string // "", "gzip" or "zstd"
+	head        []byte // the first headBytes of the decompressed content
+
+	file   *os.File
+	raw    *hashingReader
+	br     *bufio.Reader
+	closes []func()
+	spool  string // a temporary copy for formats that need random access
+	hashFn func() string
+}
+
+// openInput opens name (a path or "-") for reading.
+func openInput(name string, stdin io.Reader) (*input, error) {
+	in := &input{name: name, size: -1}
+	var src io.Reader
+	if name == Stdin {
+		if stdin == nil {
+			return nil, errors.New("no standard input to read")
+		}
+		src = stdin
+	} else {
+		st, err := os.Stat(name)
+		if err != nil {
+			return nil, err
+		}
+		if st.IsDir() {
+			return nil, errors.New("is a directory")
+		}
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		in.file, in.path, in.size = f, name, st.Size()
+		in.closes = append(in.closes, func() { f.Close() })
+		src = f
+	}
+	in.raw = &hashingReader{r: src, h: sha256.New()}
+	in.hashFn = in.raw.sum
+	rawBuf := bufio.NewReaderSize(in.raw, 1<<20)
+	magic, _ := rawBuf.Peek(4)
+	var dec io.Reader = rawBuf
+	switch {
+	case bytes.HasPrefix(magic, []byte{0x1f, 0x8b}):
+		zr, err := gzip.NewReader(rawBuf)
+		if err != nil {
+			in.close()
+			return nil, lineErr(0, "bad gzip data: %v", err)
+		}
+		in.compression, dec = "gzip", zr
+		in.closes = append(in.closes, func() { zr.Close() })
+	case bytes.HasPrefix(magic, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		zr, err := zstd.NewReader(rawBuf, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<30))
+		if err != nil {
+			in.close()
+			return nil, lineErr(0, "bad zstd data: %v", err)
+		}
+		in.compression, dec = "zstd", zr
+		in.closes = append(in.closes, zr.Close)
+	}
+	in.br = bufio.NewReaderSize(&decompressErr{r: dec, kind: in.compression}, 1<<20)
+	head, err := in.br.Peek(headBytes)
+	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+		in.close()
+		return nil, err
+	}
+	in.head = head
+	return in, nil
+}
+
+// decompressErr names the compression in a read error of the decompressor.
+type decompressErr struct {
+	r    io.Reader
+	kind string
+}
+
+func (d *decompressErr) Read(p []byte) (int, error) {
+	n, err := d.r.Read(p)
+	if err != nil && err != io.EOF && d.kind != "" {
+		var pe *fs.PathError
+		if !errors.As(err, &pe) {
+			err = fmt.Errorf("bad %s data: %w", d.kind, err)
+		}
+	}
+	return n, err
+}
+
+// detectName is the name detection sees: without a compression extension.
+func (in *input) detectName() string {
+	n := in.name
+	for _, ext := range []string{".gz", ".gzip", ".zst", ".zstd"} {
+		if strings.HasSuffix(strings.ToLower(n), ext) {
+			return n[:len(n)-len(ext)]
+		}
+	}
+	return n
+}
+
+// reader is the decompressed content as a stream.
+func (in *input) reader() io.Reader { return in.br }
+
+// all reads the whole decompressed content into memory.
+func (in *input) all() ([]byte, error) { return io.ReadAll(in.br) }
+
+// readerAt gives random access for formats that need it (Parquet, Arrow
+// files). A plain file is used as it is, hashed by a goroutine that runs
+// beside the decoder; anything else (stdin, compressed) is copied to a
+// temporary file first.
+func (in *input) readerAt() (io.ReaderAt, int64, error) {
+	if in.file != nil && in.compression == "" {
+		f, size := in.file, in.size
+		done := make(chan string, 1)
+		go func() {
+			h := sha256.New()
+			_, _ = io.Copy(h, io.NewSectionReader(f, 0, size))
+			in.raw.n.Store(size)
+			done <- hex.EncodeToString(h.Sum(nil))
+		}()
+		var sum string
+		in.hashFn = func() string {
+			if sum == "" {
+				sum = <-done
+			}
+			return sum
+		}
+		return f, size, nil
+	}
+	tmp, err := os.CreateTemp("", "rewind-spool-*")
+	if err != nil {
+		return nil, 0, err
+	}
+	in.spool = tmp.Name()
+	in.closes = append(in.closes, func() { tmp.Close(); os.Remove(in.spool) })
+	n, err := io.Copy(tmp, in.br)
+	if err != nil {
+		return nil, 0, err
+	}
+	return tmp, n, nil
+}
+
+// sum is the SHA-256 of the raw bytes read so far (all of them, once the
+// decoder has reached the end).
+func (in *input) sum() string { return in.hashFn() }
+
+// read is the number of raw bytes read so far.
+func (in *input) read() int64 { return in.raw.n.Load() }
+
+func (in *input) close() {
+	for i := len(in.closes) - 1; i >= 0; i-- {
+		in.closes[i]()
+	}
+	in.closes = nil
+}
+
+// hashingReader hashes and counts what passes through it.
+type hashingReader struct {
+	r io.Reader
+	h hash.Hash
+	n atomic.Int64
+}
+
+func (h *hashingReader) Read(p []byte) (int, error) {
+	n, err := h.r.Read(p)
+	h.h.Write(p[:n])
+	h.n.Add(int64(n))
+	return n, err
+}
+
+func (h *hashingReader) sum() string { return hex.EncodeToString(h.h.Sum(nil)) }
+
+// hashPath is the SHA-256 of a whole file, for the repeat check that runs
+// before decoding when a file of the same size was ingested before.
+func hashPath(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// source is one input named on the command line after expansion.
+type source struct {
+	name string
+	// fromDir is set for files found in a folder: one whose format is not
+	// recognised is skipped (and named) instead of failing the ingest.
+	fromDir bool
+}
+
+// expand turns the command line's arguments into inputs: "-" is standard
+// input, a folder stands for the files in it (recursively, hidden ones left
+// out, in name order), and a pattern with *, ? or [ that names no file is
+// expanded as a glob.
+func expand(args []string) ([]source, error) {
+	var out []source
+	add := func(s source) { out = append(out, s) }
+	for _, a := range args {
+		if a == Stdin {
+			add(source{name: a})
+			continue
+		}
+		st, err := os.Stat(a)
+		if err != nil && strings.ContainsAny(a, "*?[") {
+			matches, gerr := filepath.Glob(a)
+			if gerr != nil {
+				return nil, fmt.Errorf("%s: bad pattern: %v", a, gerr)
+			}
+			if len(matches) == 0 {
+				return nil, fmt.Errorf("%s: no file matches", a)
+			}
+			for _, m := range matches {
+				if err := addPath(m, add); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if st.IsDir() {
+			if err := addDir(a, add); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		add(source{name: a})
+	}
+	return out, nil
+}
+
+func addPath(p string, add func(source)) error {
+	st, err := os.Stat(p)
+	if err != nil {
+		return err
+	}
+	if st.IsDir() {
+		return addDir(p, add)
+	}
+	add(source{name: p})
+	return nil
+}
+
+func addDir(dir string, add func(source)) error {
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p != dir && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("%s: no files in this folder", dir)
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		add(source{name: f, fromDir: true})
+	}
+	return nil
+}

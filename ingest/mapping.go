@@ -1,0 +1,193 @@
+package ingest
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Mapping sets a canonical column from a SQL expression over the source's
+// own fields (--map COLUMN=EXPR). Fields the canonical schema does not name
+// (kept in attrs) are columns of the expression's scope, typed by what
+// their values are (BIGINT, DOUBLE, BOOLEAN, else VARCHAR); so are the
+// canonical columns as decoded.
+type Mapping struct {
+	Column string
+	Expr   string
+}
+
+// mappable are the canonical columns a --map may set, with their SQL types.
+var mappable = map[string]string{
+	"experiment": "VARCHAR", "run": "VARCHAR", "role": "VARCHAR", "req": "BIGINT", "req_text": "VARCHAR",
+	"attempt": "INTEGER", "t_ms": "DOUBLE", "ts": "TIMESTAMP", "latency_ms": "DOUBLE", "outcome": "VARCHAR",
+	"status": "INTEGER", "tagged": "BOOLEAN", "user_id": "VARCHAR", "batch_id": "VARCHAR", "client_id": "VARCHAR",
+	"retried": "BOOLEAN", "drop_reason": "VARCHAR", "count": "BIGINT",
+}
+
+// ParseMap reads COLUMN=EXPR.
+func ParseMap(s string) (Mapping, error) {
+	col, expr, ok := strings.Cut(s, "=")
+	col, expr = strings.TrimSpace(col), strings.TrimSpace(expr)
+	if !ok || col == "" || expr == "" {
+		return Mapping{}, fmt.Errorf("--map %q: want COLUMN=EXPR, e.g. latency_ms=elapsed", s)
+	}
+	if _, known := mappable[col]; !known {
+		return Mapping{}, fmt.Errorf("--map %q: %q is not a column --map can set (want one of %s)", s, col,
+			strings.Join(slices.Sorted(maps.Keys(mappable)), ", "))
+	}
+	return Mapping{Column: col, Expr: expr}, nil
+}
+
+// mapChecks are the value rules of validateBatch, in SQL, for mapped columns.
+var mapChecks = map[string]string{
+	"latency_ms": "isnan(v) OR isinf(v) OR v < 0",
+	"t_ms":       "isnan(v) OR isinf(v)",
+	"status":     "v < 0 OR v > 999",
+	"attempt":    "v < 0",
+	"count":      fmt.Sprintf("v < 0 OR v > %d", maxCount),
+	"run":        "v IS NULL",
+	"experiment": "v IS NULL",
+	"role":       "v IS NULL",
+}
+
+// applyMaps runs the --map expressions over the file's rows, in order.
+func (l *loader) applyMaps(ctx context.Context, fileID int64) error {
+	if len(l.opts.Maps) == 0 {
+		return nil
+	}
+	scope, err := l.mapScope(ctx, fileID)
+	if err != nil {
+		return err
+	}
+	args := []any{sql.Named("file", fileID)}
+	for _, m := range l.opts.Maps {
+		typ := mappable[m.Column]
+		expr := "(" + m.Expr + ")"
+		if m.Column == "outcome" {
+			expr = "lower(trim(" + expr + "::VARCHAR))"
+		}
+		if _, err := l.conn.ExecContext(ctx, `SELECT `+expr+` FROM `+scope+` LIMIT 0`, args...); err != nil {
+			return fmt.Errorf("--map %s=%s: %v", m.Column, m.Expr, err)
+		}
+		var line sql.NullInt64
+		var got sql.NullString
+		err := l.conn.QueryRowContext(ctx, `SELECT line, (`+expr+`)::VARCHAR FROM `+scope+`
+			WHERE (`+expr+`) IS NOT NULL AND TRY_CAST(`+expr+` AS `+typ+`) IS NULL ORDER BY line LIMIT 1`, args...).Scan(&line, &got)
+		if err == nil {
+			return fieldErr(line.Int64, m.Column, "--map gives %q, not a %s", got.String, typ)
+		}
+		if err != sql.ErrNoRows {
+			return fmt.Errorf("--map %s=%s: %v", m.Column, m.Expr, err)
+		}
+		if check, ok := mapChecks[m.Column]; ok {
+			v := "TRY_CAST(" + expr + " AS " + typ + ")"
+			err := l.conn.QueryRowContext(ctx, `SELECT line, v::VARCHAR FROM (SELECT line, `+v+` AS v FROM `+scope+`)
+				WHERE `+check+` ORDER BY line LIMIT 1`, args...).Scan(&line, &got)
+			if err == nil {
+				return fieldErr(line.Int64, m.Column, "--map gives %s, out of range", nullText(got))
+			}
+			if err != sql.ErrNoRows {
+				return err
+			}
+		}
+		q := fmt.Sprintf(`UPDATE requests r SET %s = s.v FROM (SELECT seq, TRY_CAST(%s AS %s) AS v FROM %s) s
+			WHERE r.file_id = $file AND r.seq = s.seq`, quoteIdent(m.Column), expr, typ, scope)
+		if _, err := l.conn.ExecContext(ctx, q, args...); err != nil {
+			return fmt.Errorf("--map %s=%s: %v", m.Column, m.Expr, err)
+		}
+		if scope, err = l.mapScope(ctx, fileID); err != nil {
+			return err
+		}
+	}
+	return l.afterMaps(ctx, fileID)
+}
+
+func nullText(s sql.NullString) string {
+	if !s.Valid {
+		return "NULL"
+	}
+	return fmt.Sprintf("%q", s.String)
+}
+
+// afterMaps re-derives what depends on mapped columns: the outcome from a
+// mapped status, the role from a mapped run; then checks that every row
+// has an outcome (or a count) as a decoded file must.
+func (l *loader) afterMaps(ctx context.Context, fileID int64) error {
+	mapped := map[string]bool{}
+	for _, m := range l.opts.Maps {
+		mapped[m.Column] = true
+	}
+	args := []any{sql.Named("file", fileID)}
+	if mapped["status"] && !mapped["outcome"] {
+		if _, err := l.conn.ExecContext(ctx, `UPDATE requests SET outcome = `+statusOutcomeSQL(l.ok)+
+			` WHERE file_id = $file AND outcome IS NULL`, args...); err != nil {
+			return err
+		}
+	}
+	if mapped["run"] && !mapped["role"] {
+		if _, err := l.conn.ExecContext(ctx, `UPDATE requests SET role = CASE WHEN run IN ('control', 'experiment') THEN run ELSE '' END
+			WHERE file_id = $file`, args...); err != nil {
+			return err
+		}
+	}
+	var line int64
+	err := l.conn.QueryRowContext(ctx, `SELECT line FROM requests WHERE file_id = $file AND outcome IS NULL AND count = 1
+		ORDER BY line LIMIT 1`, args...).Scan(&line)
+	if err == nil && mapped["outcome"] {
+		return fieldErr(line, "outcome", "missing: --map outcome gives NULL")
+	}
+	if err != nil && err != sql.ErrNoRows {
+		return err
+	}
+	return nil
+}
+
+// mapScope is a subquery over the file's rows with the canonical columns
+// and every attrs key as a typed column.
+func (l *loader) mapScope(ctx context.Context, fileID int64) (string, error) {
+	rows, err := l.conn.QueryContext(ctx, `SELECT k,
+		bool_and(v IS NULL OR TRY_CAST(v AS BIGINT) IS NOT NULL),
+		bool_and(v IS NULL OR TRY_CAST(v AS DOUBLE) IS NOT NULL),
+		bool_and(v IS NULL OR TRY_CAST(v AS BOOLEAN) IS NOT NULL)
+		FROM (SELECT k, attrs->>k AS v FROM (SELECT attrs, unnest(json_keys(attrs)) AS k FROM requests WHERE file_id = ? AND attrs IS NOT NULL))
+		GROUP BY k ORDER BY k`, fileID)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	cols := []string{"seq", "line"}
+	for c := range mappable {
+		cols = append(cols, quoteIdent(c))
+	}
+	slices.Sort(cols[2:])
+	for rows.Next() {
+		var k string
+		var isInt, isFloat, isBool bool
+		if err := rows.Scan(&k, &isInt, &isFloat, &isBool); err != nil {
+			return "", err
+		}
+		if _, clash := mappable[k]; clash || k == "seq" || k == "line" {
+			continue
+		}
+		typ := "VARCHAR"
+		switch {
+		case isInt:
+			typ = "BIGINT"
+		case isFloat:
+			typ = "DOUBLE"
+		case isBool:
+			typ = "BOOLEAN"
+		}
+		cols = append(cols, fmt.Sprintf("TRY_CAST(attrs->>%s AS %s) AS %s", quoteString(k), typ, quoteIdent(k)))
+	}
+	if err := rows.Err(); err != nil {
+		return "", err
+	}
+	return "(SELECT " + strings.Join(cols, ", ") + " FROM requests WHERE file_id = $file)", nil
+}
+
+func quoteIdent(s string) string  { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+func quoteString(s string) string { return `'` + strings.ReplaceAll(s, `'`, `''`) + `'` }

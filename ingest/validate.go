@@ -1,0 +1,124 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
+
+// maxCount bounds a row's count (the requests a pre-binned row stands for):
+// sums over 10^12-request rows stay far inside the 64-bit range analyses
+// use, while a count near 2^63 would overflow them.
+const maxCount = 1_000_000_000_000
+
+// validated checks every staging batch a decoder produces, whatever the
+// format, so every format rejects the same values the same way: NaN and
+// infinite numbers, negative latencies, counts outside 0..maxCount, statuses
+// outside 0..999, negative attempts and text that is not UTF-8. The error
+// names the row's line (for Parquet and Arrow, its 1-based row).
+func validated(p produce) produce {
+	return func(ctx context.Context, emit func(arrow.RecordBatch) error) error {
+		return p(ctx, func(rb arrow.RecordBatch) error {
+			if err := validateBatch(rb); err != nil {
+				rb.Release()
+				return err
+			}
+			return emit(rb)
+		})
+	}
+}
+
+func validateBatch(rb arrow.RecordBatch) error {
+	lines := rb.Column(colLine).(*array.Int64)
+	fields := stageSchema.Fields()
+	for col := 0; col < numStageCols; col++ {
+		name := fields[col].Name
+		var bad int
+		var msg string
+		switch a := rb.Column(col).(type) {
+		case *array.Float64:
+			bad, msg = firstBadFloat(a, col == colLatency)
+		case *array.Int64:
+			if col == colCount {
+				bad, msg = firstOutOfRange(a.Len(), a.IsNull, func(i int) int64 { return a.Value(i) }, 0, maxCount)
+			}
+		case *array.Int32:
+			switch col {
+			case colStatus:
+				bad, msg = firstOutOfRange(a.Len(), a.IsNull, func(i int) int64 { return int64(a.Value(i)) }, 0, 999)
+			case colAttempt:
+				bad, msg = firstOutOfRange(a.Len(), a.IsNull, func(i int) int64 { return int64(a.Value(i)) }, 0, math.MaxInt32)
+			}
+		case *array.String:
+			bad, msg = firstBadUTF8(a)
+		}
+		if msg != "" {
+			if col == colTsUs {
+				name = "ts"
+			}
+			return fieldErr(lines.Value(bad), name, "%s", msg)
+		}
+	}
+	return nil
+}
+
+func firstBadFloat(a *array.Float64, nonNegative bool) (int, string) {
+	for i, v := range a.Float64Values() {
+		if a.IsNull(i) {
+			continue
+		}
+		switch {
+		case math.IsNaN(v) || math.IsInf(v, 0):
+			return i, "not a number " + formatFloat(v)
+		case nonNegative && v < 0:
+			return i, "negative " + formatFloat(v)
+		}
+	}
+	return 0, ""
+}
+
+func firstOutOfRange(n int, isNull func(int) bool, value func(int) int64, lo, hi int64) (int, string) {
+	for i := 0; i < n; i++ {
+		if isNull(i) {
+			continue
+		}
+		if v := value(i); v < lo || v > hi {
+			return i, outOfRange(v, lo, hi)
+		}
+	}
+	return 0, ""
+}
+
+// firstBadUTF8 checks the column's whole value buffer at once and looks for
+// the row only when it is not valid.
+func firstBadUTF8(a *array.String) (int, string) {
+	if a.Len() == 0 || isASCII(a.ValueBytes()) {
+		return 0, ""
+	}
+	for i := 0; i < a.Len(); i++ {
+		if a.IsValid(i) && !utf8.ValidString(a.Value(i)) {
+			return i, "invalid UTF-8"
+		}
+	}
+	return 0, ""
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+func outOfRange(v, lo, hi int64) string {
+	return fmt.Sprintf("out of range %d (want %d..%d)", v, lo, hi)
+}
+
+func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
