@@ -226,6 +226,13 @@ type source struct {
 	fromDir bool
 }
 
+// CheckArgs tells whether every argument names something to read, so a
+// command can refuse a typo before it creates a database file.
+func CheckArgs(args []string) error {
+	_, err := expand(args)
+	return err
+}
+
 // expand turns the command line's arguments into inputs: "-" is standard
 // input, a folder stands for the files in it (recursively, hidden ones left
 // out, in name order), and a pattern with *, ? or [ that names no file is
@@ -248,6 +255,9 @@ func expand(args []string) ([]source, error) {
 				return nil, fmt.Errorf("%s: no file matches", a)
 			}
 			for _, m := range matches {
+				if strings.HasPrefix(filepath.Base(m), ".") && !strings.HasPrefix(filepath.Base(a), ".") {
+					continue // as a shell's glob: * does not match hidden files
+				}
 				if err := addPath(m, add); err != nil {
 					return nil, err
 				}

@@ -70,7 +70,7 @@ func (l *loader) applyMaps(ctx context.Context, fileID int64) error {
 			expr = "lower(trim(" + expr + "::VARCHAR))"
 		}
 		if _, err := l.conn.ExecContext(ctx, `SELECT `+expr+` FROM `+scope+` LIMIT 0`, args...); err != nil {
-			return fmt.Errorf("--map %s=%s: %v", m.Column, m.Expr, err)
+			return fmt.Errorf("--map %s=%s: %s", m.Column, m.Expr, sqlMsg(err))
 		}
 		var line sql.NullInt64
 		var got sql.NullString
@@ -80,7 +80,7 @@ func (l *loader) applyMaps(ctx context.Context, fileID int64) error {
 			return fieldErr(line.Int64, m.Column, "--map gives %q, not a %s", got.String, typ)
 		}
 		if err != sql.ErrNoRows {
-			return fmt.Errorf("--map %s=%s: %v", m.Column, m.Expr, err)
+			return fmt.Errorf("--map %s=%s: %s", m.Column, m.Expr, sqlMsg(err))
 		}
 		if check, ok := mapChecks[m.Column]; ok {
 			v := "TRY_CAST(" + expr + " AS " + typ + ")"
@@ -96,7 +96,7 @@ func (l *loader) applyMaps(ctx context.Context, fileID int64) error {
 		q := fmt.Sprintf(`UPDATE requests r SET %s = s.v FROM (SELECT seq, TRY_CAST(%s AS %s) AS v FROM %s) s
 			WHERE r.file_id = $file AND r.seq = s.seq`, quoteIdent(m.Column), expr, typ, scope)
 		if _, err := l.conn.ExecContext(ctx, q, args...); err != nil {
-			return fmt.Errorf("--map %s=%s: %v", m.Column, m.Expr, err)
+			return fmt.Errorf("--map %s=%s: %s", m.Column, m.Expr, sqlMsg(err))
 		}
 		if scope, err = l.mapScope(ctx, fileID); err != nil {
 			return err
@@ -149,7 +149,7 @@ func (l *loader) afterMaps(ctx context.Context, fileID int64) error {
 // and every attrs key as a typed column.
 func (l *loader) mapScope(ctx context.Context, fileID int64) (string, error) {
 	rows, err := l.conn.QueryContext(ctx, `SELECT k,
-		bool_and(v IS NULL OR TRY_CAST(v AS BIGINT) IS NOT NULL),
+		bool_and(v IS NULL OR regexp_full_match(trim(v), '[+-]?[0-9]{1,18}')),
 		bool_and(v IS NULL OR TRY_CAST(v AS DOUBLE) IS NOT NULL),
 		bool_and(v IS NULL OR TRY_CAST(v AS BOOLEAN) IS NOT NULL)
 		FROM (SELECT k, attrs->>k AS v FROM (SELECT attrs, unnest(json_keys(attrs)) AS k FROM requests WHERE file_id = ? AND attrs IS NOT NULL))
@@ -191,3 +191,9 @@ func (l *loader) mapScope(ctx context.Context, fileID int64) (string, error) {
 
 func quoteIdent(s string) string  { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 func quoteString(s string) string { return `'` + strings.ReplaceAll(s, `'`, `''`) + `'` }
+
+// sqlMsg is a DuckDB error without the echo of the generated query.
+func sqlMsg(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n\nLINE ")
+	return strings.ReplaceAll(strings.TrimSpace(msg), "\n", " ")
+}

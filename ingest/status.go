@@ -19,6 +19,12 @@ var KnownOutcomes = []string{"ok", "error", "timeout", "dropped", "rejected", "c
 
 type statusRange struct{ lo, hi int }
 
+// ParseStatusRanges checks an --ok-status value.
+func ParseStatusRanges(s string) (int, error) {
+	rs, err := parseStatusRanges(s)
+	return len(rs), err
+}
+
 // parseStatusRanges reads "200-399" or "200-299,404": inclusive ranges of
 // HTTP statuses, comma-separated. "" is the default.
 func parseStatusRanges(s string) ([]statusRange, error) {

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rewind-dev/rewind/analyze"
@@ -10,23 +12,33 @@ import (
 	"github.com/rewind-dev/rewind/internal/progress"
 )
 
-const ingestUsage = `Usage: rewind ingest [flags] FILE...
+const ingestUsage = `Usage: rewind ingest [flags] FILE|FOLDER|-...
 
 Load request logs into the database, in one transaction: when a file is bad,
 nothing of this ingest is loaded and the error names file:line:field.
-Formats: the chaos seed's gunluk.json, canonical NDJSON (.ndjson, .jsonl),
-JSON arrays, CSV with a header, Parquet, Arrow IPC; detected from content
-and extension. Re-ingesting an identical file does nothing and says so.
+Reads the files load-test, chaos and tracing tools write as they are (k6,
+Vegeta, JMeter, Gatling, Locust, HAR, OpenTelemetry, Chaos Toolkit, JSON
+access logs) and rewind's canonical NDJSON, JSON, CSV, Parquet and Arrow,
+detected from content (--from overrides; 'rewind ingest --formats' lists
+them), gzip- or zstd-compressed or not. "-" reads standard input; a folder
+loads every file in it whose format is recognised; a quoted glob is
+expanded. Without --experiment each file is its own experiment, named from
+the file; with it, the files are the runs of that experiment, named from
+the files where their rows name none. Re-ingesting an identical file does
+nothing and says so.
 
 Examples:
   rewind ingest fixtures/chaos/gunluk.json
-  rewind ingest --set 'planned=tag_hash(20260731, req) < 0.05' fixtures/chaos/gunluk.json
-  rewind ingest --db storm.duckdb storm.ndjson
-  rewind ingest --experiment canary --run baseline --from csv requests.txt`
+  rewind ingest --experiment checkout baseline.json chaos.json journal.json
+  rewind ingest results/
+  k6 run --out json=- script.js | rewind ingest --from k6 -
+  rewind ingest --map latency_ms=elapsed --map "outcome=CASE WHEN success THEN 'ok' ELSE 'error' END" log.csv
+  rewind ingest --set 'planned=tag_hash(20260731, req) < 0.05' fixtures/chaos/gunluk.json`
 
 type ingestOptions struct {
-	db, experiment, run, from string
-	set                       []string
+	db, experiment, run, from, okStatus string
+	set, maps                           []string
+	replace, append, listFormats, quiet bool
 }
 
 func init() {
@@ -37,19 +49,34 @@ func runIngest(ctx context.Context, e *env, args []string) error {
 	var o ingestOptions
 	fs := newFlags(e, "ingest", ingestUsage)
 	fs.StringVar(&o.db, "db", analyze.DefaultDB, "database file (created when missing)")
-	fs.StringVarP(&o.experiment, "experiment", "e", "", "experiment name for every row (default: the row's, else the file name)")
+	fs.StringVarP(&o.experiment, "experiment", "e", "", "experiment name for every row (default: the row's, else the file name); the files become its runs")
 	fs.StringVar(&o.run, "run", "", "run name for rows that give none")
-	fs.StringVar(&o.from, "from", "", "input format: "+strings.Join(ingest.Formats, ", ")+" (default: detected)")
+	fs.StringVar(&o.from, "from", "", "input format (default: detected; see --formats)")
+	fs.StringArrayVar(&o.maps, "map", nil, "set COLUMN from a SQL expression over the file's own fields, COLUMN=EXPR (repeatable)")
+	fs.StringVar(&o.okStatus, "ok-status", ingest.DefaultOkStatus, "HTTP statuses that are ok where a file gives no outcome, e.g. 200-299,404")
+	fs.BoolVar(&o.replace, "replace", false, "a file ingested before whose content changed: load it instead of the earlier content")
+	fs.BoolVar(&o.append, "append", false, "a file ingested before whose content changed: add the new content to the earlier")
 	fs.StringArrayVar(&o.set, "set", nil, "store KEY=VALUE with the experiment (repeatable), e.g. window=40, planned=SQL")
+	fs.BoolVar(&o.listFormats, "formats", false, "list the formats rewind reads, in detection order, and exit")
+	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar")
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if o.listFormats {
+		for _, f := range ingest.FormatTable() {
+			fmt.Fprintf(e.stdout, "%-13s %s\n", f[0], f[1])
+		}
+		return nil
+	}
+	opts, err := o.options(e)
+	if err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
 		return usageError{hinted{fmt.Errorf("no file to ingest"), "rewind ingest FILE..."}}
 	}
-	params, err := keyValues(o.set)
-	if err != nil {
-		return err
+	if err := ingest.CheckArgs(fs.Args()); err != nil {
+		return err // before the database is opened, so a typo creates no file
 	}
 	db, err := analyze.Open(ctx, o.db, true)
 	if err != nil {
@@ -58,32 +85,82 @@ func runIngest(ctx context.Context, e *env, args []string) error {
 	defer db.Close()
 	var bar *progress.Bar // one per file: the total is the file's size in bytes
 	var barTotal int64
-	results, err := ingest.Files(ctx, db, ingest.Options{
-		Experiment: o.experiment, Run: o.run, From: o.from, Params: params,
-		Progress: func(done, total int64) {
+	if !o.quiet {
+		opts.Progress = func(done, total int64) {
 			if bar == nil || total != barTotal {
 				bar.Finish()
-				bar, barTotal = progress.New(e.stderr, e.stderrTTY, total, "ingest"), total
+				bar, barTotal = progress.NewBytes(e.stderr, e.stderrTTY, total, "ingest"), total
 			}
 			bar.Set(done)
-		},
-	}, fs.Args())
+		}
+	}
+	results, err := ingest.Files(ctx, db, opts, fs.Args())
 	bar.Finish()
 	if err != nil {
+		var h *ingest.HintedError
+		if errors.As(err, &h) {
+			return hinted{err, "rewind ingest " + strings.Join(append([]string{h.Try}, fs.Args()...), " ")}
+		}
 		return err
 	}
-	for _, r := range results {
-		if r.Skipped {
-			fmt.Fprintf(e.stdout, "%s: already ingested (experiment %s, %d rows): nothing to do\n", r.Path, r.Experiment, r.Rows)
-			continue
-		}
-		fmt.Fprintf(e.stdout, "%s: %s, experiment %s: %d rows", r.Path, r.Format, r.Experiment, r.Rows)
-		if r.Events > 0 {
-			fmt.Fprintf(e.stdout, ", %d events", r.Events)
-		}
-		fmt.Fprintln(e.stdout)
-	}
+	printIngested(e, results)
 	return nil
+}
+
+// options turns the flags into ingest options; a bad value is a usage error.
+func (o *ingestOptions) options(e *env) (ingest.Options, error) {
+	if o.from != "" && !slices.Contains(ingest.Formats, o.from) {
+		return ingest.Options{}, usagef("--from %q: want one of %s", o.from, strings.Join(ingest.Formats, ", "))
+	}
+	if o.replace && o.append {
+		return ingest.Options{}, usagef("--replace and --append exclude each other")
+	}
+	params, err := keyValues(o.set)
+	if err != nil {
+		return ingest.Options{}, err
+	}
+	opts := ingest.Options{Experiment: o.experiment, Run: o.run, From: o.from, Params: params, OkStatus: o.okStatus,
+		Replace: o.replace, Append: o.append, Stdin: e.stdin}
+	if _, err := ingest.ParseStatusRanges(o.okStatus); err != nil {
+		return opts, usageError{err}
+	}
+	for _, m := range o.maps {
+		mp, err := ingest.ParseMap(m)
+		if err != nil {
+			return opts, usageError{err}
+		}
+		opts.Maps = append(opts.Maps, mp)
+	}
+	return opts, nil
+}
+
+// printIngested says what each file gave, in the words report uses too.
+func printIngested(e *env, results []ingest.Result) {
+	for _, r := range results {
+		fmt.Fprintln(e.stdout, ingestedLine(r))
+		for _, w := range r.Warnings {
+			fmt.Fprintf(e.stderr, "Warning: %s: %s\n", r.Path, w)
+		}
+	}
+}
+
+// ingestedLine is one file's line: what was loaded, or why nothing was.
+func ingestedLine(r ingest.Result) string {
+	if r.Skipped {
+		if r.Rows == 0 && r.Experiment == "" {
+			return fmt.Sprintf("%s: skipped: %s", r.Path, r.Why)
+		}
+		return fmt.Sprintf("%s: %s (experiment %s, %d rows): nothing to do", r.Path, r.Why, r.Experiment, r.Rows)
+	}
+	format := r.Format
+	if r.Compression != "" {
+		format += " (" + r.Compression + ")"
+	}
+	line := fmt.Sprintf("%s: %s, experiment %s: %d rows", r.Path, format, r.Experiment, r.Rows)
+	if r.Events > 0 {
+		line += fmt.Sprintf(", %d events", r.Events)
+	}
+	return line
 }
 
 func keyValues(pairs []string) (map[string]string, error) {

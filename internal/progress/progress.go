@@ -31,13 +31,26 @@ type Bar struct {
 // amount of work is unknown: the bar shows a spinner, count and rate instead
 // (redrawn by a goroutine until Finish, so always call Finish).
 func New(w io.Writer, enabled bool, total int64, description string) *Bar {
-	if !enabled || w == nil {
+	return newBar(w, enabled, total, description)
+}
+
+// NewBytes is a bar whose units are bytes: it shows MB done, MB/s and an ETA.
+func NewBytes(w io.Writer, enabled bool, total int64, description string) *Bar {
+	return newBar(w, enabled, total, description, progressbar.OptionShowBytes(true))
+}
+
+// quietEnv tells whether the environment asks for no bars: CI logs, or a
+// terminal that cannot redraw.
+func quietEnv() bool { return os.Getenv("CI") != "" || os.Getenv("TERM") == "dumb" }
+
+func newBar(w io.Writer, enabled bool, total int64, description string, extra ...progressbar.Option) *Bar {
+	if !enabled || w == nil || quietEnv() {
 		return &Bar{}
 	}
 	if total <= 0 {
 		total = -1
 	}
-	pb := progressbar.NewOptions64(total,
+	opts := []progressbar.Option{
 		progressbar.OptionSetWriter(w),
 		progressbar.OptionSetDescription(description),
 		progressbar.OptionShowCount(),
@@ -47,7 +60,8 @@ func New(w io.Writer, enabled bool, total int64, description string) *Bar {
 		progressbar.OptionThrottle(redrawEvery),
 		progressbar.OptionSetWidth(30),
 		progressbar.OptionOnCompletion(func() { _, _ = io.WriteString(w, "\n") }),
-	)
+	}
+	pb := progressbar.NewOptions64(total, append(opts, extra...)...)
 	return &Bar{pb: pb}
 }
 
