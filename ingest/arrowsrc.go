@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
@@ -24,23 +25,27 @@ import (
 // openArrowSource opens an Arrow IPC file or stream, or a Parquet file, as a
 // record reader.
 func openArrowSource(ctx context.Context, ra io.ReaderAt, size int64, format string) (array.RecordReader, func(), error) {
+	mem := newBoundedAllocator(size)
 	switch format {
 	case FormatArrow:
-		if fr, err := ipc.NewFileReader(io.NewSectionReader(ra, 0, size)); err == nil {
+		if err := checkArrowMetadata(ra, size); err != nil {
+			return nil, nil, lineErr(0, "%v", err)
+		}
+		if fr, err := ipc.NewFileReader(io.NewSectionReader(ra, 0, size), ipc.WithAllocator(mem)); err == nil {
 			rr, err := newIPCFileRecords(fr)
 			return rr, func() { fr.Close() }, err
 		}
-		r, err := ipc.NewReader(io.NewSectionReader(ra, 0, size))
+		r, err := ipc.NewReader(io.NewSectionReader(ra, 0, size), ipc.WithAllocator(mem))
 		if err != nil {
 			return nil, nil, lineErr(0, "bad Arrow IPC file: %v", err)
 		}
 		return r, r.Release, nil
 	case FormatParquet:
-		pf, err := file.NewParquetReader(io.NewSectionReader(ra, 0, size))
+		pf, err := file.NewParquetReader(io.NewSectionReader(ra, 0, size), file.WithReadProps(parquet.NewReaderProperties(mem)))
 		if err != nil {
 			return nil, nil, lineErr(0, "bad Parquet file: %v", err)
 		}
-		fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: batchRows}, memory.DefaultAllocator)
+		fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: batchRows}, mem)
 		if err != nil {
 			pf.Close()
 			return nil, nil, lineErr(0, "bad Parquet file: %v", err)
@@ -126,6 +131,9 @@ func sourceName(stage string) string {
 }
 
 func convertBatch(ctx context.Context, rb arrow.RecordBatch, base int64) (arrow.RecordBatch, error) {
+	if err := checkSourceBatch(rb, base); err != nil {
+		return nil, err
+	}
 	n := rb.NumRows()
 	mem := memory.DefaultAllocator
 	cols := make([]arrow.Array, numStageCols)
@@ -219,7 +227,10 @@ func castRowErr(src arrow.Array, f arrow.Field, name string, base int64, err err
 		case arrow.FLOAT64:
 			_, e := strconv.ParseFloat(s, 64)
 			bad = e != nil
-		case arrow.INT32, arrow.INT64:
+		case arrow.INT32:
+			_, e := strconv.ParseInt(s, 10, 32)
+			bad = e != nil
+		case arrow.INT64:
 			_, e := strconv.ParseInt(s, 10, 64)
 			bad = e != nil
 		case arrow.BOOL:

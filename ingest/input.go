@@ -264,6 +264,9 @@ func expand(args []string) ([]source, error) {
 			}
 			continue
 		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no such file or directory", a)
+		}
 		if err != nil {
 			return nil, err
 		}

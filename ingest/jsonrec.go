@@ -127,6 +127,9 @@ func newCollector() *collector {
 // decodeObject decodes one JSON object of a canonical log. It fills r and
 // returns true for an attempt; metadata and events go to c.
 func decodeObject(raw []byte, r *row, c *collector) (bool, error) {
+	if err := checkJSONObject(raw, r.line); err != nil {
+		return false, err
+	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return false, lineErr(r.line, "bad JSON: %s", jsonMsg(err))

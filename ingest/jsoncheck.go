@@ -1,0 +1,66 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/json"
+	"unicode/utf8"
+)
+
+// checkJSONObject refuses what a JSON decoder would otherwise let through
+// silently: bytes that are not UTF-8 (decoders replace them with U+FFFD) and
+// a key given twice (the last one would win). It runs on the lines the fast
+// flat scanner does not take (that one refuses both by itself).
+func checkJSONObject(raw []byte, line int64) error {
+	if !utf8.Valid(raw) {
+		return fieldErr(line, fieldAt(raw, firstInvalidUTF8(raw)), "invalid UTF-8")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil // not an object: the decoder words that error
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		key, _ := t.(string)
+		if seen[key] {
+			return fieldErr(line, key, "given twice in one object")
+		}
+		seen[key] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil
+		}
+	}
+	return nil
+}
+
+func firstInvalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
+}
+
+// fieldAt names the key whose value holds byte offset off of a JSON object:
+// the last `"key":` before it.
+func fieldAt(raw []byte, off int) string {
+	head := raw[:off]
+	for {
+		colon := bytes.LastIndex(head, []byte(`":`))
+		if colon < 0 {
+			return ""
+		}
+		open := bytes.LastIndexByte(head[:colon], '"')
+		if open >= 0 && (open == 0 || bytes.ContainsAny(head[open-1:open], "{, \t\r\n")) {
+			return string(head[open+1 : colon])
+		}
+		head = head[:colon]
+	}
+}
