@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"database/sql"
 	"fmt"
 	"slices"
 	"strconv"
@@ -34,12 +35,51 @@ func Peaks(db Querier, o PeaksOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	res, note, err := finerThanData(db, e.Name, res)
+	if err != nil {
+		return nil, err
+	}
 	cols := "run, resolution_ms, peak, peak_at_ms, total"
 	if o.Sliding {
 		cols += ", sliding_peak, sliding_at_ms"
 	}
 	q := fmt.Sprintf(`SELECT %s FROM peaks(?, %s, sliding := ?)`, cols, bigintList(res))
-	return query(db, "peaks", peaksUnits, q, e.Name, o.Sliding)
+	r, err := query(db, "peaks", peaksUnits, q, e.Name, o.Sliding)
+	if r != nil && note != "" {
+		r.Notes = append(r.Notes, note)
+	}
+	return r, err
+}
+
+// finerThanData leaves out the resolutions finer than the experiment's
+// times (recorded per file at ingest: k6's CSV has whole seconds): a 100 ms
+// bucket over whole-second times holds a second's requests or none, and a
+// "10x" peak ratio between them would be an artifact of the data.
+func finerThanData(db Querier, exp string, res []int64) ([]int64, string, error) {
+	var data sql.NullFloat64
+	err := db.QueryRow(`SELECT max(resolution_ms) FROM files WHERE list_contains(string_split(experiment, ', '), ?)`, exp).Scan(&data)
+	if err != nil || !data.Valid {
+		return res, "", nil // a database from before resolutions were recorded
+	}
+	var kept, dropped []string
+	var out []int64
+	for _, r := range res {
+		if float64(r) < data.Float64 {
+			dropped = append(dropped, ResolutionName(r))
+			continue
+		}
+		out = append(out, r)
+		kept = append(kept, ResolutionName(r))
+	}
+	if len(dropped) == 0 {
+		return res, "", nil
+	}
+	dataName := ResolutionName(int64(data.Float64))
+	if len(out) == 0 {
+		return nil, "", fmt.Errorf("the log's times are multiples of %s: no peak at %s can be told from it (ask for --resolutions %s or coarser)",
+			dataName, strings.Join(dropped, ", "), dataName)
+	}
+	return out, fmt.Sprintf("peaks at %s left out: the log's times are multiples of %s, so a finer bucket only shows rounding", strings.Join(dropped, ", "), dataName), nil
 }
 
 // resolutions checks and sorts the resolutions, finest first, so that the

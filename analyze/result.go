@@ -20,6 +20,10 @@ type Result struct {
 	Name    string
 	Columns []Column
 	Rows    [][]any
+	// Notes say what a reader must know to read the rows right (a
+	// resolution left out, a definition chosen); the CLI prints them on
+	// stderr, so the output itself stays data.
+	Notes []string
 }
 
 // Col returns the index of a column, or -1.

@@ -1,6 +1,10 @@
 package main
 
-import "github.com/rewind-dev/rewind/analyze"
+import (
+	"fmt"
+
+	"github.com/rewind-dev/rewind/analyze"
+)
 
 // analysisCommand is one `rewind analyze NAME`, registered with registerAnalysis.
 type analysisCommand = command
@@ -16,5 +20,8 @@ func init() {
 
 // printResult writes a result in the chosen format.
 func printResult(e *env, r *analyze.Result, format string) error {
+	for _, n := range r.Notes {
+		fmt.Fprintf(e.stderr, "Note: %s\n", n)
+	}
 	return analyze.Write(e.stdout, r, format)
 }
