@@ -32,6 +32,9 @@ type Options struct {
 	// content changed) in the same transaction; Append keeps it and adds
 	// the new content. Without either, such a file is refused.
 	Replace, Append bool
+	// Roles gives runs their role (control, experiment), by run name, for
+	// logs that cannot say it themselves (--role RUN=ROLE).
+	Roles map[string]string
 	// Stdin is read for the argument "-".
 	Stdin io.Reader
 	// Progress, when set, is called with bytes read so far and the total

@@ -321,3 +321,15 @@ func TestSetOnRepeatSaysWhatItDid(t *testing.T) {
 		t.Errorf("params: %v", got)
 	}
 }
+
+func TestRoles(t *testing.T) {
+	dir := t.TempDir()
+	a := writeBytes(t, dir, "baseline.ndjson", []byte(`{"outcome":"ok"}`+"\n"))
+	b := writeBytes(t, dir, "chaos.ndjson", []byte(`{"outcome":"error"}`+"\n"))
+	db, _ := openDB(t)
+	mustIngest(t, db, Options{Experiment: "e", Roles: map[string]string{"baseline": "control", "chaos": "experiment"}}, a, b)
+	got := queryStrings(t, db, `SELECT r.run || ' ' || r.role || ' ' || q.role FROM runs r JOIN requests q USING (experiment, run) ORDER BY 1`)
+	if diff := cmp.Diff([]string{"baseline control control", "chaos experiment experiment"}, got); diff != "" {
+		t.Errorf("roles (-want +got):\n%s", diff)
+	}
+}

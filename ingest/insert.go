@@ -181,6 +181,21 @@ func (l *loader) storeMeta(ctx context.Context, c *collector, fileID int64, expe
 			return err
 		}
 	}
+	return l.applyRoles(ctx, fileID)
+}
+
+// applyRoles sets the roles --role names on the runs of this file.
+func (l *loader) applyRoles(ctx context.Context, fileID int64) error {
+	for run, role := range l.opts.Roles {
+		for _, q := range []string{
+			`UPDATE runs SET role = $role WHERE run = $run AND experiment IN (SELECT DISTINCT experiment FROM requests WHERE file_id = $file AND run = $run)`,
+			`UPDATE requests SET role = $role WHERE file_id = $file AND run = $run`,
+		} {
+			if _, err := l.conn.ExecContext(ctx, q, namedArgs(map[string]any{"role": role, "run": run, "file": fileID})...); err != nil {
+				return fmt.Errorf("--role %s=%s: %w", run, role, err)
+			}
+		}
+	}
 	return nil
 }
 

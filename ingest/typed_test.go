@@ -159,3 +159,21 @@ func TestMutatedTypedFiles(t *testing.T) {
 		}
 	}
 }
+
+// With -update, the seeds of FuzzArrow and FuzzParquet are written anew.
+func TestFuzzSeeds(t *testing.T) {
+	if !*update {
+		for _, p := range []string{"testdata/fuzz-seeds/small.arrow", "testdata/fuzz-seeds/small.parquet"} {
+			if _, err := os.Stat(p); err != nil {
+				t.Errorf("fuzz seed missing: %v (go test -run TestFuzzSeeds -update writes it)", err)
+			}
+		}
+		return
+	}
+	writeArrowIPC(t, "testdata/fuzz-seeds/small.arrow")
+	db, _ := openDB(t)
+	if _, err := db.Exec(`COPY (SELECT 'r' AS run, i AS req, 'ok' AS outcome, i * 1.5 AS latency_ms, 'x' || i AS region
+		FROM range(20) t(i)) TO 'testdata/fuzz-seeds/small.parquet' (FORMAT parquet)`); err != nil {
+		t.Fatal(err)
+	}
+}

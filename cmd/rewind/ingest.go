@@ -29,7 +29,7 @@ nothing and says so.
 
 Examples:
   rewind ingest fixtures/chaos/gunluk.json
-  rewind ingest --experiment checkout baseline.json chaos.json journal.json
+  rewind ingest --experiment checkout --role baseline=control --role chaos=experiment baseline.json chaos.json journal.json
   rewind ingest results/
   k6 run --out json=- script.js | rewind ingest --from k6 -
   rewind ingest --map latency_ms=elapsed --map "outcome=CASE WHEN success THEN 'ok' ELSE 'error' END" log.csv
@@ -37,7 +37,7 @@ Examples:
 
 type ingestOptions struct {
 	db, experiment, run, from, okStatus string
-	set, maps                           []string
+	set, maps, roles                    []string
 	replace, append, listFormats, quiet bool
 }
 
@@ -56,6 +56,7 @@ func runIngest(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&o.okStatus, "ok-status", ingest.DefaultOkStatus, "HTTP statuses that are ok where a file gives no outcome, e.g. 200-299,404")
 	fs.BoolVar(&o.replace, "replace", false, "a file ingested before whose content changed: load it instead of the earlier content")
 	fs.BoolVar(&o.append, "append", false, "a file ingested before whose content changed: add the new content to the earlier")
+	fs.StringArrayVar(&o.roles, "role", nil, "give run RUN the role ROLE (control or experiment), RUN=ROLE (repeatable)")
 	fs.StringArrayVar(&o.set, "set", nil, "store KEY=VALUE with the experiment (repeatable), e.g. window=40, planned=SQL")
 	fs.BoolVar(&o.listFormats, "formats", false, "list the formats rewind reads, in detection order, and exit")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar")
@@ -115,11 +116,15 @@ func (o *ingestOptions) options(e *env) (ingest.Options, error) {
 	if o.replace && o.append {
 		return ingest.Options{}, usagef("--replace and --append exclude each other")
 	}
-	params, err := keyValues(o.set)
+	params, err := keyValues(o.set, "--set", "KEY=VALUE")
 	if err != nil {
 		return ingest.Options{}, err
 	}
-	opts := ingest.Options{Experiment: o.experiment, Run: o.run, From: o.from, Params: params, OkStatus: o.okStatus,
+	roles, err := keyValues(o.roles, "--role", "RUN=ROLE")
+	if err != nil {
+		return ingest.Options{}, err
+	}
+	opts := ingest.Options{Roles: roles, Experiment: o.experiment, Run: o.run, From: o.from, Params: params, OkStatus: o.okStatus,
 		Replace: o.replace, Append: o.append, Stdin: e.stdin}
 	if _, err := ingest.ParseStatusRanges(o.okStatus); err != nil {
 		return opts, usageError{err}
@@ -163,7 +168,7 @@ func ingestedLine(r ingest.Result) string {
 	return line
 }
 
-func keyValues(pairs []string) (map[string]string, error) {
+func keyValues(pairs []string, flag, want string) (map[string]string, error) {
 	if len(pairs) == 0 {
 		return nil, nil
 	}
@@ -171,7 +176,7 @@ func keyValues(pairs []string) (map[string]string, error) {
 	for _, p := range pairs {
 		k, v, ok := strings.Cut(p, "=")
 		if !ok || strings.TrimSpace(k) == "" {
-			return nil, usagef("--set %q: want KEY=VALUE", p)
+			return nil, usagef("%s %q: want %s", flag, p, want)
 		}
 		m[strings.TrimSpace(k)] = v
 	}
