@@ -68,12 +68,18 @@ func (h hinted) Unwrap() error { return h.err }
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr,
 		stderrTTY: isTerminal(stderr), stdoutTTY: isTerminal(stdout)}
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	switch {
+	case len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" && len(args) == 1:
 		printUsage(stdout)
 		if len(args) == 0 {
 			return exitUsage
 		}
 		return exitOK
+	case args[0] == "help":
+		// rewind help analyze peaks = rewind analyze peaks --help
+		args = append(args[1:], "--help")
+	case args[0] == "--version" || args[0] == "-V":
+		args = []string{"version"}
 	}
 	c, ok := commands[args[0]]
 	if !ok {
@@ -111,7 +117,9 @@ func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "\nUsage: rewind COMMAND [flags]\n\nCommands:")
 	names := make([]string, 0, len(commands))
 	for n := range commands {
-		names = append(names, n)
+		if !strings.HasPrefix(n, "__") {
+			names = append(names, n)
+		}
 	}
 	sort.Strings(names)
 	for _, n := range names {
