@@ -150,6 +150,7 @@ func writeTable(w io.Writer, r *Result) error {
 		}
 		cells = append(cells, line)
 	}
+	numeric := numericColumns(r)
 	width := make([]int, len(head))
 	for _, line := range cells {
 		for i, s := range line {
@@ -164,14 +165,31 @@ func writeTable(w io.Writer, r *Result) error {
 				l.WriteString("  ")
 			}
 			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(s))
-			if i == 0 {
-				l.WriteString(s + pad)
-			} else {
+			if numeric[i] {
 				l.WriteString(pad + s)
+			} else {
+				l.WriteString(s + pad)
 			}
 		}
 		b.WriteString(strings.TrimRight(l.String(), " ") + "\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// numericColumns tells which columns hold numbers only (nulls aside): those
+// are right-aligned, text is left-aligned, whatever the column's place.
+func numericColumns(r *Result) []bool {
+	out := make([]bool, len(r.Columns))
+	for i := range r.Columns {
+		out[i] = true
+		for _, row := range r.Rows {
+			switch row[i].(type) {
+			case nil, int, int32, int64, uint64, float64, []any:
+			default:
+				out[i] = false
+			}
+		}
+	}
+	return out
 }

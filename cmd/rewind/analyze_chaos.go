@@ -109,6 +109,11 @@ func runStopDamage(ctx context.Context, e *env, args []string) error {
 	if o.Ks, err = intList("k", ks); err != nil {
 		return err
 	}
+	for _, k := range o.Ks {
+		if k < 1 {
+			return usagef("--k %d: want 1 or more consecutive windows", k)
+		}
+	}
 	o.MarginSet = fs.Changed("margin")
 	o.Experiment = d.experiment
 	return runAnalysis(ctx, e, &d, "rewind analyze stop-damage", func(q analyze.Querier) (*analyze.Result, error) {

@@ -66,11 +66,11 @@ func (o *simStormOptions) apply() error {
 	p := &o.cfg.Params
 	start, err := storm.Ticks(o.faultStart, p.TickMs)
 	if err != nil {
-		return fmt.Errorf("--fault-start: %w", err)
+		return usagef("--fault-start: %v", err)
 	}
 	p.FaultStart = start
 	if o.cfg.Scenarios, err = storm.SelectScenarios(o.scenarios); err != nil {
-		return fmt.Errorf("--scenarios: %w", err)
+		return usagef("--scenarios: %v", err)
 	}
 	for _, spec := range o.configs {
 		pol, err := storm.ParsePolicy(spec)

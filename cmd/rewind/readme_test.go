@@ -1,0 +1,145 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestREADMEExamples runs every example of README.md that shows a command
+// with its output: a fenced block whose lines start with "$ rewind ". Each
+// block runs in a fresh folder that sees the repository's fixtures/ and
+// ingest/testdata/; what the commands print (stdout, then stderr) must be
+// what the block shows.
+func TestREADMEExamples(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := exampleBlocks(string(readme))
+	if len(blocks) < 3 {
+		t.Fatalf("found %d example blocks in README.md", len(blocks))
+	}
+	root, _ := filepath.Abs("../..")
+	for i, b := range blocks {
+		t.Run(strings.Fields(b[0].cmd)[1]+"#"+string(rune('a'+i)), func(t *testing.T) {
+			dir := t.TempDir()
+			for _, d := range []string{"fixtures", "ingest"} {
+				if err := os.Symlink(filepath.Join(root, d), filepath.Join(dir, d)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			t.Chdir(dir)
+			for _, ex := range b {
+				args, err := shellWords(ex.cmd)
+				if err != nil {
+					t.Fatalf("%s: %v", ex.cmd, err)
+				}
+				var out, errb bytes.Buffer
+				run(context.Background(), args[1:], nil, &out, &errb)
+				got := out.String() + errb.String()
+				if matchElided(ex.want, got) {
+					continue
+				}
+				if diff := cmp.Diff(ex.want, got); diff != "" {
+					t.Errorf("$ %s (-README +got):\n%s", ex.cmd, diff)
+				}
+			}
+		})
+	}
+}
+
+type example struct{ cmd, want string }
+
+func exampleBlocks(md string) [][]example {
+	var blocks [][]example
+	var cur []example
+	in := false
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(line, "```") {
+			if in && len(cur) > 0 {
+				blocks = append(blocks, cur)
+			}
+			in, cur = !in, nil
+			continue
+		}
+		if !in {
+			continue
+		}
+		if cmd, ok := strings.CutPrefix(line, "$ "); ok && strings.HasPrefix(cmd, "rewind ") {
+			cur = append(cur, example{cmd: cmd})
+			continue
+		}
+		if len(cur) > 0 {
+			cur[len(cur)-1].want += line + "\n"
+		}
+	}
+	return blocks
+}
+
+// shellWords splits a command line as a POSIX shell would, for the quoting
+// the README uses: single and double quotes, no expansion.
+func shellWords(s string) ([]string, error) {
+	var words []string
+	var w strings.Builder
+	inWord := false
+	var quote rune
+	for _, r := range s {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			} else {
+				w.WriteRune(r)
+			}
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == ' ' || r == '\t':
+			if inWord {
+				words = append(words, w.String())
+				w.Reset()
+				inWord = false
+			}
+		default:
+			w.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quote != 0 {
+		return nil, os.ErrInvalid
+	}
+	if inWord {
+		words = append(words, w.String())
+	}
+	return words, nil
+}
+
+// matchElided compares output with an example in which a line "..." stands
+// for any number of lines.
+func matchElided(want, got string) bool {
+	w := strings.Split(strings.TrimSuffix(want, "\n"), "\n")
+	g := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+	var match func(i, j int) bool
+	match = func(i, j int) bool {
+		switch {
+		case i == len(w):
+			return j == len(g)
+		case w[i] == "...":
+			for k := j; k <= len(g); k++ {
+				if match(i+1, k) {
+					return true
+				}
+			}
+			return false
+		case j < len(g) && w[i] == g[j]:
+			return match(i+1, j+1)
+		}
+		return false
+	}
+	return match(0, 0)
+}
