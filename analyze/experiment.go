@@ -18,7 +18,39 @@ type Experiment struct {
 var ErrNoExperiment = errors.New("the database holds no experiment: ingest a log first")
 
 // AmbiguousError lists the experiments when --experiment is needed.
-type AmbiguousError struct{ Names []string }
+// Suitable, when the analysis knows, are those that have what it needs
+// (times for peaks, say), so a hint can name one that works.
+type AmbiguousError struct{ Names, Suitable []string }
+
+// Hint is the experiment a Try line should name: a suitable one, else the
+// first.
+func (e *AmbiguousError) Hint() string {
+	if len(e.Suitable) > 0 {
+		return e.Suitable[0]
+	}
+	return e.Names[0]
+}
+
+// withSuitable fills Suitable of an AmbiguousError with the experiments
+// for which has (a SQL condition over requests, per experiment) holds.
+func withSuitable(db Querier, err error, has string) error {
+	var amb *AmbiguousError
+	if !errors.As(err, &amb) {
+		return err
+	}
+	rows, qerr := db.Query(`SELECT DISTINCT experiment FROM requests WHERE ` + has + ` ORDER BY experiment`)
+	if qerr != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var n string
+		if rows.Scan(&n) == nil {
+			amb.Suitable = append(amb.Suitable, n)
+		}
+	}
+	return amb
+}
 
 func (e *AmbiguousError) Error() string {
 	return fmt.Sprintf("the database holds %d experiments (%s): name one with --experiment",

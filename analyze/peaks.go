@@ -29,7 +29,14 @@ var peaksUnits = map[string]string{
 func Peaks(db Querier, o PeaksOptions) (*Result, error) {
 	e, err := FindExperiment(db, o.Experiment)
 	if err != nil {
+		return nil, withSuitable(db, err, "t_ms IS NOT NULL")
+	}
+	var timed bool
+	if err := db.QueryRow(`SELECT EXISTS (SELECT 1 FROM requests WHERE experiment = ? AND t_ms IS NOT NULL)`, e.Name).Scan(&timed); err != nil {
 		return nil, err
+	}
+	if !timed {
+		return nil, fmt.Errorf("experiment %q has no times (t_ms or ts): peaks counts requests per time bucket", e.Name)
 	}
 	res, err := resolutions(o.ResolutionsMs)
 	if err != nil {

@@ -1,6 +1,8 @@
 package analyze
 
 import (
+	"time"
+	"database/sql"
 	"errors"
 	"fmt"
 )
@@ -31,10 +33,38 @@ func Retries(db Querier, o RetriesOptions) (*Result, error) {
 		return nil, err
 	}
 	span, err := affectedSpan(e, o.Affected)
+	var note string
+	if errors.Is(err, ErrNoAffected) {
+		span, note, err = wholeRun(db, e.Name)
+	}
 	if err != nil {
 		return nil, err
 	}
-	return query(db, "retries", retriesUnits, `SELECT * FROM retries(?, ?, ?)`, e.Name, span.FromMs, span.ToMs)
+	r, err := query(db, "retries", retriesUnits, `SELECT * FROM retries(?, ?, ?)`, e.Name, span.FromMs, span.ToMs)
+	if r != nil && note != "" {
+		r.Notes = append(r.Notes, note)
+	}
+	return r, err
+}
+
+// wholeRun is the affected interval when none is given or stored: every
+// operation of the experiment counts, and the note says so.
+func wholeRun(db Querier, exp string) (Span, string, error) {
+	var from, to sql.NullFloat64
+	if err := db.QueryRow(`SELECT min(t_ms), max(t_ms) FROM requests WHERE experiment = ?`, exp).Scan(&from, &to); err != nil {
+		return Span{}, "", err
+	}
+	if !from.Valid {
+		return Span{}, "", fmt.Errorf("experiment %q has no times (t_ms or ts) and no affected interval: %w", exp, ErrNoAffected)
+	}
+	// The interval is half-open; one ms past the last start takes it in.
+	span := Span{FromMs: from.Float64, ToMs: to.Float64 + 1}
+	return span, fmt.Sprintf("no affected interval given or stored: the whole run (%s..%s) counts as affected; give --affected FROM..TO to narrow it",
+		msName(span.FromMs), msName(to.Float64)), nil
+}
+
+func msName(ms float64) string {
+	return (time.Duration(ms * float64(time.Millisecond))).String()
 }
 
 // affectedSpan picks the interval: the flag, else the experiment's stored

@@ -58,14 +58,24 @@ func TestRetriesTiny(t *testing.T) {
 	}
 }
 
-// TestRetriesNeedsInterval checks the error when neither the flag nor the
-// experiment gives an affected interval.
-func TestRetriesNeedsInterval(t *testing.T) {
+// TestRetriesWholeRunByDefault: when neither the flag nor the experiment
+// gives an affected interval, the whole run counts, and a note says so.
+func TestRetriesWholeRunByDefault(t *testing.T) {
 	db := ingestedDB(t, "../fixtures/peaks/sekil1.csv")
-	_, err := Retries(db, RetriesOptions{})
-	want := `experiment "sekil1" stores no affected interval (affected_from_ms, affected_to_ms): give --affected FROM..TO, e.g. 8.5s..15s`
-	if err == nil || err.Error() != want {
-		t.Errorf("error = %v, want %s", err, want)
+	r, err := Retries(db, RetriesOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := Retries(db, RetriesOptions{Affected: Span{FromMs: 8000, ToMs: 13001}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(whole.Rows, r.Rows); diff != "" {
+		t.Errorf("default interval differs from the whole run (-whole +default):\n%s", diff)
+	}
+	want := []string{"no affected interval given or stored: the whole run (8s..13s) counts as affected; give --affected FROM..TO to narrow it"}
+	if diff := cmp.Diff(want, r.Notes); diff != "" {
+		t.Errorf("notes (-want +got):\n%s", diff)
 	}
 }
 

@@ -215,6 +215,7 @@ func (l *loader) file(ctx context.Context, s source) (Result, error) {
 	if err := l.finishRows(ctx, fileID, &res); err != nil {
 		return res, err
 	}
+	res.Warnings = append(res.Warnings, c.warnings...)
 	if err := l.storeMeta(ctx, c, fileID, res.Experiment); err != nil {
 		return res, err
 	}

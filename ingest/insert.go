@@ -132,8 +132,9 @@ func (l *loader) insertEvents(ctx context.Context, c *collector, fileID int64, e
 	var n int64
 	err = l.registered(ctx, rr, func(view string) error {
 		q := fmt.Sprintf(`INSERT INTO events
-SELECT %s, coalesce(run, $run, ''), (SELECT coalesce(max(seq) + 1, 0) FROM events) + row_number() OVER (ORDER BY line) - 1,
-       type, t_ms, subject, state, attrs::JSON, $file::INTEGER, line, make_timestamp(ts_us) FROM %s`, expExpr, view)
+SELECT %s, coalesce(run, $run, ''), (SELECT coalesce(max(seq) + 1, 0) FROM events) + row_number() OVER (ORDER BY line, ord) - 1,
+       type, t_ms, subject, state, attrs::JSON, $file::INTEGER, line, make_timestamp(ts_us)
+FROM %s -- ord is referenced in the window above: every view column is`, expExpr, view)
 		res, err := l.conn.ExecContext(ctx, q, namedArgs(map[string]any{"exp": experiment, "run": l.opts.Run, "file": fileID})...)
 		if err != nil {
 			return err

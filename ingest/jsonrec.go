@@ -17,6 +17,9 @@ import (
 // collector gathers what a file says besides attempts: experiment and run
 // parameters, and side-table events.
 type collector struct {
+	// warnings are things a decoder noticed that do not stop the ingest
+	// (spans skipped, say); the ingest reports them.
+	warnings    []string
 	experiments []expMeta
 	runs        []runMeta
 	events      *array.RecordBuilder
@@ -28,6 +31,7 @@ type collector struct {
 // absorb takes over what another collector gathered, after what this one has.
 func (c *collector) absorb(o *collector) {
 	c.experiments = append(c.experiments, o.experiments...)
+	c.warnings = append(c.warnings, o.warnings...)
 	c.runs = append(c.runs, o.runs...)
 	if o.nEvents > 0 {
 		c.done = append(c.done, o.events.NewRecordBatch())
@@ -72,6 +76,7 @@ var eventSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "state", Type: arrow.BinaryTypes.String, Nullable: true},
 	{Name: "attrs", Type: arrow.BinaryTypes.String, Nullable: true},
 	{Name: "ts_us", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+	{Name: "ord", Type: arrow.PrimitiveTypes.Int64},
 }, nil)
 
 // event is one side-table row: a replica state, a restart, a chaos action,
@@ -109,6 +114,8 @@ func (c *collector) add(ev event) {
 	} else {
 		f[8].AppendNull()
 	}
+	// Events of one line (a whole journal on one line) keep their order.
+	f[9].(*array.Int64Builder).Append(int64(c.nEvents))
 	c.nEvents++
 }
 
