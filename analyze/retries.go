@@ -1,10 +1,10 @@
 package analyze
 
 import (
-	"time"
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // RetriesOptions steer Retries.
