@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -160,6 +161,15 @@ func ingestAll(ctx context.Context, l *loader, srcs []source) ([]Result, error) 
 func (l *loader) file(ctx context.Context, s source) (Result, error) {
 	res := Result{Path: s.name}
 	l.tOrigin = ""
+	if l.opts.Progress != nil {
+		// Start the clock before the first read, so the first rate shown is
+		// not a buffer fill divided by no time.
+		size := int64(-1)
+		if st, err := os.Stat(s.name); err == nil && s.name != Stdin {
+			size = st.Size()
+		}
+		l.opts.Progress(0, size)
+	}
 	in, err := openInput(s.name, l.opts.Stdin)
 	if err != nil {
 		return res, err
