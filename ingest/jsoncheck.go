@@ -6,6 +6,41 @@ import (
 	"unicode/utf8"
 )
 
+// countTopKeys counts the members of the JSON object in raw (keys at depth
+// one) in one pass over the bytes: when it exceeds the decoded map's size,
+// a key was given twice. Malformed input gives any count; the decoder has
+// refused it by then.
+func countTopKeys(raw []byte) int {
+	n, depth := 0, 0
+	for i := 0; i < len(raw); i++ {
+		switch raw[i] {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		case '"':
+			j := i + 1
+			for j < len(raw) && raw[j] != '"' {
+				if raw[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if depth == 1 {
+				k := j + 1
+				for k < len(raw) && (raw[k] == ' ' || raw[k] == '\t' || raw[k] == '\r' || raw[k] == '\n') {
+					k++
+				}
+				if k < len(raw) && raw[k] == ':' {
+					n++
+				}
+			}
+			i = j
+		}
+	}
+	return n
+}
+
 // checkJSONObject refuses what a JSON decoder would otherwise let through
 // silently: bytes that are not UTF-8 (decoders replace them with U+FFFD) and
 // a key given twice (the last one would win). It runs on the lines the fast

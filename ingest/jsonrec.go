@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
 
@@ -134,12 +135,17 @@ func newCollector() *collector {
 // decodeObject decodes one JSON object of a canonical log. It fills r and
 // returns true for an attempt; metadata and events go to c.
 func decodeObject(raw []byte, r *row, c *collector) (bool, error) {
-	if err := checkJSONObject(raw, r.line); err != nil {
-		return false, err
+	if !utf8.Valid(raw) {
+		return false, checkJSONObject(raw, r.line)
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return false, lineErr(r.line, "bad JSON: %s", jsonMsg(err))
+	}
+	if countTopKeys(raw) != len(m) {
+		if err := checkJSONObject(raw, r.line); err != nil {
+			return false, err
+		}
 	}
 	if m == nil {
 		return false, lineErr(r.line, "want a JSON object, got null")
