@@ -1,14 +1,288 @@
 package ingest
 
-import "errors"
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
 
-// FormatChaosToolkit names the Chaos Toolkit journal.json (actions and probes become events).
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// FormatChaosToolkit names the journal.json that `chaos run` writes. A
+// journal is a timeline, not requests: it gives no request rows. Every
+// activity result (the method's run[], rollbacks[], and the steady-state
+// probes before, after and during the method) becomes two events,
+// <type>_start and <type>_end (type action or probe) at the activity's
+// start and end, subject the activity's name, state its status
+// (succeeded, failed), attrs its phase (method, rollback,
+// steady-state-before, -after, -during), provider type, duration and
+// tolerance_met; the start event carries the activity's definition, the
+// end event its output and exception. The experiment's own start and end
+// become experiment_start and experiment_end (state: the run's status).
+// Title, status, deviated, chaoslib-version, platform, node, start, end
+// and duration are stored as the experiment's parameters, under
+// "chaostoolkit". Journal times have no zone (chaoslib writes UTC
+// datetime.isoformat()): they are read as UTC; newer journals' +00:00 is
+// honoured.
 const FormatChaosToolkit = "chaostoolkit"
 
-// detectChaostoolkit tells a chaostoolkit file from its first bytes.
-func detectChaostoolkit(name string, head []byte) bool { return false }
+var (
+	ctkVersion    = regexp.MustCompile(`"chaoslib-version"\s*:`)
+	ctkExperiment = regexp.MustCompile(`"experiment"\s*:\s*\{`)
+	ctkRun        = regexp.MustCompile(`"(?:steady_states"\s*:\s*\{|run"\s*:\s*\[)`)
+)
 
-// decodeChaostoolkit decodes a chaostoolkit file into canonical rows.
+// detectChaostoolkit takes a JSON object that names chaoslib's version,
+// or holds an experiment object with steady-state results or a run array.
+func detectChaostoolkit(name string, head []byte) bool {
+	t := jsonText(head)
+	if len(t) == 0 || t[0] != '{' {
+		return false
+	}
+	return ctkVersion.Match(t) || ctkExperiment.Match(t) && ctkRun.Match(t)
+}
+
 func decodeChaostoolkit(in *input, c *collector) (produce, error) {
-	return nil, errors.New("chaostoolkit: not implemented yet")
+	data, err := in.all()
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, emit func(arrow.RecordBatch) error) error {
+		j := &ctkJournal{c: c, params: map[string]json.RawMessage{}}
+		if err := j.read(jsonText(data)); err != nil {
+			return err
+		}
+		j.params["steady_state_met"] = json.RawMessage(compactObject(j.steady))
+		if len(j.steady) == 0 {
+			delete(j.params, "steady_state_met")
+		}
+		c.experiments = append(c.experiments, expMeta{params: compactObject(map[string]json.RawMessage{
+			"chaostoolkit": json.RawMessage(compactObject(j.params))})})
+		return nil
+	}, nil
+}
+
+// ctkJournal reads one journal into events and parameters.
+type ctkJournal struct {
+	c      *collector
+	params map[string]json.RawMessage
+	steady map[string]json.RawMessage // steady_state_met of before and after
+	title  string
+	status string
+	bounds []ctkBound // the journal's start and end, added once its status is known
+}
+
+type ctkBound struct {
+	key string // start or end
+	at  rawAt
+}
+
+// ctkParams are the journal members kept as experiment parameters.
+var ctkParams = map[string]string{"chaoslib-version": "chaoslib_version", "platform": "platform", "node": "node",
+	"status": "status", "deviated": "deviated", "start": "start", "end": "end", "duration": "duration"}
+
+func (j *ctkJournal) read(data []byte) error {
+	d := newDocReader(data)
+	raw, line, err := d.value()
+	if err != nil {
+		return err
+	}
+	if err := d.trailing(); err != nil {
+		return err
+	}
+	j.steady = map[string]json.RawMessage{}
+	err = walkObject(raw, line, func(key string, v json.RawMessage, line int64) error {
+		if p, ok := ctkParams[key]; ok && jsonVal(v).kind != 'z' {
+			j.params[p] = v
+		}
+		switch key {
+		case "experiment":
+			return j.experiment(v, line)
+		case "status":
+			j.status = jsonVal(v).s
+		case "start", "end":
+			j.bounds = append(j.bounds, ctkBound{key, rawAt{v, line}})
+		case "steady_states":
+			return j.steadyStates(v, line)
+		case "run":
+			return walkArray(v, line, key, j.phase("method", -1))
+		case "rollbacks":
+			return walkArray(v, line, key, j.phase("rollback", -1))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return j.experimentBounds()
+}
+
+func (j *ctkJournal) experiment(raw json.RawMessage, line int64) error {
+	return walkObject(raw, line, func(key string, v json.RawMessage, line int64) error {
+		switch key {
+		case "title":
+			j.title = jsonVal(v).s
+			j.params["title"] = v
+		case "description", "tags", "version":
+			j.params[key] = v
+		}
+		return nil
+	})
+}
+
+// experimentBounds adds the experiment's start and end as events.
+func (j *ctkJournal) experimentBounds() error {
+	for _, b := range j.bounds {
+		ev := event{line: b.at.line, typ: "experiment_" + b.key, subject: j.title, state: j.status}
+		if err := ctkTime(&ev, b.at.raw, b.key); err != nil {
+			return err
+		}
+		j.c.add(ev)
+	}
+	return nil
+}
+
+func (j *ctkJournal) steadyStates(raw json.RawMessage, line int64) error {
+	return walkObject(raw, line, func(key string, v json.RawMessage, line int64) error {
+		switch key {
+		case "before", "after":
+			return j.hypothesis(v, line, key, -1)
+		case "during":
+			i := 0
+			return walkArray(v, line, "steady_states.during", func(v json.RawMessage, line int64) error {
+				i++
+				return j.hypothesis(v, line, "during", i)
+			})
+		}
+		return nil
+	})
+}
+
+// hypothesis reads one steady-state hypothesis result; iteration numbers
+// the results of a continuous hypothesis (during), from 1.
+func (j *ctkJournal) hypothesis(raw json.RawMessage, line int64, when string, iteration int) error {
+	return walkObject(raw, line, func(key string, v json.RawMessage, line int64) error {
+		switch key {
+		case "steady_state_met":
+			if iteration < 0 {
+				j.steady[when] = v
+			}
+		case "probes":
+			return walkArray(v, line, "probes", j.phase("steady-state-"+when, iteration))
+		}
+		return nil
+	})
+}
+
+// phase reads the activity results of one phase of the run.
+func (j *ctkJournal) phase(name string, iteration int) func(json.RawMessage, int64) error {
+	index := 0
+	return func(raw json.RawMessage, line int64) error {
+		index++
+		return j.activity(raw, line, name, index, iteration)
+	}
+}
+
+// ctkResult is one activity result as the journal has it.
+type ctkResult struct {
+	def                    map[string]json.RawMessage // the activity definition
+	status                 string
+	start, end             rawAt
+	duration, toleranceMet json.RawMessage
+	rest                   map[string]json.RawMessage // output, exception and the like
+}
+
+func (j *ctkJournal) activity(raw json.RawMessage, line int64, phase string, index, iteration int) error {
+	res := ctkResult{start: rawAt{line: line}, end: rawAt{line: line}, rest: map[string]json.RawMessage{}}
+	err := walkObject(raw, line, func(key string, v json.RawMessage, vline int64) error {
+		switch key {
+		case "activity":
+			if err := json.Unmarshal(v, &res.def); err != nil || jsonVal(v).kind != 'o' {
+				return fieldErr(vline, "activity", "want an object, got %s", jsonVal(v).describe())
+			}
+		case "status":
+			res.status = jsonVal(v).s
+		case "start":
+			res.start = rawAt{v, vline}
+		case "end":
+			res.end = rawAt{v, vline}
+		case "duration":
+			res.duration = v
+		case "tolerance_met":
+			res.toleranceMet = v
+		default:
+			res.rest[key] = v
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return j.activityEvents(&res, phase, index, iteration)
+}
+
+func (j *ctkJournal) activityEvents(res *ctkResult, phase string, index, iteration int) error {
+	kind := jsonVal(res.def["type"]).s
+	if kind == "" {
+		kind = "activity"
+	}
+	common := map[string]json.RawMessage{"phase": jsonString(phase), "index": json.RawMessage(strconv.Itoa(index))}
+	if iteration > 0 {
+		common["iteration"] = json.RawMessage(strconv.Itoa(iteration))
+	}
+	var provider map[string]json.RawMessage
+	if json.Unmarshal(res.def["provider"], &provider) == nil && jsonVal(provider["type"]).kind == 's' {
+		common["provider_type"] = provider["type"]
+	}
+	for k, v := range map[string]json.RawMessage{"duration": res.duration, "tolerance_met": res.toleranceMet} {
+		if v != nil {
+			common[k] = v
+		}
+	}
+	name := jsonVal(res.def["name"]).s
+	for _, side := range []struct {
+		suffix string
+		at     rawAt
+		extra  map[string]json.RawMessage
+	}{{"_start", res.start, map[string]json.RawMessage{"activity": json.RawMessage(compactObject(res.def))}},
+		{"_end", res.end, res.rest}} {
+		ev := event{line: side.at.line, typ: kind + side.suffix, subject: name, state: res.status}
+		if err := ctkTime(&ev, side.at.raw, strings.TrimPrefix(side.suffix, "_")); err != nil {
+			return err
+		}
+		attrs := map[string]json.RawMessage{}
+		for _, m := range []map[string]json.RawMessage{common, side.extra} {
+			for k, v := range m {
+				attrs[k] = v
+			}
+		}
+		ev.attrs = compactObject(attrs)
+		j.c.add(ev)
+	}
+	return nil
+}
+
+// ctkLayouts are the times journals hold: isoformat() with an offset
+// (newer chaoslib) or without one (older chaoslib, UTC).
+var ctkLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999"}
+
+// ctkTime sets the event's time from an ISO 8601 value; a missing or null
+// time leaves the event without one.
+func ctkTime(ev *event, raw json.RawMessage, field string) error {
+	v := jsonVal(raw)
+	if v.kind == 'z' {
+		return nil
+	}
+	if v.kind == 's' {
+		for _, layout := range ctkLayouts {
+			if t, err := time.Parse(layout, v.s); err == nil {
+				ev.tsUs, ev.hasTs = t.UnixMicro(), true
+				return nil
+			}
+		}
+	}
+	return fieldErr(ev.line, field, "want an ISO 8601 time such as 2024-05-01T10:00:00.123456, got %s", v.describe())
 }

@@ -1,14 +1,368 @@
 package ingest
 
-import "errors"
+import (
+	"bytes"
+	"context"
+	stdjson "encoding/json"
+	"math"
+	"strconv"
+	"strings"
+	"time"
 
-// FormatHAR names the HAR 1.2 (browser network export).
+	json "github.com/goccy/go-json"
+)
+
+// FormatHAR names the HTTP Archive 1.2 (a browser's "Save all as HAR",
+// Charles, mitmproxy, Insomnia): {"log": {"version", "creator", "pages",
+// "entries"}}. One row per entry: ts = startedDateTime, latency_ms = time
+// (fractional ms), status = response.status (0, no response, is an error
+// by the status rule). A browser's response._error (Chrome, mitmproxy) makes
+// the outcome error, canceled for net::ERR_ABORTED. The run is the file,
+// since a HAR is one capture; the page of an entry is its pageref in attrs,
+// and each page is a har.page event (title, onContentLoad, onLoad). attrs
+// hold the method, URL, versions, sizes, timings (without -1, "did not
+// happen"), server address, connection and the scalar extension fields
+// (_priority, _resourceType, ...). Headers, cookies, query strings, post
+// data and bodies are not loaded. The line of a row is the line where its
+// entry starts.
 const FormatHAR = "har"
 
-// detectHar tells a har file from its first bytes.
-func detectHar(name string, head []byte) bool { return false }
+// detectHar takes a JSON object whose first key is "log" and that names
+// a HAR member near the start.
+func detectHar(_ string, head []byte) bool {
+	t := jsonText(head)
+	if len(t) == 0 || t[0] != '{' {
+		return false
+	}
+	d := stdjson.NewDecoder(bytes.NewReader(t))
+	if tok, err := d.Token(); err != nil || tok != stdjson.Delim('{') {
+		return false
+	}
+	if key, err := d.Token(); err != nil || key != "log" {
+		return false
+	}
+	for _, k := range []string{`"entries"`, `"creator"`, `"pages"`} {
+		if bytes.Contains(t, []byte(k)) {
+			return true
+		}
+	}
+	return false
+}
 
-// decodeHar decodes a har file into canonical rows.
 func decodeHar(in *input, c *collector) (produce, error) {
-	return nil, errors.New("har: not implemented yet")
+	data, err := in.all()
+	if err != nil {
+		return nil, err
+	}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	h := &harDoc{c: c, run: runName(in.detectName())}
+	return rows(func(ctx context.Context, add func(*row) error) error {
+		h.ctx, h.add = ctx, add
+		return h.read(data)
+	}), nil
+}
+
+type harDoc struct {
+	ctx    context.Context
+	c      *collector
+	add    func(*row) error
+	run    string
+	r      row
+	n      int
+	params map[string]json.RawMessage
+}
+
+func (h *harDoc) read(data []byte) error {
+	d := newDocReader(data)
+	err := harObject(d, "the HAR", func(key string) error {
+		if key != "log" {
+			return harSkip(d)
+		}
+		return harObject(d, "log", func(key string) error { return h.logMember(d, key) })
+	})
+	if err != nil {
+		return err
+	}
+	if err := d.trailing(); err != nil {
+		return err
+	}
+	if h.params != nil {
+		h.c.experiments = append(h.c.experiments, expMeta{params: compactObject(h.params)})
+	}
+	return nil
+}
+
+// harObject walks the members of the object that starts next.
+func harObject(d *docReader, what string, fn func(key string) error) error {
+	line := d.lineAt(harNext(d))
+	tok, err := d.dec.Token()
+	if err != nil {
+		return d.syntaxErr(err)
+	}
+	if tok != stdjson.Delim('{') {
+		return lineErr(line, "%s: want a JSON object, got %v", what, tok)
+	}
+	for d.dec.More() {
+		tok, err := d.dec.Token()
+		if err != nil {
+			return d.syntaxErr(err)
+		}
+		if err := fn(tok.(string)); err != nil {
+			return err
+		}
+	}
+	if _, err := d.dec.Token(); err != nil {
+		return d.syntaxErr(err)
+	}
+	return nil
+}
+
+func harSkip(d *docReader) error {
+	var raw stdjson.RawMessage
+	if err := d.dec.Decode(&raw); err != nil {
+		return d.syntaxErr(err)
+	}
+	return nil
+}
+
+func (h *harDoc) logMember(d *docReader, key string) error {
+	switch key {
+	case "entries":
+		return harArray(d, key, h.entry)
+	case "pages":
+		return harArray(d, key, h.page)
+	case "version", "creator", "browser":
+		var raw stdjson.RawMessage
+		if err := d.dec.Decode(&raw); err != nil {
+			return d.syntaxErr(err)
+		}
+		if h.params == nil {
+			h.params = map[string]json.RawMessage{}
+		}
+		h.params["har_"+key] = json.RawMessage(raw)
+		return nil
+	}
+	return harSkip(d)
+}
+
+func harArray(d *docReader, key string, fn func(stdjson.RawMessage, int64) error) error {
+	if o := harNext(d); o < len(d.data) && d.data[o] != '[' {
+		return fieldErr(d.lineAt(o), key, "want a JSON array")
+	}
+	return d.eachElement(fn)
+}
+
+// harNext is the offset of the next value's first byte.
+func harNext(d *docReader) int {
+	o := int(d.dec.InputOffset())
+	for o < len(d.data) && strings.IndexByte(" \t\r\n:,", d.data[o]) >= 0 {
+		o++
+	}
+	return o
+}
+
+// entry decodes one entry into a row.
+func (h *harDoc) entry(raw stdjson.RawMessage, line int64) error {
+	if h.n++; h.n%1024 == 0 && h.ctx.Err() != nil {
+		return h.ctx.Err()
+	}
+	e, err := harMap(json.RawMessage(raw), line, "entries")
+	if err != nil {
+		return err
+	}
+	r := &h.r
+	r.reset(line)
+	if r.tsUs, err = harTime(e, line, "startedDateTime"); err != nil {
+		return err
+	}
+	r.group = h.run
+	r.set(colTsUs)
+	r.set(colGroup)
+	if err := harLatency(r, e["time"]); err != nil {
+		return err
+	}
+	req, err := harMap(e["request"], line, "request")
+	if err != nil {
+		return err
+	}
+	resp, err := harMap(e["response"], line, "response")
+	if err != nil {
+		return err
+	}
+	if err := harStatus(r, resp); err != nil {
+		return err
+	}
+	r.attrs = harEntryAttrs(e, req, resp)
+	r.set(colAttrs)
+	return h.add(r)
+}
+
+// harMap decodes an object member; a missing one is an empty map.
+func harMap(raw json.RawMessage, line int64, field string) (map[string]json.RawMessage, error) {
+	m := map[string]json.RawMessage{}
+	if len(raw) == 0 {
+		return m, nil
+	}
+	if v := jsonVal(raw); v.kind != 'o' || json.Unmarshal(raw, &m) != nil || m == nil {
+		return nil, fieldErr(line, field, "want a JSON object, got %s", harDescribe(raw))
+	}
+	return m, nil
+}
+
+func harDescribe(raw json.RawMessage) string {
+	if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '[' {
+		return "an array"
+	}
+	return jsonVal(raw).describe()
+}
+
+// harTime parses an RFC 3339 member (HAR's ISO 8601 with a zone).
+func harTime(m map[string]json.RawMessage, line int64, field string) (int64, error) {
+	v := jsonVal(m[field])
+	if v.kind != 's' {
+		return 0, fieldErr(line, field, "want an RFC 3339 time such as 2026-01-02T15:04:05.123+01:00, got %s", v.describe())
+	}
+	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(v.s))
+	if err != nil {
+		return 0, fieldErr(line, field, "want an RFC 3339 time such as 2026-01-02T15:04:05.123+01:00, got %q", truncate(v.s, 40))
+	}
+	if t.Year() < 1 || t.Year() > 9999 {
+		return 0, fieldErr(line, field, "out of range %q", truncate(v.s, 40))
+	}
+	return t.UnixMicro(), nil
+}
+
+// harLatency reads time, the entry's elapsed ms; -1 (HAR's "unknown")
+// and a missing time leave latency_ms empty.
+func harLatency(r *row, raw json.RawMessage) error {
+	v := jsonVal(raw)
+	if v.kind == 'z' {
+		return nil
+	}
+	f, err := strconv.ParseFloat(v.s, 64)
+	if v.kind != 'n' || err != nil || math.IsInf(f, 0) {
+		return fieldErr(r.line, "time", "not a number %s", v.describe())
+	}
+	switch {
+	case f == -1:
+		return nil
+	case f < 0:
+		return fieldErr(r.line, "time", "negative %s", v.s)
+	}
+	r.latency = f
+	r.set(colLatency)
+	return nil
+}
+
+// harStatus reads response.status, and response._error when a browser
+// says why there is no (whole) response.
+func harStatus(r *row, resp map[string]json.RawMessage) error {
+	v := jsonVal(resp["status"])
+	if v.kind == 'z' {
+		return fieldErr(r.line, "response.status", "missing")
+	}
+	n, err := strconv.ParseInt(v.s, 10, 64)
+	if v.kind != 'n' || err != nil {
+		return fieldErr(r.line, "response.status", "want an integer, got %s", v.describe())
+	}
+	if n < 0 || n > 999 {
+		return fieldErr(r.line, "response.status", "%s", outOfRange(n, 0, 999))
+	}
+	r.status = int32(n)
+	r.set(colStatus)
+	if e := jsonVal(resp["_error"]); e.kind == 's' && e.s != "" {
+		r.outcome = "error"
+		if e.s == "net::ERR_ABORTED" {
+			r.outcome = "canceled"
+		}
+		r.set(colOutcome)
+	}
+	return nil
+}
+
+// harEntryAttrs keeps what the entry says besides ts, time and status.
+func harEntryAttrs(e, req, resp map[string]json.RawMessage) string {
+	a := map[string]json.RawMessage{}
+	harCopy(a, req, map[string]string{"method": "method", "url": "url", "httpVersion": "http_version",
+		"headersSize": "request_headers_size", "bodySize": "request_body_size"})
+	harCopy(a, resp, map[string]string{"statusText": "status_text", "redirectURL": "redirect_url",
+		"headersSize": "response_headers_size", "bodySize": "response_body_size",
+		"_error": "error", "_transferSize": "transfer_size"})
+	if content, err := harMap(resp["content"], 0, "content"); err == nil {
+		harCopy(a, content, map[string]string{"size": "content_size", "mimeType": "mime_type"})
+	}
+	harCopy(a, e, map[string]string{"pageref": "pageref", "serverIPAddress": "server_ip",
+		"connection": "connection", "comment": "comment"})
+	if t, err := harMap(e["timings"], 0, "timings"); err == nil {
+		if s := harScalars(t); s != "{}" {
+			a["timings"] = json.RawMessage(s)
+		}
+	}
+	if ini, err := harMap(e["_initiator"], 0, "_initiator"); err == nil {
+		harCopy(a, ini, map[string]string{"type": "initiator_type"})
+	}
+	for k, raw := range e {
+		if strings.HasPrefix(k, "_") && harKeep(raw) {
+			a[k] = raw
+		}
+	}
+	return compactObject(a)
+}
+
+// harCopy copies the members named in keys (HAR name -> attrs key) that
+// say something: not null, "" or -1.
+func harCopy(dst, src map[string]json.RawMessage, keys map[string]string) {
+	for from, to := range keys {
+		if raw, ok := src[from]; ok && harKeep(raw) {
+			dst[to] = raw
+		}
+	}
+}
+
+// harKeep tells a scalar that says something.
+func harKeep(raw json.RawMessage) bool {
+	switch v := jsonVal(raw); v.kind {
+	case 's':
+		return v.s != ""
+	case 'n':
+		f, err := strconv.ParseFloat(v.s, 64)
+		return err == nil && f != -1
+	case 'b':
+		return true
+	}
+	return false
+}
+
+// harScalars renders an object's scalar members that say something.
+func harScalars(m map[string]json.RawMessage) string {
+	out := map[string]json.RawMessage{}
+	for k, raw := range m {
+		if harKeep(raw) {
+			out[k] = raw
+		}
+	}
+	return compactObject(out)
+}
+
+// page decodes one page into a har.page event.
+func (h *harDoc) page(raw stdjson.RawMessage, line int64) error {
+	p, err := harMap(json.RawMessage(raw), line, "pages")
+	if err != nil {
+		return err
+	}
+	ts, err := harTime(p, line, "startedDateTime")
+	if err != nil {
+		return err
+	}
+	id := jsonVal(p["id"])
+	if id.kind != 's' {
+		return fieldErr(line, "id", "want the page's id, a string, got %s", id.describe())
+	}
+	a := map[string]json.RawMessage{}
+	harCopy(a, p, map[string]string{"title": "title", "comment": "comment"})
+	if t, err := harMap(p["pageTimings"], line, "pageTimings"); err == nil {
+		harCopy(a, t, map[string]string{"onContentLoad": "on_content_load_ms", "onLoad": "on_load_ms"})
+	}
+	h.c.add(event{line: line, typ: "har.page", subject: id.s, tsUs: ts, hasTs: true, attrs: compactObject(a)})
+	return nil
 }

@@ -1,14 +1,420 @@
 package ingest
 
-import "errors"
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/xml"
+	"errors"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
 
 // FormatJMeter names the JMeter .jtl results, CSV with a header or XML.
 const FormatJMeter = "jmeter"
 
+// A JMeter .jtl file has one sample per CSV row (or <httpSample>/<sample>
+// element in XML, sub-samples included, as JMeter writes them to CSV
+// too). A row gets ts = timeStamp (epoch ms), latency_ms = elapsed, status
+// = responseCode when it is a number 0..999, outcome = success, run group
+// = label (the file's name for a sample without one); every other column
+// goes to attrs under JMeter's CSV column name, so an XML file's attrs read
+// like a CSV file's. Response bodies and headers saved in XML are not kept.
+
+// jmeterNames maps a CSV column name, lower-cased (JMeter's own names, in
+// any case), to the name it is known by.
+var jmeterNames = func() map[string]string {
+	m := map[string]string{}
+	for _, n := range []string{"timeStamp", "elapsed", "label", "responseCode", "responseMessage", "threadName",
+		"dataType", "success", "failureMessage", "bytes", "sentBytes", "grpThreads", "allThreads", "URL",
+		"Latency", "IdleTime", "Connect", "SampleCount", "ErrorCount", "Hostname", "Filename", "Encoding"} {
+		m[strings.ToLower(n)] = n
+	}
+	return m
+}()
+
+// jmeterXMLNames maps the attributes of an XML sample to the CSV names.
+var jmeterXMLNames = map[string]string{
+	"t": "elapsed", "ts": "timeStamp", "s": "success", "lb": "label", "rc": "responseCode",
+	"rm": "responseMessage", "tn": "threadName", "dt": "dataType", "by": "bytes", "sby": "sentBytes",
+	"lt": "Latency", "ct": "Connect", "it": "IdleTime", "ng": "grpThreads", "na": "allThreads",
+	"sc": "SampleCount", "ec": "ErrorCount", "hn": "Hostname", "de": "Encoding",
+}
+
+// jmeterCounts are the attrs JMeter writes as integers.
+var jmeterCounts = map[string]bool{"bytes": true, "sentBytes": true, "grpThreads": true, "allThreads": true,
+	"Latency": true, "IdleTime": true, "Connect": true, "SampleCount": true, "ErrorCount": true}
+
 // detectJmeter tells a jmeter file from its first bytes.
-func detectJmeter(name string, head []byte) bool { return false }
+func detectJmeter(name string, head []byte) bool {
+	text := jsonText(head)
+	if len(text) > 0 && text[0] == '<' {
+		return bytes.Contains(head, []byte("<testResults"))
+	}
+	_, ok := jmeterDelimiter(firstLine(text))
+	return ok
+}
+
+// jmeterDelimiter finds the delimiter (JMeter's default_delimiter) that
+// splits the header into cells naming timeStamp and elapsed.
+func jmeterDelimiter(header []byte) (rune, bool) {
+	for _, d := range []rune{',', '\t', ';', '|'} {
+		cr := csv.NewReader(bytes.NewReader(header))
+		cr.Comma = d
+		names, err := cr.Read()
+		if err != nil {
+			continue
+		}
+		has := map[string]bool{}
+		for _, n := range names {
+			has[jmeterColumn(n)] = true
+		}
+		if has["timeStamp"] && has["elapsed"] {
+			return d, true
+		}
+	}
+	return 0, false
+}
+
+func jmeterColumn(name string) string {
+	name = strings.TrimSpace(strings.TrimPrefix(name, "\ufeff"))
+	if n, ok := jmeterNames[strings.ToLower(name)]; ok {
+		return n
+	}
+	return name
+}
 
 // decodeJmeter decodes a jmeter file into canonical rows.
 func decodeJmeter(in *input, c *collector) (produce, error) {
-	return nil, errors.New("jmeter: not implemented yet")
+	text := jsonText(in.head)
+	if len(text) > 0 && text[0] == '<' {
+		file := runName(in.detectName())
+		return rows(func(ctx context.Context, add func(*row) error) error {
+			return jmeterXMLRows(ctx, in.reader(), file, add)
+		}), nil
+	}
+	delim, ok := jmeterDelimiter(firstLine(text))
+	if !ok {
+		return nil, lineErr(1, "not a JMeter .jtl: want a CSV header naming timeStamp and elapsed (jmeter.save.saveservice.print_field_names=true), or XML <testResults>")
+	}
+	return rows(func(ctx context.Context, add func(*row) error) error {
+		return jmeterCSVRows(ctx, in.reader(), delim, runName(in.detectName()), add)
+	}), nil
+}
+
+type jmeterCol struct{ key, src string }
+
+func jmeterCSVRows(ctx context.Context, rd io.Reader, delim rune, file string, add func(*row) error) error {
+	cr := csv.NewReader(rd)
+	cr.Comma, cr.FieldsPerRecord, cr.ReuseRecord = delim, -1, true
+	header, err := cr.Read()
+	if err != nil {
+		return csvErr(cr, err)
+	}
+	cols := make([]jmeterCol, len(header))
+	for i, h := range header {
+		cols[i] = jmeterCol{key: jmeterColumn(h), src: strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))}
+	}
+	var r row
+	var kvs []attrPair
+	for n := 0; ; n++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return csvErr(cr, err)
+		}
+		l, _ := cr.FieldPos(0)
+		line := int64(l)
+		if len(rec) != len(cols) {
+			return lineErr(line, "want %d columns as in the header, got %d", len(cols), len(rec))
+		}
+		r.reset(line)
+		kvs = kvs[:0]
+		for i, v := range rec {
+			if err := jmeterField(&r, &kvs, cols[i], v); err != nil {
+				return err
+			}
+		}
+		if err := jmeterAdd(ctx, n, &r, kvs, file, add); err != nil {
+			return err
+		}
+	}
+}
+
+// jmeterAdd adds a sample; one without a label is in the file's run.
+func jmeterAdd(ctx context.Context, n int, r *row, kvs []attrPair, file string, add func(*row) error) error {
+	if n%4096 == 0 && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if !r.is(colGroup) {
+		r.group = file
+		r.set(colGroup)
+	}
+	if len(kvs) > 0 {
+		r.attrs = string(appendAttrPairs(nil, kvs))
+		r.set(colAttrs)
+	}
+	return add(r)
+}
+
+// jmeterField sets one value of a sample; an empty value is a missing one.
+func jmeterField(r *row, kvs *[]attrPair, col jmeterCol, v string) error {
+	if v == "" {
+		return nil
+	}
+	switch col.key {
+	case "timeStamp":
+		ms, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil {
+			return fieldErr(r.line, col.src, "want epoch milliseconds (JMeter's default jmeter.save.saveservice.timestamp_format=ms), got %q", truncate(v, 40))
+		}
+		if ms < -62135596800000 || ms > 253402300799999 {
+			return fieldErr(r.line, col.src, "out of range %d (want epoch milliseconds between the years 1 and 9999)", ms)
+		}
+		r.tsUs = ms * 1000
+		r.set(colTsUs)
+	case "elapsed":
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return fieldErr(r.line, col.src, "want milliseconds, got %q", truncate(v, 40))
+		}
+		r.latency = f
+		r.set(colLatency)
+	case "label":
+		r.group = v
+		r.set(colGroup)
+	case "success":
+		return jmeterSuccess(r, col.src, v)
+	case "responseCode":
+		if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n >= 0 && n <= 999 {
+			r.status = int32(n)
+			r.set(colStatus)
+			return nil
+		}
+		*kvs = append(*kvs, attrPair{key: col.key, val: v})
+	case "threadName":
+		*kvs = append(*kvs, attrPair{key: col.key, val: v})
+		if g, ok := jmeterThreadGroup(v); ok {
+			*kvs = append(*kvs, attrPair{key: "threadGroup", val: g})
+		}
+	default:
+		*kvs = append(*kvs, jmeterAttr(col.key, v))
+	}
+	return nil
+}
+
+func jmeterSuccess(r *row, src, v string) error {
+	switch {
+	case strings.EqualFold(v, "true"):
+		r.outcome = "ok"
+	case strings.EqualFold(v, "false"):
+		r.outcome = "error"
+	default:
+		return fieldErr(r.line, src, "want true or false, got %q", truncate(v, 40))
+	}
+	r.set(colOutcome)
+	return nil
+}
+
+// jmeterAttr keeps counts as JSON numbers, everything else as text.
+func jmeterAttr(key, v string) attrPair {
+	if jmeterCounts[key] {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			return attrPair{key: key, val: strconv.FormatInt(n, 10), raw: true}
+		}
+	}
+	return attrPair{key: key, val: v}
+}
+
+// jmeterThreadGroup is the thread group of a JMeter thread name, which JMeter
+// forms as "<group> <group number>-<thread number>" (with a host prefix in
+// distributed runs).
+func jmeterThreadGroup(name string) (string, bool) {
+	sp := strings.LastIndexByte(name, ' ')
+	if sp <= 0 {
+		return "", false
+	}
+	a, b, ok := strings.Cut(name[sp+1:], "-")
+	if !ok || !digitsOnly(a) || !digitsOnly(b) {
+		return "", false
+	}
+	return name[:sp], true
+}
+
+func digitsOnly(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// jmeterSample is an XML sample element being read.
+type jmeterSample struct {
+	line  int64
+	attrs []xml.Attr
+	path  []string   // the non-sample elements open inside it
+	kept  []attrPair // text of the child elements kept
+	key   string     // the kept child whose text is being read, or ""
+	text  strings.Builder
+}
+
+// jmeterChildren are the child elements of a sample whose text is kept, by
+// the attrs key they go to; bodies and headers are left out.
+var jmeterChildren = map[string]string{"java.net.URL": "URL", "method": "method",
+	"queryString": "queryString", "redirectLocation": "redirectLocation"}
+
+func jmeterXMLRows(ctx context.Context, rd io.Reader, file string, add func(*row) error) error {
+	d := xml.NewDecoder(rd)
+	var open []*jmeterSample
+	var r row
+	for n := 0; ; {
+		line, _ := d.InputPos()
+		tok, err := d.Token()
+		var se *xml.SyntaxError
+		if len(open) > 0 && (err == io.EOF || errors.As(err, &se) && se.Msg == "unexpected EOF") {
+			return lineErr(open[len(open)-1].line, "bad XML: the file ends inside this sample (truncated?)")
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return xmlErr(err, line)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if t.Name.Local == "httpSample" || t.Name.Local == "sample" {
+				open = append(open, &jmeterSample{line: int64(line), attrs: t.Attr})
+			} else if len(open) > 0 {
+				open[len(open)-1].start(t.Name.Local)
+			}
+		case xml.CharData:
+			if len(open) > 0 && open[len(open)-1].key != "" {
+				open[len(open)-1].text.Write(t)
+			}
+		case xml.EndElement:
+			if len(open) == 0 {
+				continue
+			}
+			s := open[len(open)-1]
+			if len(s.path) > 0 {
+				s.end()
+				continue
+			}
+			open = open[:len(open)-1]
+			if err := s.row(&r); err != nil {
+				return err
+			}
+			if err := jmeterAdd(ctx, n, &r, s.kept, file, add); err != nil {
+				return err
+			}
+			n++
+		}
+	}
+}
+
+// start notes a child element; the text of a kept one, and the first
+// failure message of its assertion results, are read.
+func (s *jmeterSample) start(name string) {
+	s.path = append(s.path, name)
+	switch {
+	case len(s.path) == 1 && jmeterChildren[name] != "":
+		s.key = jmeterChildren[name]
+	case len(s.path) == 2 && s.path[0] == "assertionResult" && name == "failureMessage":
+		s.key = "failureMessage"
+	}
+	s.text.Reset()
+}
+
+func (s *jmeterSample) end() {
+	if s.key != "" && s.text.Len() > 0 && !s.has(s.key) {
+		s.kept = append(s.kept, attrPair{key: s.key, val: s.text.String()})
+	}
+	s.key = ""
+	s.path = s.path[:len(s.path)-1]
+}
+
+func (s *jmeterSample) has(key string) bool {
+	return slices.ContainsFunc(s.kept, func(kv attrPair) bool { return kv.key == key })
+}
+
+// row fills r from the sample's attributes; attrs from its children are
+// in s.kept, where the attributes' attrs are added.
+func (s *jmeterSample) row(r *row) error {
+	r.reset(s.line)
+	for _, a := range s.attrs {
+		key, ok := jmeterXMLNames[a.Name.Local]
+		if !ok {
+			key = a.Name.Local
+		}
+		if err := jmeterField(r, &s.kept, jmeterCol{key: key, src: a.Name.Local}, a.Value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func xmlErr(err error, line int) error {
+	var se *xml.SyntaxError
+	if errors.As(err, &se) {
+		return lineErr(int64(se.Line), "bad XML: %s", se.Msg)
+	}
+	return lineErr(int64(line), "bad XML: %v", err)
+}
+
+// attrPair is one attrs member; raw values are JSON numbers, written as
+// they are.
+type attrPair struct {
+	key, val string
+	raw      bool
+}
+
+// appendAttrPairs renders kvs as a JSON object with sorted keys (of a key
+// given twice, the first is kept).
+func appendAttrPairs(buf []byte, kvs []attrPair) []byte {
+	slices.SortStableFunc(kvs, func(a, b attrPair) int { return strings.Compare(a.key, b.key) })
+	buf = append(buf, '{')
+	for i, kv := range kvs {
+		if i > 0 && kv.key == kvs[i-1].key {
+			continue
+		}
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = appendQuotedJSON(buf, kv.key)
+		buf = append(buf, ':')
+		if kv.raw {
+			buf = append(buf, kv.val...)
+		} else {
+			buf = appendQuotedJSON(buf, kv.val)
+		}
+	}
+	return append(buf, '}')
+}
+
+// appendQuotedJSON quotes s for JSON. Bytes that are not UTF-8 pass
+// through, for the shared validation to refuse.
+func appendQuotedJSON(buf []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	buf = append(buf, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			buf = append(buf, '\\', c)
+		case c < 0x20:
+			buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
+		default:
+			buf = append(buf, c)
+		}
+	}
+	return append(buf, '"')
 }

@@ -1,14 +1,680 @@
 package ingest
 
-import "errors"
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
 
-// FormatOTLP names the OpenTelemetry traces: OTLP/JSON (resourceSpans) or OTLP protobuf.
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+)
+
+// FormatOTLP names OpenTelemetry trace exports: OTLP/JSON (one
+// {"resourceSpans": [...]} document, or one per line as the collector's
+// file exporter writes) or OTLP protobuf (TracesData or
+// ExportTraceServiceRequest, which share their wire format).
+//
+// One row per span that is a request: kind SERVER or CLIENT, or a root
+// span (no parent). Other spans (internal, producer, consumer children)
+// are skipped. req_text is the trace id, ts the span's start, latency_ms
+// its end minus start, status the HTTP status attribute (old or new
+// semantic-convention name), outcome the span status (ERROR → error, OK →
+// ok, UNSET → from the HTTP status when there is one, else ok), the run
+// the resource's service.name.
 const FormatOTLP = "otlp"
 
-// detectOtlp tells a otlp file from its first bytes.
-func detectOtlp(name string, head []byte) bool { return false }
+// otlpUnknownService is the run of spans whose resource names no service,
+// the name the OpenTelemetry SDKs give such a service.
+const otlpUnknownService = "unknown_service"
 
-// decodeOtlp decodes a otlp file into canonical rows.
+// detectOtlp takes JSON whose first key is resourceSpans, or a protobuf
+// file by its extension (binary OTLP has no magic bytes).
+func detectOtlp(name string, head []byte) bool {
+	if hasExt(name, ".pb", ".binpb", ".otlp") {
+		return true
+	}
+	return otlpHead.Match(jsonText(head))
+}
+
+// otlpHead is the start of an OTLP/JSON traces document, also as Jaeger's
+// API v3 wraps it ({"result": {"resourceSpans": ...}}).
+var otlpHead = regexp.MustCompile(`^\{\s*(?:"result"\s*:\s*\{\s*)?"resource_?[sS]pans"`)
+
 func decodeOtlp(in *input, c *collector) (produce, error) {
-	return nil, errors.New("otlp: not implemented yet")
+	data, err := in.all()
+	if err != nil {
+		return nil, err
+	}
+	isJSON := len(jsonText(data)) > 0 && jsonText(data)[0] == '{'
+	return rows(func(ctx context.Context, add func(*row) error) error {
+		o := &otlpRows{ctx: ctx, add: add, json: isJSON}
+		if isJSON {
+			return o.jsonDocs(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
+		}
+		return o.protoFile(data)
+	}), nil
+}
+
+// otlpRows turns spans into rows, whichever encoding they came in.
+type otlpRows struct {
+	ctx   context.Context
+	add   func(*row) error
+	json  bool
+	spans int64 // spans read so far, skipped ones included
+	r     row
+}
+
+// otlpResource is what every span of one resourceSpans shares.
+type otlpResource struct {
+	service string
+	attrs   json.RawMessage // the other resource attributes, or nil
+}
+
+func newOtlpResource(res *resourcepb.Resource) otlpResource {
+	out := otlpResource{service: otlpUnknownService}
+	rest := res.GetAttributes()[:0:0]
+	for _, kv := range res.GetAttributes() {
+		if kv.GetKey() == "service.name" && kv.GetValue().GetStringValue() != "" {
+			out.service = kv.GetValue().GetStringValue()
+			continue
+		}
+		rest = append(rest, kv)
+	}
+	if len(rest) > 0 {
+		out.attrs = kvJSON(rest)
+	}
+	return out
+}
+
+var otlpJSONOpts = protojson.UnmarshalOptions{DiscardUnknown: true}
+
+// jsonDocs reads one or more OTLP/JSON documents (a file exporter writes one
+// per line). Each span's line is where its object starts.
+func (o *otlpRows) jsonDocs(data []byte) error {
+	d := newDocReader(data)
+	for d.dec.More() {
+		raw, line, err := d.value()
+		if err != nil {
+			return err
+		}
+		if err := o.jsonDoc(raw, line); err != nil {
+			return err
+		}
+	}
+	return d.trailing()
+}
+
+func (o *otlpRows) jsonDoc(raw json.RawMessage, line int64) error {
+	if v := jsonVal(raw); v.kind != 'o' || raw[0] != '{' {
+		return lineErr(line, "want an OTLP/JSON object such as {\"resourceSpans\": [...]}, got %s", v.describe())
+	}
+	return walkObject(raw, line, func(key string, v json.RawMessage, line int64) error {
+		switch key {
+		case "resourceSpans", "resource_spans":
+			return walkArray(v, line, key, o.jsonResourceSpans)
+		case "result": // Jaeger's API v3 answer
+			return o.jsonDoc(v, line)
+		case "resourceMetrics", "resourceLogs", "resourceProfiles":
+			return fieldErr(line, key, "this is an OTLP %s export; only traces (resourceSpans) are read", strings.TrimPrefix(key, "resource"))
+		}
+		return nil
+	})
+}
+
+// rawAt is a JSON value and the line it starts on.
+type rawAt struct {
+	raw  json.RawMessage
+	line int64
+}
+
+func (o *otlpRows) jsonResourceSpans(raw json.RawMessage, line int64) error {
+	var res resourcepb.Resource
+	var scopes []rawAt
+	err := walkObject(raw, line, func(key string, v json.RawMessage, line int64) error {
+		switch key {
+		case "resource":
+			if err := otlpJSONOpts.Unmarshal(v, &res); err != nil {
+				return fieldErr(line, "resource", "%s", protoMsg(err))
+			}
+		case "scopeSpans", "scope_spans", "instrumentationLibrarySpans", "instrumentation_library_spans":
+			scopes = append(scopes, rawAt{v, line})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	// The resource may follow its spans in the document: spans are read
+	// once the resource is known.
+	info := newOtlpResource(&res)
+	for _, s := range scopes {
+		err := walkArray(s.raw, s.line, "scopeSpans", func(raw json.RawMessage, line int64) error {
+			return o.jsonScopeSpans(raw, line, info)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (o *otlpRows) jsonScopeSpans(raw json.RawMessage, line int64, res otlpResource) error {
+	var scope commonpb.InstrumentationScope
+	var spans []rawAt
+	err := walkObject(raw, line, func(key string, v json.RawMessage, line int64) error {
+		switch key {
+		case "scope", "instrumentationLibrary", "instrumentation_library":
+			if err := otlpJSONOpts.Unmarshal(v, &scope); err != nil {
+				return fieldErr(line, key, "%s", protoMsg(err))
+			}
+		case "spans":
+			spans = append(spans, rawAt{v, line})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, s := range spans {
+		err := walkArray(s.raw, s.line, "spans", func(raw json.RawMessage, line int64) error {
+			var sp tracepb.Span
+			if err := otlpJSONOpts.Unmarshal(raw, &sp); err != nil {
+				return lineErr(line, "bad span: %s", protoMsg(err))
+			}
+			return o.span(&sp, res, &scope, line)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// protoMsgPrefix is protojson's error prefix: "proto:", a space it picks at
+// random among two, and a position within the span's own text.
+var protoMsgPrefix = regexp.MustCompile(`^proto:[\s\x{00a0}]*(\(line \d+:\d+\):[\s\x{00a0}]*)?`)
+
+func protoMsg(err error) string { return protoMsgPrefix.ReplaceAllString(err.Error(), "") }
+
+// protoFile reads binary OTLP: one message, or the messages of a stream
+// (the collector's file exporter prefixes each with its length as 4 bytes
+// big-endian, the OTLP file-exporter spec with a varint). A span's line is
+// its 1-based index among all the spans of the file.
+func (o *otlpRows) protoFile(data []byte) error {
+	msgs, err := otlpMessages(data)
+	if err != nil {
+		return err
+	}
+	for i, m := range msgs {
+		var td tracepb.TracesData
+		if err := proto.Unmarshal(m, &td); err != nil {
+			return lineErr(o.spans+1, "bad OTLP protobuf (message %d of %d): %v", i+1, len(msgs), err)
+		}
+		if err := o.protoTraces(&td); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (o *otlpRows) protoTraces(td *tracepb.TracesData) error {
+	for _, rs := range td.GetResourceSpans() {
+		res := newOtlpResource(rs.GetResource())
+		legacy, err := legacyScopeSpans(rs)
+		if err != nil {
+			return lineErr(o.spans+1, "bad OTLP protobuf: %v", err)
+		}
+		for _, ss := range append(rs.GetScopeSpans(), legacy...) {
+			for _, sp := range ss.GetSpans() {
+				if err := o.span(sp, res, ss.GetScope(), o.spans+1); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// legacyScopeSpans reads instrumentation_library_spans (field 1000 before
+// OTLP 1.0), which the current schema no longer names: its messages have
+// the wire format of ScopeSpans.
+func legacyScopeSpans(rs *tracepb.ResourceSpans) ([]*tracepb.ScopeSpans, error) {
+	var out []*tracepb.ScopeSpans
+	b := rs.ProtoReflect().GetUnknown()
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return nil, protowire.ParseError(n)
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b[n:])
+		if m < 0 {
+			return nil, protowire.ParseError(m)
+		}
+		if num == 1000 && typ == protowire.BytesType {
+			v, _ := protowire.ConsumeBytes(b[n:])
+			var ss tracepb.ScopeSpans
+			if err := proto.Unmarshal(v, &ss); err != nil {
+				return nil, err
+			}
+			out = append(out, &ss)
+		}
+		b = b[n+m:]
+	}
+	return out, nil
+}
+
+// otlpMessages splits a binary file into its messages. A bare message
+// starts with the tag of field 1 (0x0a); a stream starts with a length.
+func otlpMessages(data []byte) ([][]byte, error) {
+	if len(data) > 0 && data[0] == 0x0a {
+		return [][]byte{data}, nil
+	}
+	if msgs, ok := splitFramed(data, func(b []byte) (uint64, int) {
+		if len(b) < 4 {
+			return 0, -1
+		}
+		return uint64(binary.BigEndian.Uint32(b)), 4
+	}); ok {
+		return msgs, nil
+	}
+	if msgs, ok := splitFramed(data, protowire.ConsumeVarint); ok {
+		return msgs, nil
+	}
+	return nil, lineErr(0, "not OTLP protobuf: neither a TracesData message nor a stream of length-prefixed messages")
+}
+
+func splitFramed(data []byte, length func([]byte) (uint64, int)) ([][]byte, bool) {
+	var out [][]byte
+	for len(data) > 0 {
+		size, n := length(data)
+		if n <= 0 || size > uint64(len(data)-n) {
+			return nil, false
+		}
+		out = append(out, data[n:n+int(size)])
+		data = data[n+int(size):]
+	}
+	return out, len(out) > 0
+}
+
+// span emits the row of one span when it is a request.
+func (o *otlpRows) span(sp *tracepb.Span, res otlpResource, scope *commonpb.InstrumentationScope, line int64) error {
+	o.spans++
+	if o.spans%1024 == 0 && o.ctx.Err() != nil {
+		return o.ctx.Err()
+	}
+	ids, err := o.spanIDs(sp, line)
+	if err != nil {
+		return err
+	}
+	kind := sp.GetKind()
+	if kind != tracepb.Span_SPAN_KIND_SERVER && kind != tracepb.Span_SPAN_KIND_CLIENT && ids[2] != "" {
+		return nil
+	}
+	r := &o.r
+	r.reset(line)
+	r.group = res.service
+	r.set(colGroup)
+	if ids[0] != "" {
+		r.reqText = ids[0]
+		r.set(colReqText)
+	}
+	if err := spanTimes(r, sp); err != nil {
+		return err
+	}
+	attrs := map[string]*commonpb.AnyValue{}
+	for _, kv := range sp.GetAttributes() {
+		attrs[kv.GetKey()] = kv.GetValue()
+	}
+	if err := spanHTTP(r, attrs); err != nil {
+		return err
+	}
+	switch sp.GetStatus().GetCode() {
+	case tracepb.Status_STATUS_CODE_ERROR:
+		r.outcome = "error"
+		r.set(colOutcome)
+	case tracepb.Status_STATUS_CODE_OK:
+		r.outcome = "ok"
+		r.set(colOutcome)
+	default:
+		if !r.is(colStatus) {
+			r.outcome = "ok"
+			r.set(colOutcome)
+		}
+	}
+	r.attrs = spanAttrs(sp, ids, res, scope, attrs)
+	r.set(colAttrs)
+	return o.add(r)
+}
+
+// spanIDs are the trace, span and parent span ids as lower-case hex.
+func (o *otlpRows) spanIDs(sp *tracepb.Span, line int64) ([3]string, error) {
+	var out [3]string
+	fields := []struct {
+		name string
+		b    []byte
+		size int
+	}{{"traceId", sp.GetTraceId(), 16}, {"spanId", sp.GetSpanId(), 8}, {"parentSpanId", sp.GetParentSpanId(), 8}}
+	for i, f := range fields {
+		s, ok := otlpID(f.b, f.size, o.json)
+		if !ok {
+			return out, fieldErr(line, f.name, "want %d hex digits, got %d bytes", 2*f.size, len(f.b))
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+// otlpID renders an id as hex. OTLP/JSON writes ids as hex strings, but
+// protojson reads bytes fields as base64: a 32-digit hex trace id comes
+// back as the 24 bytes its text decodes to as base64, and encoding those
+// bytes again gives the hex text back exactly (hex digits are base64
+// characters, and 32 or 16 of them decode without padding). An id of the
+// right size came as base64 (some exporters write it so) or as binary.
+func otlpID(b []byte, size int, fromJSON bool) (string, bool) {
+	switch {
+	case len(b) == 0:
+		return "", true
+	case len(b) == size:
+		return hex.EncodeToString(b), true
+	case fromJSON && len(b) == size*3/2:
+		s := base64.StdEncoding.EncodeToString(b)
+		if _, err := hex.DecodeString(s); err == nil {
+			return strings.ToLower(s), true
+		}
+	}
+	return "", false
+}
+
+func spanTimes(r *row, sp *tracepb.Span) error {
+	start, end := sp.GetStartTimeUnixNano(), sp.GetEndTimeUnixNano()
+	if start == 0 {
+		return nil // unknown start: no time and no latency
+	}
+	r.tsUs = int64(start / 1000)
+	r.set(colTsUs)
+	if end == 0 {
+		return nil
+	}
+	if end < start {
+		return fieldErr(r.line, "endTimeUnixNano", "%d is before startTimeUnixNano %d", end, start)
+	}
+	r.latency = float64(end-start) / 1e6
+	r.set(colLatency)
+	return nil
+}
+
+// spanHTTP sets the status from the HTTP status attribute and the attempt
+// from the resend count, under their current or older names.
+func spanHTTP(r *row, attrs map[string]*commonpb.AnyValue) error {
+	for _, k := range []string{"http.response.status_code", "http.status_code"} {
+		if v, ok := attrs[k]; ok {
+			n, err := anyInt(v)
+			if err != nil || n < 0 || n > 999 {
+				return fieldErr(r.line, "attributes."+k, "want an HTTP status code, got %s", anyDescribe(v))
+			}
+			r.status = int32(n)
+			r.set(colStatus)
+			break
+		}
+	}
+	if v, ok := attrs["http.request.resend_count"]; ok {
+		n, err := anyInt(v)
+		if err != nil || n < 0 || n > math.MaxInt32 {
+			return fieldErr(r.line, "attributes.http.request.resend_count", "want a count, got %s", anyDescribe(v))
+		}
+		r.attempt = int32(n)
+		r.set(colAttempt)
+	}
+	return nil
+}
+
+// anyInt reads an integer attribute that may be written as a string.
+func anyInt(v *commonpb.AnyValue) (int64, error) {
+	switch x := v.GetValue().(type) {
+	case *commonpb.AnyValue_IntValue:
+		return x.IntValue, nil
+	case *commonpb.AnyValue_StringValue:
+		return strconv.ParseInt(strings.TrimSpace(x.StringValue), 10, 64)
+	case *commonpb.AnyValue_DoubleValue:
+		if x.DoubleValue == math.Trunc(x.DoubleValue) && math.Abs(x.DoubleValue) < 1<<53 {
+			return int64(x.DoubleValue), nil
+		}
+	}
+	return 0, fmt.Errorf("not an integer")
+}
+
+func anyDescribe(v *commonpb.AnyValue) string { return truncate(string(anyJSON(v)), 40) }
+
+// spanAttrs keeps what the span says beside the canonical columns: its
+// name, kind, ids, scope, status, the HTTP method, route and URL under
+// one name whichever convention wrote them, every attribute as it is,
+// events, links, and the resource's attributes.
+func spanAttrs(sp *tracepb.Span, ids [3]string, res otlpResource, scope *commonpb.InstrumentationScope, attrs map[string]*commonpb.AnyValue) string {
+	m := map[string]json.RawMessage{
+		"name":        jsonString(sp.GetName()),
+		"kind":        jsonString(strings.ToLower(strings.TrimPrefix(sp.GetKind().String(), "SPAN_KIND_"))),
+		"span_status": jsonString(strings.ToLower(strings.TrimPrefix(sp.GetStatus().GetCode().String(), "STATUS_CODE_"))),
+	}
+	opt := func(k, v string) {
+		if v != "" {
+			m[k] = jsonString(v)
+		}
+	}
+	opt("span_id", ids[1])
+	opt("parent_span_id", ids[2])
+	opt("scope", scope.GetName())
+	opt("scope_version", scope.GetVersion())
+	opt("status_message", sp.GetStatus().GetMessage())
+	opt("trace_state", sp.GetTraceState())
+	opt("method", firstString(attrs, "http.request.method", "http.method"))
+	opt("route", firstString(attrs, "http.route"))
+	opt("url", spanURL(attrs))
+	if len(sp.GetAttributes()) > 0 {
+		m["attributes"] = kvJSON(sp.GetAttributes())
+	}
+	if res.attrs != nil {
+		m["resource"] = res.attrs
+	}
+	if len(sp.GetEvents()) > 0 {
+		m["events"] = eventsJSON(sp.GetEvents())
+	}
+	if len(sp.GetLinks()) > 0 {
+		m["links"] = linksJSON(sp.GetLinks())
+	}
+	return compactObject(m)
+}
+
+func firstString(attrs map[string]*commonpb.AnyValue, keys ...string) string {
+	for _, k := range keys {
+		if s := attrs[k].GetStringValue(); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func spanURL(attrs map[string]*commonpb.AnyValue) string {
+	if u := firstString(attrs, "url.full", "http.url"); u != "" {
+		return u
+	}
+	if p := firstString(attrs, "url.path"); p != "" {
+		if q := firstString(attrs, "url.query"); q != "" {
+			return p + "?" + q
+		}
+		return p
+	}
+	return firstString(attrs, "http.target")
+}
+
+// jsonString quotes s as JSON, leaving <, > and & as they are (attrs are
+// data, not HTML).
+func jsonString(s string) json.RawMessage {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return bytes.TrimRight(b.Bytes(), "\n")
+}
+
+// anyJSON renders an attribute value as plain JSON.
+func anyJSON(v *commonpb.AnyValue) json.RawMessage {
+	switch x := v.GetValue().(type) {
+	case *commonpb.AnyValue_StringValue:
+		return jsonString(x.StringValue)
+	case *commonpb.AnyValue_BoolValue:
+		return json.RawMessage(strconv.FormatBool(x.BoolValue))
+	case *commonpb.AnyValue_IntValue:
+		return json.RawMessage(strconv.FormatInt(x.IntValue, 10))
+	case *commonpb.AnyValue_DoubleValue:
+		if math.IsNaN(x.DoubleValue) || math.IsInf(x.DoubleValue, 0) {
+			return jsonString(strconv.FormatFloat(x.DoubleValue, 'g', -1, 64))
+		}
+		return json.RawMessage(strconv.FormatFloat(x.DoubleValue, 'g', -1, 64))
+	case *commonpb.AnyValue_BytesValue:
+		return jsonString(base64.StdEncoding.EncodeToString(x.BytesValue))
+	case *commonpb.AnyValue_ArrayValue:
+		parts := make([][]byte, len(x.ArrayValue.GetValues()))
+		for i, e := range x.ArrayValue.GetValues() {
+			parts[i] = anyJSON(e)
+		}
+		return append(append([]byte{'['}, bytes.Join(parts, []byte{','})...), ']')
+	case *commonpb.AnyValue_KvlistValue:
+		return kvJSON(x.KvlistValue.GetValues())
+	}
+	return json.RawMessage("null")
+}
+
+func kvJSON(kvs []*commonpb.KeyValue) json.RawMessage {
+	m := make(map[string]json.RawMessage, len(kvs))
+	for _, kv := range kvs {
+		m[kv.GetKey()] = anyJSON(kv.GetValue())
+	}
+	return json.RawMessage(compactObject(m))
+}
+
+func eventsJSON(evs []*tracepb.Span_Event) json.RawMessage {
+	parts := make([][]byte, len(evs))
+	for i, e := range evs {
+		// A string, as OTLP/JSON writes it: nanoseconds exceed a double's precision.
+		m := map[string]json.RawMessage{"time_unix_nano": jsonString(strconv.FormatUint(e.GetTimeUnixNano(), 10))}
+		if e.GetName() != "" {
+			m["name"] = jsonString(e.GetName())
+		}
+		if len(e.GetAttributes()) > 0 {
+			m["attributes"] = kvJSON(e.GetAttributes())
+		}
+		parts[i] = []byte(compactObject(m))
+	}
+	return append(append([]byte{'['}, bytes.Join(parts, []byte{','})...), ']')
+}
+
+func linksJSON(links []*tracepb.Span_Link) json.RawMessage {
+	parts := make([][]byte, len(links))
+	for i, l := range links {
+		tid, _ := otlpID(l.GetTraceId(), 16, true)
+		sid, _ := otlpID(l.GetSpanId(), 8, true)
+		m := map[string]json.RawMessage{}
+		if tid != "" {
+			m["trace_id"] = jsonString(tid)
+		}
+		if sid != "" {
+			m["span_id"] = jsonString(sid)
+		}
+		if len(l.GetAttributes()) > 0 {
+			m["attributes"] = kvJSON(l.GetAttributes())
+		}
+		parts[i] = []byte(compactObject(m))
+	}
+	return append(append([]byte{'['}, bytes.Join(parts, []byte{','})...), ']')
+}
+
+// Walking JSON documents value by value keeps each value's line: the
+// helpers below are shared by the document formats of this package that
+// need lines deeper than a top-level array (OTLP, Chaos Toolkit).
+
+// value decodes the next value and returns it with the line it starts on.
+func (d *docReader) value() (json.RawMessage, int64, error) {
+	var raw json.RawMessage
+	if err := d.dec.Decode(&raw); err != nil {
+		if err == io.ErrUnexpectedEOF {
+			d.lineAt(len(d.data)) // the truncation is at the end, not where the value starts
+		}
+		return nil, 0, d.syntaxErr(err)
+	}
+	return raw, d.lineAt(int(d.dec.InputOffset()) - len(raw)), nil
+}
+
+// subDoc reads raw, a value that starts on line.
+func subDoc(raw json.RawMessage, line int64) *docReader {
+	d := newDocReader(raw)
+	d.line = line
+	return d
+}
+
+// walkObject calls fn with each member of the object raw (on line), with
+// the line its value starts on. null is an empty object.
+func walkObject(raw json.RawMessage, line int64, fn func(key string, v json.RawMessage, line int64) error) error {
+	if jsonVal(raw).kind == 'z' {
+		return nil
+	}
+	if raw[0] != '{' {
+		return lineErr(line, "want a JSON object, got %s", jsonVal(raw).describe())
+	}
+	d := subDoc(raw, line)
+	if _, err := d.dec.Token(); err != nil {
+		return d.syntaxErr(err)
+	}
+	for d.dec.More() {
+		t, err := d.dec.Token()
+		if err != nil {
+			return d.syntaxErr(err)
+		}
+		v, vline, err := d.value()
+		if err != nil {
+			return err
+		}
+		if err := fn(t.(string), v, vline); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// walkArray calls fn with each element of the array raw (the value of
+// field name, on line). null is an empty array.
+func walkArray(raw json.RawMessage, line int64, name string, fn func(v json.RawMessage, line int64) error) error {
+	if jsonVal(raw).kind == 'z' {
+		return nil
+	}
+	if raw[0] != '[' {
+		return fieldErr(line, name, "want an array, got %s", jsonVal(raw).describe())
+	}
+	d := subDoc(raw, line)
+	if _, err := d.dec.Token(); err != nil {
+		return d.syntaxErr(err)
+	}
+	for d.dec.More() {
+		v, vline, err := d.value()
+		if err != nil {
+			return err
+		}
+		if err := fn(v, vline); err != nil {
+			return err
+		}
+	}
+	return nil
 }
