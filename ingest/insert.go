@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -50,7 +51,9 @@ FROM %s`, expExpr, runExpr, runExpr, runExpr, statusOutcomeSQL(l.ok), view)
 		n, err = res.RowsAffected()
 		return err
 	})
-	if decErr := s.Err(); decErr != nil {
+	// A decoder stopped by the insert's failure says only "context
+	// canceled": then the insert's own error (a full disk, say) is the news.
+	if decErr := s.Err(); decErr != nil && !(err != nil && errors.Is(decErr, context.Canceled)) {
 		return 0, decErr
 	}
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -45,7 +46,7 @@ func init() {
 	register(command{name: "ingest", summary: "load request logs into the database", run: runIngest})
 }
 
-func runIngest(ctx context.Context, e *env, args []string) error {
+func runIngest(ctx context.Context, e *env, args []string) (err error) {
 	var o ingestOptions
 	fs := newFlags(e, "ingest", ingestUsage)
 	fs.StringVar(&o.db, "db", analyze.DefaultDB, "database file (created when missing)")
@@ -79,11 +80,23 @@ func runIngest(ctx context.Context, e *env, args []string) error {
 	if err := ingest.CheckArgs(fs.Args()); err != nil {
 		return err // before the database is opened, so a typo creates no file
 	}
+	_, statErr := os.Stat(o.db)
+	created := errors.Is(statErr, os.ErrNotExist)
 	db, err := analyze.Open(ctx, o.db, true)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	if created {
+		// A failed first ingest leaves no database behind: nothing was in it.
+		defer func() {
+			if err != nil {
+				db.Close()
+				os.Remove(o.db)
+				os.Remove(o.db + ".wal")
+			}
+		}()
+	}
 	var bar *progress.Bar // one per file: the total is the file's size in bytes
 	var barTotal int64
 	if !o.quiet {

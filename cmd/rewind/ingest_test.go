@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// An ingest that fails before or during loading into a new database leaves
+// no database file behind; into an existing one it leaves it as it was.
+func TestFailedIngestLeavesNoNewDatabase(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"no-such-file.ndjson"},
+		{filepath.Join(dir)}, // an empty folder
+		{"../../ingest/testdata/bad/bad-latency/input.ndjson"},
+	} {
+		db := filepath.Join(dir, "new.duckdb")
+		var out, errb bytes.Buffer
+		code := run(context.Background(), append([]string{"ingest", "--db", db}, args...), nil, &out, &errb)
+		if code != exitError {
+			t.Errorf("%v: exit %d, want %d (%s)", args, code, exitError, errb.String())
+		}
+		for _, p := range []string{db, db + ".wal"} {
+			if _, err := os.Stat(p); err == nil {
+				t.Errorf("%v: %s left behind", args, p)
+			}
+		}
+	}
+}
+
+// TestMain lets a test run this binary as the rewind process itself:
+// REWIND_AS_MAIN=1 makes it main, with the arguments after "--".
+func TestMain(m *testing.M) {
+	if os.Getenv("REWIND_AS_MAIN") == "1" {
+		for i, a := range os.Args {
+			if a == "--" {
+				os.Exit(mainCode(os.Args[i+1:]))
+			}
+		}
+		os.Exit(exitUsage)
+	}
+	os.Exit(m.Run())
+}
+
+// A write that fails (here: past the file size limit, as a full disk
+// would) is reported with DuckDB's I/O error and exit 1, not killed by
+// SIGXFSZ or reported as "context canceled", and the new database goes.
+func TestIngestWriteFailure(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash for ulimit")
+	}
+	dir := t.TempDir()
+	log := filepath.Join(dir, "big.ndjson")
+	var b strings.Builder
+	for i := 0; i < 200000; i++ {
+		fmt.Fprintf(&b, `{"run":"a","req":%d,"outcome":"ok","latency_ms":%d.5,"region":"eu-west-%d"}`+"\n", i, i, i%7)
+	}
+	if err := os.WriteFile(log, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "x.duckdb")
+	cmd := exec.Command("bash", "-c", `ulimit -f 600; exec "$0" "$@"`, os.Args[0], "--", "ingest", "--db", db, log)
+	cmd.Env = append(os.Environ(), "REWIND_AS_MAIN=1")
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitError {
+		t.Fatalf("exit: %v, want code %d; output:\n%s", err, exitError, out)
+	}
+	if !strings.Contains(string(out), "File too large") || strings.Contains(string(out), "context canceled") {
+		t.Errorf("output does not name the write error:\n%s", out)
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Errorf("%s left behind", db)
+	}
+}
