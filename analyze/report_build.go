@@ -22,6 +22,9 @@ type ReportOptions struct {
 	// Progress, when set, is called after each section with the sections done
 	// and the total, so a long report can show a bar.
 	Progress func(done, total int)
+	// roles maps a role to the key (and so the colour) of its series: the
+	// role's run when it has one, else the role itself.
+	roles map[string]string
 }
 
 // sectionFunc builds one report section; nil means the experiment lacks what
@@ -40,6 +43,7 @@ var reportSections = []struct {
 	{"stop-damage", stopDamageSection},
 	{"timeline", timelineSection},
 	{"resolution", resolutionSection},
+	{"latency", latencySection},
 	{"amplification", amplificationSection},
 	{"retries", retriesSection},
 }
@@ -60,7 +64,10 @@ func BuildReport(q Querier, o ReportOptions) (report.Document, error) {
 	if o.StopAfter <= 0 {
 		o.StopAfter = 1
 	}
-	doc := report.Document{Title: "rewind report: " + e.Name, Subtitle: subtitle(e, o)}
+	doc := report.Document{Title: "rewind report: " + e.Name, Subtitle: subtitle(e, o), Null: "-"}
+	if doc.Keys, o.roles, err = runKeys(q, e.Name); err != nil {
+		return doc, err
+	}
 	for i, s := range reportSections {
 		sec, err := s.build(q, e, o)
 		if err != nil {
@@ -69,11 +76,50 @@ func BuildReport(q Querier, o ReportOptions) (report.Document, error) {
 		if sec != nil {
 			doc.Sections = append(doc.Sections, *sec)
 		}
+		if sec != nil && s.name == "latency" {
+			// The dots' classes come right after the runs, so that ok and
+			// error never share a colour with a run or with each other.
+			doc.Keys = append(doc.Keys, "ok", "error")
+		}
 		if o.Progress != nil {
 			o.Progress(i+1, len(reportSections))
 		}
 	}
 	return doc, nil
+}
+
+// runKeys lists the experiment's runs in the order of the overview table:
+// each run keeps the colour of its place there in every chart. It also maps
+// each role to the key of its series (roleKey).
+func runKeys(q Querier, exp string) ([]string, map[string]string, error) {
+	r, err := query(q, "runs", nil, `SELECT run, coalesce(role, '') AS role FROM requests WHERE experiment = ?
+		GROUP BY ALL ORDER BY min(seq), run`, exp)
+	if err != nil {
+		return nil, nil, err
+	}
+	var runs []string
+	perRole := map[string][]string{}
+	for _, row := range r.Rows {
+		run, role := fmt.Sprint(row[0]), fmt.Sprint(row[1])
+		runs = append(runs, run)
+		perRole[role] = append(perRole[role], run)
+	}
+	roles := map[string]string{}
+	for role, rs := range perRole {
+		roles[role] = role
+		if len(rs) == 1 {
+			roles[role] = rs[0]
+		}
+	}
+	return runs, roles, nil
+}
+
+// roleKey is the series key of a role's run (see runKeys).
+func (o ReportOptions) roleKey(role string) string {
+	if k, ok := o.roles[role]; ok {
+		return k
+	}
+	return role
 }
 
 func subtitle(e Experiment, o ReportOptions) string {
@@ -157,11 +203,20 @@ func overviewSection(q Querier, e Experiment, o ReportOptions) (*report.Section,
 	if len(e.Params) > 0 {
 		t := report.Table{Caption: "Stored parameters", Columns: []report.Column{{Name: "parameter"}, {Name: "value"}}}
 		for _, k := range slices.Sorted(maps.Keys(e.Params)) {
-			t.Rows = append(t.Rows, []report.Value{k, fmt.Sprint(e.Params[k])})
+			t.Rows = append(t.Rows, []report.Value{k, paramValue(e.Params[k])})
 		}
 		sec.Tables = append(sec.Tables, t)
 	}
 	return sec, nil
+}
+
+// paramValue keeps a number a number, so that it right-aligns.
+func paramValue(v any) report.Value {
+	switch v.(type) {
+	case nil, float64, string, bool:
+		return v
+	}
+	return fmt.Sprint(v)
 }
 
 // hasRoles reports whether the experiment has requests in each role.

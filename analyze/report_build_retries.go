@@ -31,7 +31,7 @@ func amplificationSection(q Querier, e Experiment, o ReportOptions) (*report.Sec
 			labels[i], x[i] = report.FormatValue(row[r.Col("run")]), float64(i)
 		}
 		sec.Charts = []report.Chart{{Title: "Multiplier per run", Kind: report.KindBar, XLabel: "run", YLabel: "calls / request",
-			XLabels: labels, Series: []report.Series{{Name: "multiplier", X: x, Y: column(r, "multiplier")}}}}
+			XLabels: labels, XKeys: true, Series: []report.Series{{Name: "multiplier", X: x, Y: column(r, "multiplier")}}}}
 	}
 	return sec, nil
 }

@@ -33,7 +33,7 @@ func blastSection(q Querier, e Experiment, o ReportOptions) (*report.Section, er
 	sec.Charts = []report.Chart{{
 		Title: "Planned vs measured", Kind: report.KindBar, XLabel: "blast radius", YLabel: "requests",
 		XLabels: []string{"planned", "measured"},
-		Series:  []report.Series{{Name: "requests", X: []float64{0, 1}, Y: []float64{planned, measured}}},
+		Series:  []report.Series{{Name: "requests", Key: o.roleKey("experiment"), X: []float64{0, 1}, Y: []float64{planned, measured}}},
 	}}
 	return sec, nil
 }
@@ -67,8 +67,8 @@ func falsificationSection(q Querier, e Experiment, o ReportOptions) (*report.Sec
 		Charts: []report.Chart{{
 			Title: "False alarms vs detections per margin", XLabel: "margin (%)", YLabel: "falsified windows",
 			Series: []report.Series{
-				{Name: "false alarms (control)", X: margins, Y: column(r, "control_falsified")},
-				{Name: "detections (experiment)", X: margins, Y: column(r, "experiment_falsified")},
+				{Name: "false alarms (control)", Key: o.roleKey("control"), X: margins, Y: column(r, "control_falsified")},
+				{Name: "detections (experiment)", Key: o.roleKey("experiment"), X: margins, Y: column(r, "experiment_falsified")},
 			},
 		}},
 	}, nil
@@ -84,7 +84,8 @@ func stopDamageSection(q Querier, e Experiment, o ReportOptions) (*report.Sectio
 	}
 	chart := report.Chart{
 		Title: "Damage until the stop", Kind: report.KindBar, XLabel: "k (consecutive falsified windows)",
-		YLabel: "requests", Series: []report.Series{{Name: "damage until stop", X: column(r, "k"), Y: column(r, "damage_until_stop")}},
+		YLabel: "requests", Series: []report.Series{{Name: "damage until stop", Key: o.roleKey("experiment"),
+			X: column(r, "k"), Y: column(r, "damage_until_stop")}},
 	}
 	if total := column(r, "total_damage"); len(total) > 0 {
 		chart.HLines = []report.Line{{Label: "total damage", Y: total[0]}}

@@ -1,14 +1,23 @@
 package analyze_test
 
 import (
+	"bytes"
 	"context"
+	"flag"
+	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/analyze/report"
+	"github.com/rewind-dev/rewind/analyze/report/pagetest"
+	"github.com/rewind-dev/rewind/ingest"
 )
+
+var update = flag.Bool("update", false, "rewrite golden files (report/testdata/latency-report.txt)")
 
 // TestBuildReportSectionsAndProgress checks which sections the chaos log
 // gets and that progress is reported once per section, ending at the total.
@@ -28,20 +37,142 @@ func TestBuildReportSectionsAndProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var titles []string
-	for _, s := range doc.Sections {
-		titles = append(titles, s.Title)
-	}
-	// No t_ms in the seed's log: no resolution comparison.
+	// No t_ms in the seed's log: no resolution comparison, no latency.
 	want := []string{"Experiment", "Blast radius", "Falsification sweep", "Stop-damage", "Timeline"}
-	if diff := cmp.Diff(want, titles); diff != "" {
+	if diff := cmp.Diff(want, titles(doc)); diff != "" {
 		t.Errorf("sections (-want +got):\n%s", diff)
 	}
 	if len(calls) == 0 || calls[len(calls)-1][0] != calls[len(calls)-1][1] {
 		t.Errorf("progress calls %v: want one per section, ending at the total", calls)
 	}
+	// Both runs have ten windows of 40 requests: one chart, the experiment
+	// run drawn last.
 	timeline := doc.Sections[len(doc.Sections)-1]
 	if len(timeline.Charts) != 1 || len(timeline.Charts[0].VMarks) != 1 || timeline.Charts[0].VMarks[0].X != 6 {
-		t.Errorf("timeline: want the stop (k = 1) marked at window 6, got %+v", timeline.Charts)
+		t.Fatalf("timeline: want one chart with the stop (k = 1) marked at window 6, got %+v", timeline.Charts)
+	}
+	if got := keys(timeline.Charts[0]); !slices.Equal(got, []string{"control", "experiment"}) {
+		t.Errorf("timeline series keys %q, want control, experiment", got)
+	}
+}
+
+// latencyReport builds the report of report/testdata/latency.ndjson: a
+// control run of 40 s and an experiment run of 50 s at 5 requests/s, with a
+// latency regression from 20 s to 35 s and a pause at 42-44 s.
+func latencyReport(t *testing.T) report.Document {
+	t.Helper()
+	ctx := context.Background()
+	db, err := analyze.Open(ctx, filepath.Join(t.TempDir(), "rewind.duckdb"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := ingest.Files(ctx, db, ingest.Options{}, []string{"report/testdata/latency.ndjson"}); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := analyze.BuildReport(db, analyze.ReportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// TestBuildReportLatency checks the report of a log with latencies: its
+// text against a golden (go test -run Report -update rewrites it),
+// and the shapes the page depends on.
+func TestBuildReportLatency(t *testing.T) {
+	doc := latencyReport(t)
+	var buf bytes.Buffer
+	if err := report.RenderText(&buf, doc); err != nil {
+		t.Fatal(err)
+	}
+	goldenReport(t, "report/testdata/latency-report.txt", buf.Bytes())
+
+	want := []string{"Experiment", "Blast radius", "Falsification sweep", "Stop-damage", "Timeline", "Resolution", "Latency"}
+	if diff := cmp.Diff(want, titles(doc)); diff != "" {
+		t.Fatalf("sections (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"control", "experiment", "ok", "error"}, doc.Keys); diff != "" {
+		t.Errorf("colour keys (-want +got):\n%s", diff)
+	}
+	// 10 windows of 5 s against 8: a chart each, on one Y scale, the stop
+	// on the experiment run's.
+	tl := doc.Sections[4].Charts
+	if len(tl) != 2 || tl[0].YRange != tl[1].YRange || tl[0].YRange[0] >= tl[0].YRange[1] ||
+		len(tl[0].VMarks) != 1 || len(tl[1].VMarks) != 0 {
+		t.Errorf("timeline: want an experiment chart with the stop and a control chart on one Y scale, got %+v", tl)
+	}
+	// 5 requests/s counted per 100 ms is 10, 0, 10, 0, …, not a flat 10.
+	res := doc.Sections[5].Charts[0]
+	if got := res.Series[0].Y[:4]; !slices.Equal(got, []float64{10, 0, 10, 0}) {
+		t.Errorf("control per 100 ms starts %v, want 10 0 10 0 req/s", got)
+	}
+	if got := res.Series[1].Y[:2]; !slices.Equal(got, []float64{5, 5}) {
+		t.Errorf("control per 1 s starts %v, want 5 5 req/s", got)
+	}
+	lat := doc.Sections[6]
+	if len(lat.Charts) != 6 || lat.Charts[0].Kind != report.KindPoints || !lat.Charts[1].Half || !lat.Charts[2].Half {
+		t.Errorf("latency: want per run the dots, then percentiles and ok share at half width; got %d charts", len(lat.Charts))
+	}
+	if got := seriesNames(lat.Charts[3]); !slices.Equal(got, []string{"ok", "error"}) {
+		t.Errorf("experiment dots: series %q, want ok, error", got)
+	}
+}
+
+// TestReportInBrowser loads the latency report in Chromium at 1400 px: every
+// chart draws, legends name their series, no table is wider than the page.
+func TestReportInBrowser(t *testing.T) {
+	browser := pagetest.Chromium(t)
+	doc := latencyReport(t)
+	var page bytes.Buffer
+	if err := report.RenderHTML(&page, doc); err != nil {
+		t.Fatal(err)
+	}
+	var names [][]string
+	for _, s := range doc.Sections {
+		for _, c := range s.Charts {
+			names = append(names, seriesNames(c))
+		}
+	}
+	pagetest.CheckDrawn(t, pagetest.Load(t, browser, page.String()), names)
+}
+
+func titles(d report.Document) []string {
+	var out []string
+	for _, s := range d.Sections {
+		out = append(out, s.Title)
+	}
+	return out
+}
+
+func seriesNames(c report.Chart) []string {
+	var out []string
+	for _, s := range c.Series {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+func keys(c report.Chart) []string {
+	var out []string
+	for _, s := range c.Series {
+		out = append(out, s.Key)
+	}
+	return out
+}
+
+func goldenReport(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -run Report -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", path, diff)
 	}
 }

@@ -67,21 +67,23 @@ func baselineAndStop(q Querier, e Experiment, o ReportOptions) (baseline, stop f
 
 func timelineDoc(runs map[string]*Result, baseline, stop float64, o ReportOptions) *report.Section {
 	threshold := baseline - o.Margin
-	chart := report.Chart{
+	base := report.Chart{
 		Title: "Ok share per window", Kind: report.KindStep, XLabel: "window", YLabel: "ok share (%)",
 		HLines: []report.Line{{Label: "threshold (baseline − margin)", Y: 100 * threshold}},
 	}
+	series := map[string]report.Series{}
 	for _, role := range []string{"experiment", "control"} {
 		share := column(runs[role], "ok_share")
 		for i := range share {
 			share[i] *= 100
 		}
-		chart.Series = append(chart.Series, report.Series{Name: role + " run", X: column(runs[role], "window_no"), Y: share})
+		series[role] = report.Series{Name: role + " run", Key: o.roleKey(role), X: column(runs[role], "window_no"), Y: share}
 	}
 	note := fmt.Sprintf("Baseline %s (mean control ok share per window), margin %s, threshold %s. ",
 		human(baseline, "share"), human(o.Margin, "share"), human(threshold, "share"))
+	var mark []report.Mark
 	if stop == stop {
-		chart.VMarks = []report.Mark{{Label: fmt.Sprintf("stop (k = %d)", o.StopAfter), X: stop}}
+		mark = []report.Mark{{Label: fmt.Sprintf("stop (k = %d)", o.StopAfter), X: stop}}
 		note += fmt.Sprintf("The experiment stops at window %d (k = %d consecutive falsified windows).", int64(stop), o.StopAfter)
 	} else {
 		note += fmt.Sprintf("No stop: never %d consecutive falsified windows.", o.StopAfter)
@@ -89,8 +91,39 @@ func timelineDoc(runs map[string]*Result, baseline, stop float64, o ReportOption
 	return &report.Section{
 		Title: "Timeline", Note: note,
 		Tables: []report.Table{resultTable(runs["experiment"], "Experiment run, per window")},
-		Charts: []report.Chart{chart},
+		Charts: timelineCharts(base, series["experiment"], series["control"], mark),
 	}
+}
+
+// timelineCharts draws both runs on one chart when they have the same
+// windows. Runs of different length (or, with duration windows, at
+// different times) get a chart each, on its own window axis, so that
+// neither is squeezed into a part of the other's; one Y scale keeps them
+// comparable. The stop mark belongs to the experiment run.
+func timelineCharts(base report.Chart, exp, ctl report.Series, stop []report.Mark) []report.Chart {
+	if slices.Equal(exp.X, ctl.X) {
+		// The experiment run is drawn last, on top: it is the one the stop
+		// is about.
+		base.Series, base.VMarks = []report.Series{ctl, exp}, stop
+		return []report.Chart{base}
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, y := range slices.Concat(exp.Y, ctl.Y, []float64{base.HLines[0].Y}) {
+		if y == y {
+			lo, hi = min(lo, y), max(hi, y)
+		}
+	}
+	var out []report.Chart
+	for _, s := range []report.Series{exp, ctl} {
+		c := base
+		c.Title += ", " + s.Name
+		c.Series, c.YRange = []report.Series{s}, [2]float64{lo, hi}
+		if s.Name == exp.Name {
+			c.VMarks = stop
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // maxResolutionCharts caps the per-run charts; the peaks table lists every run.
@@ -135,25 +168,56 @@ func resolutionSection(q Querier, e Experiment, o ReportOptions) (*report.Sectio
 }
 
 // bucketRates returns, per run, the request rate in each bucket of bucketMs
-// milliseconds; X is the bucket start in seconds.
+// milliseconds; X is the bucket start in seconds (see bucketSteps).
 func bucketRates(q Querier, exp string, bucketMs int64) (map[string]*report.Series, error) {
 	r, err := query(q, "buckets", nil, `SELECT run, floor(t_ms / ?)::BIGINT AS bucket, sum(count)::BIGINT AS n
 		FROM requests WHERE experiment = ? AND t_ms IS NOT NULL GROUP BY ALL ORDER BY run, bucket`, bucketMs, exp)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]*report.Series{}
 	perSecond := 1000 / float64(bucketMs)
+	runs := map[string]*bucketed{}
 	for _, row := range r.Rows {
-		run := fmt.Sprint(row[0])
-		s := out[run]
-		if s == nil {
-			s = &report.Series{Name: run}
-			out[run] = s
-		}
-		b := number(row[1])
-		s.X = append(s.X, b*float64(bucketMs)/1000)
-		s.Y = append(s.Y, number(row[2])*perSecond)
+		runs[fmt.Sprint(row[0])] = runs[fmt.Sprint(row[0])].add(row[1].(int64), number(row[2])*perSecond)
+	}
+	out := map[string]*report.Series{}
+	for run, b := range runs {
+		x, y := bucketSteps(b.buckets, b.values, float64(bucketMs)/1000)
+		out[run] = &report.Series{Name: run, X: x, Y: y}
 	}
 	return out, nil
+}
+
+// bucketed is one run's non-empty buckets, ascending, and their values.
+type bucketed struct {
+	buckets []int64
+	values  []float64
+}
+
+func (b *bucketed) add(bucket int64, v float64) *bucketed {
+	if b == nil {
+		b = &bucketed{}
+	}
+	b.buckets, b.values = append(b.buckets, bucket), append(b.values, v)
+	return b
+}
+
+// bucketSteps lays out counts per bucket (non-empty buckets, ascending) as
+// a step series, X the bucket start times width: an empty bucket between two
+// others is a zero, not skipped (a 5 req/s run counted per 100 ms is 10, 0,
+// 10, 0, … and not a flat 10), and a last point closes the last bucket so
+// that it is drawn as wide as the others. A zero is placed only at the first
+// empty bucket of each gap, as it holds until the next point, so a long
+// pause costs one point.
+func bucketSteps(buckets []int64, values []float64, width float64) (x, y []float64) {
+	for i, b := range buckets {
+		x, y = append(x, float64(b)*width), append(y, values[i])
+		if i+1 < len(buckets) && buckets[i+1] > b+1 {
+			x, y = append(x, float64(b+1)*width), append(y, 0)
+		}
+	}
+	if n := len(buckets); n > 0 {
+		x, y = append(x, float64(buckets[n-1]+1)*width), append(y, values[n-1])
+	}
+	return x, y
 }

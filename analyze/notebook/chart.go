@@ -13,9 +13,11 @@ import (
 
 // chart turns a chart cell's result into a report.Chart. X may be numeric,
 // a timestamp (shown as Unix milliseconds) or text (categories, in row
-// order); Y columns must be numeric, and NULL leaves a gap.
+// order); Y columns must be numeric, and NULL leaves a gap. Axes are labelled
+// in the units `rewind analyze` prints (see unitOf): a share is drawn as a
+// percentage, a *_ms column is labelled ms.
 func (nb *Notebook) chart(c *Cell) (report.Chart, error) {
-	ch := report.Chart{Title: c.Name, Kind: c.Chart, XLabel: c.X, YLabel: strings.Join(c.Y, ", ")}
+	ch := report.Chart{Title: c.Name, Kind: c.Chart, XLabel: axisLabel([]string{c.X}), YLabel: axisLabel(c.Y)}
 	xi, err := column(c.Result, c.X)
 	if err != nil {
 		return ch, err
@@ -23,6 +25,9 @@ func (nb *Notebook) chart(c *Cell) (report.Chart, error) {
 	xs, labels, err := xValues(c.Result, xi)
 	if err != nil {
 		return ch, fmt.Errorf("chart: x=%s: %w", c.X, err)
+	}
+	if labels == nil {
+		xs = inUnit(xs, c.X)
 	}
 	ch.XLabels = labels
 	for _, y := range c.Y {
@@ -34,9 +39,76 @@ func (nb *Notebook) chart(c *Cell) (report.Chart, error) {
 		if err != nil {
 			return ch, fmt.Errorf("chart: y=%s: %w", y, err)
 		}
-		ch.Series = append(ch.Series, report.Series{Name: y, X: xs, Y: ys})
+		ch.Series = append(ch.Series, report.Series{Name: y, X: xs, Y: inUnit(ys, y)})
 	}
 	return ch, nil
+}
+
+// shareColumns are the SQL library's share columns (0-1) whose names do
+// not end in _share.
+var shareColumns = map[string]bool{"margin": true, "baseline": true, "affected_success": true, "threshold": true}
+
+// unitOf infers a column's unit from its name, as the CLI's unit tables
+// name them: "share" for ok_share, margin, baseline, … (0-1), "ms" for
+// t_ms, latency_ms, p95_ms, …, "×" for multiplier and x_* ratios.
+func unitOf(col string) string {
+	name := strings.ToLower(col)
+	switch {
+	case name == "share" || strings.HasSuffix(name, "_share") || shareColumns[name]:
+		return "share"
+	case strings.HasSuffix(name, "_ms"):
+		return "ms"
+	case name == "multiplier" || strings.HasPrefix(name, "x_"):
+		return "×"
+	}
+	return ""
+}
+
+// inUnit shows a share as a percentage; other values stay as they are.
+func inUnit(vs []float64, col string) []float64 {
+	if unitOf(col) != "share" {
+		return vs
+	}
+	out := make([]float64, len(vs))
+	for i, v := range vs {
+		out[i] = 100 * v
+	}
+	return out
+}
+
+// axisLabel names an axis for people: each column with underscores as
+// spaces and an _ms suffix dropped, and the unit, once when the columns
+// share it: t_ms is "t (ms)", ok_share "ok share (%)", ok,errors "ok,
+// errors", ok_share,errors "ok share (%), errors".
+func axisLabel(cols []string) string {
+	names := make([]string, len(cols))
+	shared := unitOf(cols[0])
+	for i, c := range cols {
+		if unitOf(c) == "ms" {
+			c = c[:len(c)-len("_ms")]
+		}
+		names[i] = strings.ReplaceAll(c, "_", " ")
+		if unitOf(cols[i]) != shared {
+			shared = "mixed"
+		}
+	}
+	if shared != "mixed" {
+		return withUnit(strings.Join(names, ", "), shared)
+	}
+	for i, c := range cols {
+		names[i] = withUnit(names[i], unitOf(c))
+	}
+	return strings.Join(names, ", ")
+}
+
+func withUnit(label, unit string) string {
+	switch unit {
+	case "":
+		return label
+	case "share":
+		unit = "%"
+	}
+	return label + " (" + unit + ")"
 }
 
 func column(r *Result, name string) (int, error) {

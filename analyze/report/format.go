@@ -15,7 +15,8 @@ import (
 // 0.30000000000000004, so the same query prints the same text everywhere.
 const sigDigits = 6
 
-// Null is how a NULL cell shows in every format.
+// Null is how a NULL cell shows unless a Document says otherwise
+// (Document.Null); the notebook keeps it, as SQL spells it.
 const Null = "NULL"
 
 // FormatValue formats one cell the same way for HTML, text and markdown.
@@ -119,22 +120,32 @@ func IsNumeric(v Value) bool {
 	return ok
 }
 
-// numericColumns reports, per column, whether every non-NULL cell is a
-// number (and at least one is): those columns are right-aligned.
+// numericColumns reports, per column, whether no non-NULL cell is text:
+// those columns, headers included, are right-aligned. A column of NULLs
+// only counts as numeric (a column of "-" reads best right-aligned, under
+// the numbers beside it).
 func numericColumns(t Table) []bool {
 	out := make([]bool, len(t.Columns))
 	for c := range t.Columns {
-		seen, all := false, true
+		out[c] = true
 		for _, row := range t.Rows {
-			if c >= len(row) || row[c] == nil {
-				continue
+			if c < len(row) && row[c] != nil && !IsNumeric(row[c]) {
+				out[c] = false
+				break
 			}
-			seen = true
-			all = all && IsNumeric(row[c])
 		}
-		out[c] = seen && all
 	}
 	return out
+}
+
+// rightAligned reports whether a cell is right-aligned: every number is,
+// even in a column that also holds text (a key-value table); text is not;
+// a NULL follows its column.
+func rightAligned(row []Value, c int, numCol bool) bool {
+	if c >= len(row) || row[c] == nil {
+		return numCol
+	}
+	return IsNumeric(row[c])
 }
 
 // header is a column heading with its unit, e.g. "p99 (ms)".
@@ -145,10 +156,18 @@ func (c Column) header() string {
 	return c.Name + " (" + c.Unit + ")"
 }
 
-// cell returns row[c] formatted, or NULL when the row is short.
-func cell(row []Value, c int) string {
-	if c >= len(row) {
-		return Null
+// cell returns row[c] formatted, or null when it is NULL or the row is short.
+func cell(row []Value, c int, null string) string {
+	if c >= len(row) || row[c] == nil {
+		return null
 	}
 	return FormatValue(row[c])
+}
+
+// nullText is how a document shows NULL.
+func nullText(d Document) string {
+	if d.Null == "" {
+		return Null
+	}
+	return d.Null
 }

@@ -46,6 +46,8 @@ type pageView struct {
 	Data            pageData
 	LibCSS, CSS     template.CSS
 	LibJS, JS       template.JS
+	null            string
+	colors          colors
 }
 
 type tocEntry struct{ ID, Title string }
@@ -64,8 +66,12 @@ type tableView struct {
 }
 
 type headView struct {
-	Name, Unit string
-	Num        bool
+	// Parts is the name cut after each underscore, so that a long column
+	// name (first_falsified_window) can wrap there instead of widening
+	// the table past the page.
+	Parts []string
+	Unit  string
+	Num   bool
 }
 
 type cellView struct {
@@ -97,6 +103,7 @@ func newPageView(d Document) pageView {
 		Title: d.Title, Subtitle: d.Subtitle, Data: pageData{Charts: []chartData{}},
 		LibCSS: template.CSS(uplotCSS), CSS: template.CSS(pageCSS),
 		LibJS: template.JS(uplotJS), JS: template.JS(pageJS),
+		null: nullText(d), colors: newColors(d.Keys),
 	}
 	ids := sectionIDs(d.Sections)
 	for i, s := range d.Sections {
@@ -112,30 +119,44 @@ func newPageView(d Document) pageView {
 func (v *pageView) section(s Section) sectionView {
 	sv := sectionView{Section: s}
 	for _, t := range s.Tables {
-		sv.TableViews = append(sv.TableViews, newTableView(t))
+		sv.TableViews = append(sv.TableViews, newTableView(t, v.null))
 	}
 	for _, c := range s.Charts {
-		sv.ChartViews = append(sv.ChartViews, chartView{Index: len(v.Data.Charts), Chart: c, Refs: refs(c)})
-		v.Data.Charts = append(v.Data.Charts, newChartData(c))
+		data, notes := newChartData(c, v.colors)
+		sv.ChartViews = append(sv.ChartViews, chartView{Index: len(v.Data.Charts), Chart: c, Refs: append(refs(c), notes...)})
+		v.Data.Charts = append(v.Data.Charts, data)
 	}
 	return sv
 }
 
-func newTableView(t Table) tableView {
+func newTableView(t Table, null string) tableView {
 	num := numericColumns(t)
 	tv := tableView{Caption: t.Caption, Omitted: t.Omitted}
 	for i, c := range t.Columns {
-		tv.Heads = append(tv.Heads, headView{Name: c.Name, Unit: c.Unit, Num: num[i]})
+		tv.Heads = append(tv.Heads, headView{Parts: nameParts(c.Name), Unit: c.Unit, Num: num[i]})
 	}
 	for _, row := range t.Rows {
 		cells := make([]cellView, len(t.Columns))
 		for c := range t.Columns {
 			isNull := c >= len(row) || row[c] == nil
-			cells[c] = cellView{Text: cell(row, c), Num: num[c], Null: isNull}
+			cells[c] = cellView{Text: cell(row, c, null), Num: rightAligned(row, c, num[c]), Null: isNull}
 		}
 		tv.Rows = append(tv.Rows, cells)
 	}
 	return tv
+}
+
+// nameParts cuts a long name after each underscore: "first_falsified" is
+// "first_", "falsified"; a short one (p95_ms) stays whole.
+func nameParts(name string) []string {
+	if len(name) <= 10 {
+		return []string{name}
+	}
+	parts := strings.SplitAfter(name, "_")
+	if n := len(parts); n > 1 && parts[n-1] == "" {
+		parts = parts[:n-1]
+	}
+	return parts
 }
 
 // refs lists a chart's reference lines and marks as text, so they can be read

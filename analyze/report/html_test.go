@@ -41,8 +41,8 @@ func TestRenderHTMLSelfContained(t *testing.T) {
 			t.Errorf("page contains %q: it must load nothing at view time", banned)
 		}
 	}
-	if got := strings.Count(page, `<figure class="chart"`); got != 3 {
-		t.Errorf("page has %d charts, want 3", got)
+	if got := strings.Count(page, `<figure class="chart`); got != 7 {
+		t.Errorf("page has %d charts, want 7", got)
 	}
 }
 

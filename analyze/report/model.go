@@ -19,6 +19,14 @@ type Document struct {
 	Title    string
 	Subtitle string // e.g. the experiment and the log file; optional
 	Sections []Section
+	// Keys are the series keys (see Series.Key) that get the first colours,
+	// in this order: e.g. every run of the experiment, so that a run has
+	// the same colour in every chart, even in one where another run is
+	// missing. Other keys take the next colours as they first appear.
+	Keys []string
+	// Null is how a NULL cell shows in tables; empty means Null ("NULL").
+	// The experiment report uses "-", as `rewind analyze` does.
+	Null string
 }
 
 // Section is one part of a report. Sections with a Title get a heading and an
@@ -58,31 +66,50 @@ type Value = any
 
 // Chart kinds.
 const (
-	KindLine = "line" // points joined by straight lines
-	KindBar  = "bar"  // one bar per point
-	KindStep = "step" // a value holds until the next point (windowed series)
+	KindLine   = "line"   // points joined by straight lines
+	KindBar    = "bar"    // one bar per point
+	KindStep   = "step"   // a value holds until the next point (windowed series)
+	KindPoints = "points" // a dot per point, not joined (e.g. one per request)
 )
 
 // Chart is a chart over one X axis. Series may have different X values (e.g.
 // the same metric at 100 ms and at 1 s): they are drawn on the union of X,
-// each series only where it has points.
+// each series only where it has points. An axis whose values are all
+// integers gets integer ticks.
+//
+// Line and points series longer than MaxPoints are downsampled for drawing
+// (LTTB); the text output and the list under the chart say so.
 type Chart struct {
 	Title  string
-	Kind   string // KindLine, KindBar or KindStep; empty means KindLine
+	Kind   string // KindLine, KindBar, KindStep or KindPoints; empty means KindLine
 	XLabel string
 	YLabel string
+	// YRange, when YRange[0] < YRange[1], fits the Y scale to that span
+	// instead of to the chart's data, so that charts meant to be compared
+	// (e.g. one per run) share a scale.
+	YRange [2]float64
+	// Half draws the chart at half width, beside its neighbour when that is
+	// half width too (e.g. latency percentiles beside the ok share).
+	Half bool
 	// XLabels, when set, names the X positions 0, 1, 2, ... so that a chart
 	// (usually a bar chart) can have categories such as run names on X.
 	XLabels []string
-	Series  []Series
-	HLines  []Line // horizontal reference lines, e.g. a threshold
-	VMarks  []Mark // vertical markers, e.g. the moment a stop fired
+	// XKeys says the XLabels are series keys (e.g. runs): each bar then
+	// takes the colour of its label, as that run has in other charts.
+	XKeys  bool
+	Series []Series
+	HLines []Line // horizontal reference lines, e.g. a threshold
+	VMarks []Mark // vertical markers, e.g. the moment a stop fired
 }
 
 // Series is one named sequence of points. X must be ascending; X and Y have
 // the same length. A NaN in Y leaves a gap.
 type Series struct {
 	Name string
+	// Key is what the series is of (a run, a resolution); it picks the
+	// colour, so series with the same key have the same colour everywhere
+	// in the document. Empty means the Name.
+	Key  string
 	X, Y []float64
 }
 

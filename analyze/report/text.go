@@ -13,7 +13,9 @@ import (
 // RenderText writes d as plain text: the same sections as RenderHTML, tables
 // aligned with units in the headers (numbers right-aligned), and each chart
 // summarized per series (points, X span, Y min/max and where Y peaks).
-// Section.HTML is skipped: it is markup for the page only. Control characters
+// Section.HTML is skipped: it is markup for the page only, as are the
+// drawing hints (Keys, Half, YRange, XKeys) and the downsampling of long
+// series, so the summaries count every point. Control characters
 // from data are shown escaped, so a log string cannot drive the terminal.
 func RenderText(w io.Writer, d Document) error {
 	bw := bufio.NewWriter(w)
@@ -24,7 +26,7 @@ func RenderText(w io.Writer, d Document) error {
 		fmt.Fprintf(bw, "%s\n", clean(d.Subtitle))
 	}
 	for _, s := range d.Sections {
-		writeSection(bw, s)
+		writeSection(bw, s, nullText(d))
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("render text: %w", err)
@@ -32,7 +34,7 @@ func RenderText(w io.Writer, d Document) error {
 	return nil
 }
 
-func writeSection(w *bufio.Writer, s Section) {
+func writeSection(w *bufio.Writer, s Section, null string) {
 	w.WriteString("\n")
 	if s.Title != "" {
 		underline(w, s.Title, "-")
@@ -47,11 +49,11 @@ func writeSection(w *bufio.Writer, s Section) {
 	}
 	for _, t := range s.Tables {
 		w.WriteString("\n")
-		writeTable(w, t)
+		writeTable(w, t, null)
 	}
 	for _, c := range s.Charts {
 		w.WriteString("\n")
-		writeChart(w, c)
+		writeChart(w, c, null)
 	}
 }
 
@@ -61,32 +63,33 @@ func underline(w *bufio.Writer, title, mark string) {
 }
 
 // writeTable writes a caption, a header row, a rule and the rows, each column
-// as wide as its widest cell.
-func writeTable(w *bufio.Writer, t Table) {
+// as wide as its widest cell; numbers are right-aligned (see rightAligned).
+func writeTable(w *bufio.Writer, t Table, null string) {
 	if t.Caption != "" {
 		fmt.Fprintf(w, "%s\n", clean(t.Caption))
 	}
 	num := numericColumns(t)
 	grid := [][]string{make([]string, len(t.Columns))}
+	right := [][]bool{num}
 	for c, col := range t.Columns {
 		grid[0][c] = clean(col.header())
 	}
 	for _, row := range t.Rows {
-		cells := make([]string, len(t.Columns))
+		cells, align := make([]string, len(t.Columns)), make([]bool, len(t.Columns))
 		for c := range t.Columns {
-			cells[c] = clean(cell(row, c))
+			cells[c], align[c] = clean(cell(row, c, null)), rightAligned(row, c, num[c])
 		}
-		grid = append(grid, cells)
+		grid, right = append(grid, cells), append(right, align)
 	}
 	widths := columnWidths(grid)
 	rule := make([]string, len(widths))
 	for c, n := range widths {
 		rule[c] = strings.Repeat("-", n)
 	}
-	writeRow(w, grid[0], widths, num)
+	writeRow(w, grid[0], widths, right[0])
 	writeRow(w, rule, widths, nil)
-	for _, cells := range grid[1:] {
-		writeRow(w, cells, widths, num)
+	for i, cells := range grid[1:] {
+		writeRow(w, cells, widths, right[i+1])
 	}
 	if t.Omitted > 0 {
 		fmt.Fprintf(w, "(%d more rows not shown)\n", t.Omitted)
@@ -118,7 +121,7 @@ func writeRow(w *bufio.Writer, cells []string, widths []int, num []bool) {
 
 // writeChart summarizes a chart as a table, one row per series, followed by
 // its reference lines and marks.
-func writeChart(w *bufio.Writer, c Chart) {
+func writeChart(w *bufio.Writer, c Chart, null string) {
 	title := c.Title
 	if title == "" {
 		title = "chart"
@@ -130,7 +133,7 @@ func writeChart(w *bufio.Writer, c Chart) {
 	for _, s := range c.Series {
 		t.Rows = append(t.Rows, seriesSummary(s, c.XLabels))
 	}
-	writeTable(w, t)
+	writeTable(w, t, null)
 	for _, r := range refs(c) {
 		fmt.Fprintf(w, "%s\n", clean(r))
 	}

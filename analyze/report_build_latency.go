@@ -1,0 +1,233 @@
+package analyze
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/rewind-dev/rewind/analyze/report"
+)
+
+// The latency view, for a log with latencies and send times: each run's
+// latency percentiles in a table; per run, every request as a dot over time
+// (ok and error apart, as `vegeta plot` draws them), and per time bucket the
+// p50, p95 and p99 latency beside the ok share. Latencies are per row (an
+// attempt), over every outcome, as vegeta reports them.
+
+var latencyUnits = map[string]string{
+	"ok_share": "share", "p50_ms": "ms", "p95_ms": "ms", "p99_ms": "ms", "max_ms": "ms",
+}
+
+// maxLatencyRuns caps the per-run latency charts; the table lists every run.
+const maxLatencyRuns = 6
+
+// The rows a latency chart is drawn from, and how each is classed.
+const (
+	latencyRows  = `experiment = ? AND latency_ms IS NOT NULL AND t_ms IS NOT NULL`
+	latencyClass = `CASE WHEN outcome = 'ok' THEN 'ok' WHEN outcome IS NULL THEN 'no outcome' ELSE 'error' END`
+)
+
+func latencySection(q Querier, e Experiment, o ReportOptions) (*report.Section, error) {
+	sum, err := query(q, "latency", latencyUnits, `SELECT run, count(*) AS requests,
+		       (count(*) FILTER (WHERE outcome = 'ok') / nullif(count(outcome), 0))::DOUBLE AS ok_share,
+		       quantile_cont(latency_ms, 0.5) AS p50_ms, quantile_cont(latency_ms, 0.95) AS p95_ms,
+		       quantile_cont(latency_ms, 0.99) AS p99_ms, max(latency_ms) AS max_ms
+		FROM requests WHERE `+latencyRows+` GROUP BY run ORDER BY min(seq), run`, e.Name)
+	if err != nil || len(sum.Rows) == 0 {
+		return nil, err
+	}
+	bucketMs, err := latencyBucket(q, e, o)
+	if err != nil {
+		return nil, err
+	}
+	per, err := latencyBuckets(q, e.Name, bucketMs)
+	if err != nil {
+		return nil, err
+	}
+	sec := &report.Section{Title: "Latency",
+		Note: fmt.Sprintf("Latency of every request (each attempt, any outcome), per run: percentiles (quantile_cont), "+
+			"each request as a dot over time, and per %s the p50, p95 and p99 beside the ok share.", duration(bucketMs)),
+		Tables: []report.Table{resultTable(sum, "")}}
+	for i, row := range sum.Rows {
+		if i == maxLatencyRuns {
+			sec.Note += fmt.Sprintf(" Charts for the first %d runs.", maxLatencyRuns)
+			break
+		}
+		run := fmt.Sprint(row[0])
+		dots, note, err := latencyDots(q, e.Name, run)
+		if err != nil {
+			return nil, err
+		}
+		sec.Note += note
+		sec.Charts = append(sec.Charts, dots)
+		sec.Charts = append(sec.Charts, per[run].charts(run, bucketMs)...)
+	}
+	return sec, nil
+}
+
+// maxDotRows is how many rows of a run are fetched for the dots; past it,
+// SQL keeps the fastest and the slowest request of each of dotSlices time
+// slices per outcome class, which is what a chart of that width can show,
+// and the page thins that further with LTTB.
+const (
+	maxDotRows = 100_000
+	dotSlices  = 5_000
+)
+
+// latencyDots is one dot per request of a run, a series per outcome class;
+// the note says when the run was thinned in SQL.
+func latencyDots(q Querier, exp, run string) (report.Chart, string, error) {
+	c := report.Chart{Title: "Run " + run + ": latency per request", Kind: report.KindPoints, XLabel: "t (s)", YLabel: "latency (ms)"}
+	var n int64
+	var t0, t1 float64
+	if err := q.QueryRow(`SELECT count(*), min(t_ms), max(t_ms) FROM requests WHERE `+latencyRows+` AND run = ?`,
+		exp, run).Scan(&n, &t0, &t1); err != nil {
+		return c, "", err
+	}
+	sql := `SELECT ` + latencyClass + ` AS class, t_ms / 1000 AS t, latency_ms
+		FROM requests WHERE ` + latencyRows + ` AND run = ? ORDER BY t_ms, seq`
+	args := []any{exp, run}
+	note := ""
+	if n > maxDotRows {
+		// The slowest and the fastest request of each slice; ties go to the
+		// first in the log, so the same log draws the same dots.
+		sql = `WITH r AS (SELECT ` + latencyClass + ` AS class, t_ms, latency_ms, seq,
+		           least(floor((t_ms - ?) / ?), ?)::BIGINT AS slice
+		       FROM requests WHERE ` + latencyRows + ` AND run = ?),
+		     s AS (SELECT class, arg_min(t_ms, [latency_ms, seq]) AS t_lo, min(latency_ms) AS lo,
+		                  arg_max(t_ms, [latency_ms, -seq]) AS t_hi, max(latency_ms) AS hi
+		           FROM r GROUP BY class, slice)
+		SELECT class, t / 1000 AS t, l FROM (SELECT class, t_lo AS t, lo AS l FROM s UNION SELECT class, t_hi, hi FROM s)
+		ORDER BY t, l`
+		args = []any{t0, math.Max(t1-t0, 1) / dotSlices, dotSlices - 1, exp, run}
+		note = fmt.Sprintf(" Run %s has %d requests: its dots are the fastest and the slowest of each of %d time slices per outcome.", run, n, dotSlices)
+	}
+	r, err := query(q, "latency dots", nil, sql, args...)
+	if err != nil {
+		return c, "", err
+	}
+	byClass := map[string]*report.Series{}
+	for _, row := range r.Rows {
+		class := fmt.Sprint(row[0])
+		s := byClass[class]
+		if s == nil {
+			s = &report.Series{Name: class}
+			byClass[class] = s
+		}
+		s.X, s.Y = append(s.X, number(row[1])), append(s.Y, number(row[2]))
+	}
+	for _, class := range []string{"ok", "error", "no outcome"} {
+		if s := byClass[class]; s != nil {
+			c.Series = append(c.Series, *s)
+		}
+	}
+	return c, note, nil
+}
+
+// latencyBucket picks the time bucket of the percentile charts: the
+// experiment's duration window when it has one (and it gives at most 500
+// buckets), else the smallest round step that cuts the longest run into at
+// most 60 buckets of 10 requests or more on average, enough for a p95 to
+// mean something.
+func latencyBucket(q Querier, e Experiment, o ReportOptions) (float64, error) {
+	var span, n float64
+	if err := q.QueryRow(`SELECT coalesce(max(s), 0), coalesce(max(n), 0) FROM (
+		SELECT max(t_ms) - min(t_ms) AS s, count(*) AS n FROM requests WHERE `+latencyRows+` GROUP BY run)`,
+		e.Name).Scan(&span, &n); err != nil {
+		return 0, err
+	}
+	if w, err := windowFor(e, o.Window); err == nil && w.Ms > 0 && span/w.Ms <= 500 {
+		return w.Ms, nil
+	}
+	for _, step := range roundSteps {
+		if span/step <= 60 && n*step >= 10*span {
+			return step, nil
+		}
+	}
+	return math.Ceil(span/60/86_400_000) * 86_400_000, nil
+}
+
+// roundSteps are bucket sizes in ms that read well on a time axis.
+var roundSteps = []float64{100, 200, 500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000,
+	600_000, 900_000, 1_800_000, 3_600_000, 7_200_000, 21_600_000, 43_200_000, 86_400_000}
+
+// duration names a bucket size: 100 ms, 1.5 s, 2 min, 1 h.
+func duration(ms float64) string {
+	for _, u := range []struct {
+		name string
+		ms   float64
+	}{{"d", 86_400_000}, {"h", 3_600_000}, {"min", 60_000}} {
+		if ms >= u.ms && math.Mod(ms, u.ms) == 0 {
+			return strconv.FormatFloat(ms/u.ms, 'f', -1, 64) + " " + u.name
+		}
+	}
+	if ms >= 1000 {
+		return strconv.FormatFloat(ms/1000, 'f', -1, 64) + " s"
+	}
+	return strconv.FormatFloat(ms, 'f', -1, 64) + " ms"
+}
+
+// latencyRun is one run's latency statistics per bucket.
+type latencyRun struct {
+	buckets              []int64
+	share, p50, p95, p99 []float64
+}
+
+func latencyBuckets(q Querier, exp string, bucketMs float64) (map[string]*latencyRun, error) {
+	r, err := query(q, "latency buckets", nil, `SELECT run, floor(t_ms / ?)::BIGINT AS bucket,
+		       (count(*) FILTER (WHERE outcome = 'ok') / nullif(count(outcome), 0))::DOUBLE AS ok_share,
+		       quantile_cont(latency_ms, 0.5) AS p50, quantile_cont(latency_ms, 0.95) AS p95,
+		       quantile_cont(latency_ms, 0.99) AS p99
+		FROM requests WHERE `+latencyRows+` GROUP BY ALL ORDER BY run, bucket`, bucketMs, exp)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*latencyRun{}
+	for _, row := range r.Rows {
+		run := fmt.Sprint(row[0])
+		l := out[run]
+		if l == nil {
+			l = &latencyRun{}
+			out[run] = l
+		}
+		l.buckets = append(l.buckets, row[1].(int64))
+		l.share = append(l.share, 100*number(row[2]))
+		l.p50, l.p95, l.p99 = append(l.p50, number(row[3])), append(l.p95, number(row[4])), append(l.p99, number(row[5]))
+	}
+	return out, nil
+}
+
+// charts are the run's percentiles and, beside them, its ok share, per
+// bucket: a point at each bucket's middle, a gap where a bucket is empty.
+func (l *latencyRun) charts(run string, bucketMs float64) []report.Chart {
+	if l == nil {
+		return nil
+	}
+	per := duration(bucketMs)
+	w := bucketMs / 1000
+	pct := report.Chart{Title: "Run " + run + ": latency percentiles per " + per, XLabel: "t (s)", YLabel: "latency (ms)", Half: true}
+	for _, p := range []struct {
+		name string
+		y    []float64
+	}{{"p50", l.p50}, {"p95", l.p95}, {"p99", l.p99}} {
+		x, y := bucketMiddles(l.buckets, p.y, w)
+		pct.Series = append(pct.Series, report.Series{Name: p.name, X: x, Y: y})
+	}
+	x, y := bucketMiddles(l.buckets, l.share, w)
+	ok := report.Chart{Title: "Run " + run + ": ok share per " + per, XLabel: "t (s)", YLabel: "ok share (%)", Half: true,
+		Series: []report.Series{{Name: "ok share", Key: run, X: x, Y: y}}}
+	return []report.Chart{pct, ok}
+}
+
+// bucketMiddles places each bucket's value at the bucket's middle and a gap
+// (NaN) in the first empty bucket of each run of empty ones, so a line
+// breaks where there was nothing to measure.
+func bucketMiddles(buckets []int64, values []float64, width float64) (x, y []float64) {
+	for i, b := range buckets {
+		x, y = append(x, (float64(b)+0.5)*width), append(y, values[i])
+		if i+1 < len(buckets) && buckets[i+1] > b+1 {
+			x, y = append(x, (float64(b)+1.5)*width), append(y, math.NaN())
+		}
+	}
+	return x, y
+}
