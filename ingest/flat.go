@@ -185,7 +185,7 @@ func setFlat(r *row, key, val string, kind byte) bool {
 		return false // unknown, repeated, or attrs: the map decoder handles it
 	}
 	if kind == 'z' {
-		return true
+		return false // a null sets no bit, so a repeat of the key would pass unseen: the map decoder checks
 	}
 	switch col {
 	case colExperiment, colRun, colRole, colDropReason:
