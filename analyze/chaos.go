@@ -32,16 +32,16 @@ func BlastRadius(db Querier, o BlastRadiusOptions) (*Result, error) {
 			start = int64(s)
 		}
 	}
-	pred := o.Planned
+	pred, stored := o.Planned, false
 	if pred == "" {
 		pred, _ = e.Text("planned")
+		stored = true
 	}
 	var planned any // NULL when there is no plan: multiplier stays NULL
 	if pred != "" {
-		var n int64
-		q := `SELECT count(*) FROM experiment_window(?, ?) WHERE ` + pred
-		if err := db.QueryRow(q, e.Name, start).Scan(&n); err != nil {
-			return nil, fmt.Errorf("planned predicate %q: %w", pred, err)
+		n, err := plannedCount(db, pred, stored, e, start)
+		if err != nil {
+			return nil, err
 		}
 		planned = n
 	}

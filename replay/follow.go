@@ -22,6 +22,9 @@ type FollowConfig struct {
 	UntilEOF    bool          // end at the first end of file
 	IdleTimeout time.Duration // end when the file has not grown for this long; 0: never
 	Poll        time.Duration // how often to look for growth; 0: 100ms
+	// Notice, when set, is told when the log is truncated, removed or
+	// replaced: a sentence naming Path, for stderr.
+	Notice func(msg string)
 }
 
 // Follow reads a canonical NDJSON log as tail -f does and decides each
@@ -40,6 +43,17 @@ type FollowConfig struct {
 // "experiment". A partial last line is waited for; a malformed complete line
 // is an error naming file:line. Memory holds the open window's counts, the
 // roles of the runs and one line.
+//
+// Like tail -F, Follow follows the name, not the open file: at each end of
+// file it looks at Path again. When another file is there (the log was
+// rotated with mv, or removed and created again: os.SameFile says they
+// differ), it reads what is left of the old file, then the new one from its
+// first line. When the open file is shorter than what was read, or its first
+// bytes changed (truncated, rewritten), it reads it again from its first
+// line. Line numbers restart with the new content; the windows, the streak
+// and the runs' roles carry on, as the new content continues the same log.
+// A log removed and not yet replaced is waited for (IdleTimeout still ends
+// the wait). Each of these is told to Notice.
 func Follow(ctx context.Context, c FollowConfig, fn func(Verdict) error) (Summary, error) {
 	if c.Size < 1 && !(c.SizeMs > 0) {
 		return Summary{}, fmt.Errorf("watch needs a window: 1 or more rows, or a positive duration")
@@ -52,9 +66,9 @@ func Follow(ctx context.Context, c FollowConfig, fn func(Verdict) error) (Summar
 	if err != nil {
 		return Summary{}, err
 	}
-	defer f.Close()
-	t := &tail{cfg: c, ev: ev, fn: fn, roles: map[string]string{}, open: Window{N: 1}}
-	err = t.run(ctx, f)
+	t := &tail{cfg: c, ev: ev, fn: fn, roles: map[string]string{}, open: Window{N: 1}, f: f}
+	defer func() { t.f.Close() }()
+	err = t.run(ctx)
 	if errors.Is(err, errStop) {
 		err = nil
 	}
@@ -74,20 +88,38 @@ type tail struct {
 	line    int64             // lines read
 	pending []byte            // a line not yet ended by a newline
 	sum     Summary
+
+	f       *os.File // the file open at Path, or the one that was there
+	off     int64    // bytes of f read
+	head    []byte   // f's first bytes, as read: a rewrite changes them
+	removed bool     // Path is gone (said once)
+	buf     []byte
 }
 
-func (t *tail) run(ctx context.Context, f io.Reader) error {
+// headLen is how many first bytes are kept to notice a rewrite.
+const headLen = 256
+
+func (t *tail) run(ctx context.Context) error {
 	poll := t.cfg.Poll
 	if poll <= 0 {
 		poll = 100 * time.Millisecond
 	}
-	buf := make([]byte, 64<<10)
+	t.buf = make([]byte, 64<<10)
 	grew := time.Now()
+	atEOF := false
 	for {
-		n, err := f.Read(buf)
+		n, err := t.f.Read(t.buf)
+		if n > 0 && atEOF && t.rewritten() {
+			// Rewritten past the old offset since the last look: these
+			// bytes start mid-line of the new content.
+			if err := t.truncated(); err != nil {
+				return err
+			}
+			continue
+		}
 		if n > 0 {
-			grew = time.Now()
-			if e := t.feed(buf[:n]); e != nil {
+			grew, atEOF = time.Now(), false
+			if e := t.consume(t.buf[:n]); e != nil {
 				return e
 			}
 		}
@@ -96,12 +128,120 @@ func (t *tail) run(ctx context.Context, f io.Reader) error {
 			continue
 		case err != io.EOF:
 			return err
+		}
+		atEOF = true
+		switched, err := t.rotated()
+		switch {
+		case err != nil:
+			return err
+		case switched:
+			grew = time.Now()
+			continue
 		case t.cfg.UntilEOF, t.cfg.IdleTimeout > 0 && time.Since(grew) >= t.cfg.IdleTimeout:
 			return t.end()
 		}
 		if err := sleep(ctx, poll); err != nil {
 			return err
 		}
+	}
+}
+
+// consume feeds bytes read from f.
+func (t *tail) consume(b []byte) error {
+	if len(t.head) < headLen {
+		t.head = append(t.head, b[:min(len(b), headLen-len(t.head))]...)
+	}
+	t.off += int64(len(b))
+	return t.feed(b)
+}
+
+// rotated looks at Path at an end of file and switches to new content:
+// another file at Path, or the open one truncated or rewritten. It reports
+// whether it switched.
+func (t *tail) rotated() (bool, error) {
+	now, err := os.Stat(t.cfg.Path)
+	if errors.Is(err, os.ErrNotExist) {
+		if !t.removed && !t.cfg.UntilEOF {
+			t.removed = true
+			t.notice("%s was removed; waiting for a new file at that path")
+		}
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	t.removed = false
+	was, err := t.f.Stat()
+	if err != nil {
+		return false, err
+	}
+	if !os.SameFile(now, was) {
+		return t.replaced()
+	}
+	if now.Size() < t.off || t.rewritten() {
+		return true, t.truncated()
+	}
+	return false, nil
+}
+
+// truncated starts the open file again from its first line.
+func (t *tail) truncated() error {
+	t.notice("%s was truncated; reading it from the start")
+	t.restart()
+	_, err := t.f.Seek(0, io.SeekStart)
+	return err
+}
+
+// rewritten reports whether the open file's first bytes differ from those
+// read: it was truncated and written again, maybe past the old offset,
+// between two looks.
+func (t *tail) rewritten() bool {
+	b := make([]byte, len(t.head))
+	n, _ := t.f.ReadAt(b, 0)
+	return !bytes.Equal(b[:n], t.head)
+}
+
+// replaced finishes the old file (what was written to it before the new one
+// appeared; a last line without a newline is complete) and opens the new one.
+func (t *tail) replaced() (bool, error) {
+	for {
+		n, err := t.f.Read(t.buf)
+		if n > 0 {
+			if e := t.consume(t.buf[:n]); e != nil {
+				return false, e
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return false, err
+		}
+	}
+	if len(bytes.TrimSpace(t.pending)) > 0 {
+		if err := t.lineDone(t.pending); err != nil {
+			return false, err
+		}
+	}
+	f, err := os.Open(t.cfg.Path)
+	if err != nil {
+		return false, nil // gone again: look at the next end of file
+	}
+	t.f.Close()
+	t.f = f
+	t.restart()
+	t.notice("%s was replaced by a new file; reading the new file from its first line")
+	return true, nil
+}
+
+// restart forgets the old content's position: line numbers start again.
+func (t *tail) restart() {
+	t.off, t.line, t.pending, t.head = 0, 0, nil, nil
+}
+
+func (t *tail) notice(format string) {
+	if t.cfg.Notice != nil {
+		t.cfg.Notice(fmt.Sprintf(format, t.cfg.Path))
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -18,6 +19,7 @@ type dbFlags struct {
 	db         string
 	experiment string
 	format     string
+	opts       openFlags
 }
 
 func (d *dbFlags) add(fs *pflag.FlagSet, withFormat bool) {
@@ -26,6 +28,7 @@ func (d *dbFlags) add(fs *pflag.FlagSet, withFormat bool) {
 	if withFormat {
 		fs.StringVarP(&d.format, "format", "f", "table", "output format: table, json or csv")
 	}
+	d.opts.add(fs)
 }
 
 func (d *dbFlags) checkFormat() error {
@@ -37,13 +40,58 @@ func (d *dbFlags) checkFormat() error {
 	return usagef("--format %q: want table, json or csv", d.format)
 }
 
-// openRead opens the database read-only.
+// openRead opens the database read-only (and sandboxed: see analyze.OpenWith).
 func (d *dbFlags) openRead(ctx context.Context) (*sql.DB, error) {
-	db, err := analyze.Open(ctx, d.db, false)
-	if err != nil {
-		return nil, hinted{err, "rewind ingest --db " + d.db + " FILE"}
+	return d.opts.open(ctx, d.db, false)
+}
+
+// openFlags are the flags of every command that opens the database: how
+// long to wait for another process's lock, and DuckDB's memory.
+type openFlags struct {
+	wait        time.Duration
+	memoryLimit string
+	tempDir     string
+	fs          *pflag.FlagSet // the command line, for the Try line of a lock error
+}
+
+func (o *openFlags) add(fs *pflag.FlagSet) {
+	o.fs = fs
+	fs.DurationVar(&o.wait, "wait", 0, "when another process holds the database, retry opening it for up to `DURATION` (e.g. 30s) instead of failing")
+	fs.StringVar(&o.memoryLimit, "memory-limit", "", "DuckDB's memory limit, a `SIZE` such as 2GB or 512MiB; past it DuckDB spills to --temp-dir (default: the smaller of 4 GiB and half the RAM)")
+	fs.StringVar(&o.tempDir, "temp-dir", "", "spill to `DIR` what does not fit in the memory limit (default: <db>.tmp when writing; when reading, <db>.tmp-PID beside the database, or $TMPDIR/rewind-PID where that directory is read-only)")
+}
+
+// open opens the database with the flags' settings; errors a user can act on
+// get a Try line.
+func (o *openFlags) open(ctx context.Context, path string, writable bool) (*sql.DB, error) {
+	if o.wait < 0 {
+		return nil, usagef("--wait %s: want a duration of 0 or more", o.wait)
 	}
-	return db, nil
+	if o.memoryLimit != "" {
+		if _, err := analyze.CheckMemoryLimit(o.memoryLimit); err != nil {
+			return nil, usagef("--memory-limit %v", err)
+		}
+	}
+	db, err := analyze.OpenWith(ctx, path, analyze.OpenOptions{
+		Writable: writable, MemoryLimit: o.memoryLimit, TempDir: o.tempDir, Wait: o.wait})
+	var le *analyze.LockedError
+	switch {
+	case err == nil:
+		return db, nil
+	case errors.As(err, &le):
+		return nil, hinted{err, rerun(o.fs, "wait", shortDuration(longerWait(o.wait)))}
+	case errors.Is(err, analyze.ErrNoDatabase):
+		return nil, hinted{err, "rewind ingest --db " + path + " FILE"}
+	}
+	return nil, err
+}
+
+// longerWait is the --wait a Try line suggests.
+func longerWait(w time.Duration) time.Duration {
+	if w < time.Minute {
+		return time.Minute
+	}
+	return 2 * w
 }
 
 // explain adds a Try line to errors a user can fix with a flag.

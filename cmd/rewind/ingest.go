@@ -61,6 +61,8 @@ func runIngest(ctx context.Context, e *env, args []string) (err error) {
 	fs.StringArrayVar(&o.set, "set", nil, "store KEY=VALUE with the experiment (repeatable), e.g. window=40, planned=SQL")
 	fs.BoolVar(&o.listFormats, "formats", false, "list the formats rewind reads, in detection order, and exit")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar")
+	var open openFlags
+	open.add(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -82,7 +84,7 @@ func runIngest(ctx context.Context, e *env, args []string) (err error) {
 	}
 	_, statErr := os.Stat(o.db)
 	created := errors.Is(statErr, os.ErrNotExist)
-	db, err := analyze.Open(ctx, o.db, true)
+	db, err := open.open(ctx, o.db, true)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/rewind-dev/rewind/analyze"
@@ -13,13 +14,19 @@ import (
 
 const notebookUsage = `Usage: rewind notebook [flags] FILE.md
 
-Run a markdown notebook against the database (opened read-only): each fenced
+Run a markdown notebook against the database (opened read-only, in the
+sandbox of rewind sql: a cell reads the database and nothing else): each fenced
 ` + "```sql" + ` cell runs in order and its result is written in place, as a
 table, or as a chart when the cell asks (` + "```sql chart=line x=window_no y=ok_share" + `).
 A cell may name its result (` + "```sql name=w" + `) for later cells to query. The
 output is markdown or one self-contained HTML page, chosen by -o's
 extension; without -o (or with "-o -") markdown goes to stdout. The same notebook and database
 give the same bytes. A failing cell is reported as FILE:LINE.
+
+-o never overwrites the notebook itself or the database, and replaces an
+existing file only when rewind notebook wrote it (an HTML page rewind wrote,
+or markdown whose first line is rewind's marker comment); --force replaces
+any other file. The output is written whole or not at all.
 
 Examples:
   rewind ingest fixtures/chaos/gunluk.json && rewind notebook fixtures/notebooks/chaos.md
@@ -30,6 +37,7 @@ type notebookOptions struct {
 	db      string
 	out     string
 	maxRows int
+	force   bool
 }
 
 func init() {
@@ -43,6 +51,8 @@ func runNotebook(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&d.db, "db", analyze.DefaultDB, "database file")
 	fs.StringVarP(&o.out, "out", "o", "", "output `FILE`: .md or .html, or - for markdown on stdout (default: markdown on stdout)")
 	fs.IntVar(&o.maxRows, "max-rows", notebook.DefaultMaxRows, "rows shown per result table; the rest are counted")
+	fs.BoolVar(&o.force, "force", false, "replace an existing -o file that rewind did not write (never the notebook or the database)")
+	d.opts.add(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -55,6 +65,13 @@ func runNotebook(ctx context.Context, e *env, args []string) error {
 		var err error
 		if format, err = notebook.FormatOf(o.out); err != nil {
 			return usageError{hinted{err, "rewind notebook " + in + " -o out.html"}}
+		}
+		kind := notebookMarkdown
+		if format != notebook.Markdown {
+			kind = htmlPage
+		}
+		if err := checkOutput(fs, "out", o.out, kind, o.force, append(dbGuards(d.db), guarded{in, "the notebook being run"})...); err != nil {
+			return err
 		}
 	}
 	src, err := os.ReadFile(in)
@@ -80,7 +97,16 @@ func writeNotebook(ctx context.Context, e *env, db *sql.DB, name string, src []b
 		_, err := e.stdout.Write(buf.Bytes())
 		return err
 	}
-	if err := os.WriteFile(o.out, buf.Bytes(), 0o644); err != nil {
+	err := writeOutput(o.out, func(w io.Writer) error {
+		if f == notebook.Markdown {
+			if _, err := io.WriteString(w, notebookMarker); err != nil {
+				return err
+			}
+		}
+		_, err := w.Write(buf.Bytes())
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("write notebook: %w", err)
 	}
 	fmt.Fprintf(e.stdout, "wrote %s\n", o.out)

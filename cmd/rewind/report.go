@@ -4,7 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
+	"io"
 	"strings"
 
 	"github.com/rewind-dev/rewind/analyze"
@@ -22,7 +22,12 @@ per window with the stop marked as 'rewind replay' decides it, the 100 ms vs
 same numbers as 'rewind analyze'. Printed as text, or with --html
 written as one self-contained page with charts (no network needed to view
 it). FILE arguments are ingested into --db first (an identical file is
-skipped), so one command goes from a log to a report.
+skipped), so one command goes from a log to a report; the report itself is
+built from a read-only, sandboxed open, as rewind sql's.
+
+--html - writes the page to stdout. --html never overwrites the database or
+an input, and replaces an existing file only when it is a page rewind wrote;
+--force replaces any other file. The page is written whole or not at all.
 
 Examples:
   rewind report --planned 'tag_hash(20260731, req) < 0.05' fixtures/chaos/gunluk.json
@@ -32,6 +37,7 @@ Examples:
 type reportOptions struct {
 	db     dbFlags
 	html   string
+	force  bool
 	window string
 	lib    analyze.ReportOptions
 }
@@ -44,7 +50,8 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	var o reportOptions
 	fs := newFlags(e, "report", reportUsage)
 	o.db.add(fs, false)
-	fs.StringVar(&o.html, "html", "", "write an HTML page to `FILE` instead of text to stdout")
+	fs.StringVar(&o.html, "html", "", "write an HTML page to `FILE` (- for stdout) instead of text to stdout")
+	fs.BoolVar(&o.force, "force", false, "replace an existing --html file that is not a page rewind wrote (never the database or an input)")
 	fs.StringVar(&o.lib.Planned, "planned", "", "the blast-radius plan: a SQL boolean over request columns (default: the stored 'planned')")
 	fs.StringVar(&o.window, "window", "", "window: requests (40) or a duration (1s) (default: the stored window)")
 	fs.Float64Var(&o.lib.Margin, "margin", 0.10, "timeline and stop-damage margin below the baseline, as a share")
@@ -65,7 +72,19 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	if o.lib.Source == "" {
 		o.lib.Source = o.db.db
 	}
-	db, err := openForReport(ctx, e, o.db.db, fs.Args())
+	if o.html != "" && o.html != "-" {
+		protected := dbGuards(o.db.db)
+		for _, f := range fs.Args() {
+			protected = append(protected, guarded{f, "an input of this report"})
+		}
+		if err := checkOutput(fs, "html", o.html, htmlPage, o.force, protected...); err != nil {
+			return err // before anything is ingested
+		}
+	}
+	if err := ingestForReport(ctx, e, &o.db, fs.Args()); err != nil {
+		return err
+	}
+	db, err := o.db.openRead(ctx)
 	if err != nil {
 		return err
 	}
@@ -73,20 +92,21 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	return writeReport(ctx, e, db, &o)
 }
 
-// openForReport ingests files (if any) into the database and returns it
-// open; without files it opens the database read-only.
-func openForReport(ctx context.Context, e *env, path string, files []string) (*sql.DB, error) {
+// ingestForReport ingests files (if any) into the database. It closes the
+// writable open before the report is built, so the report's queries (the
+// --planned predicate among them) run in the read-only sandbox.
+func ingestForReport(ctx context.Context, e *env, d *dbFlags, files []string) error {
 	if len(files) == 0 {
-		return (&dbFlags{db: path}).openRead(ctx)
+		return nil
 	}
-	db, err := analyze.Open(ctx, path, true)
+	db, err := d.opts.open(ctx, d.db, true)
 	if err != nil {
-		return nil, err
+		return err
 	}
+	defer db.Close()
 	results, err := ingest.Files(ctx, db, ingest.Options{}, files)
 	if err != nil {
-		db.Close()
-		return nil, err
+		return err
 	}
 	// stdout is the report, so what ingest did goes to stderr.
 	for _, r := range results {
@@ -94,7 +114,7 @@ func openForReport(ctx context.Context, e *env, path string, files []string) (*s
 			fmt.Fprintf(e.stderr, "ingested %s: experiment %s, %d rows\n", r.Path, r.Experiment, r.Rows)
 		}
 	}
-	return db, nil
+	return db.Close()
 }
 
 func writeReport(ctx context.Context, e *env, db *sql.DB, o *reportOptions) error {
@@ -110,19 +130,14 @@ func writeReport(ctx context.Context, e *env, db *sql.DB, o *reportOptions) erro
 	if err != nil {
 		return explain(err, "rewind report")
 	}
-	if o.html == "" {
+	switch o.html {
+	case "":
 		return rpt.RenderText(e.stdout, doc)
+	case "-":
+		return rpt.RenderHTML(e.stdout, doc)
 	}
-	f, err := os.Create(o.html)
-	if err != nil {
-		return err
-	}
-	if err := rpt.RenderHTML(f, doc); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
+	if err := writeOutput(o.html, func(w io.Writer) error { return rpt.RenderHTML(w, doc) }); err != nil {
+		return fmt.Errorf("write report: %w", err)
 	}
 	fmt.Fprintf(e.stdout, "wrote %s (%d sections)\n", o.html, len(doc.Sections))
 	return nil

@@ -10,15 +10,26 @@ import (
 const sqlUsage = `Usage: rewind sql [flags] 'QUERY'
 
 Run ad-hoc SQL against the database, with rewind's macros (the analyses,
-windows, experiment_window, tag_hash). Read-only unless --write.
+windows, experiment_window, tag_hash).
+
+The database is opened read-only, in a sandbox: the query reads the database
+and nothing else. It cannot change the database, write any file (COPY ... TO,
+EXPORT), read one (read_csv, read_text, glob), ATTACH another database, reach
+a URL, or install or load an extension; TEMP tables and macros work.
+
+--write is the one way out: it opens the database for writing with no
+sandbox, so the query may change the database and read or write any file this
+user can (COPY ... TO, ATTACH, read_csv, INSTALL), as the duckdb CLI would.
+A writing open needs the file to itself: no other rewind may have it open.
 
 Examples:
   rewind sql 'SELECT run, outcome, count(*) FROM requests GROUP BY ALL ORDER BY ALL'
   rewind sql --format csv "SELECT * FROM windows('gunluk', 'experiment', size_n := 40)"
-  rewind sql --write "DELETE FROM requests WHERE experiment = 'old'"`
+  rewind sql --write "DELETE FROM requests WHERE experiment = 'old'"
+  rewind sql --write "COPY requests TO 'requests.parquet'"`
 
 func init() {
-	register(command{name: "sql", summary: "run ad-hoc SQL (read-only unless --write)", run: runSQL})
+	register(command{name: "sql", summary: "run ad-hoc SQL (read-only and sandboxed unless --write)", run: runSQL})
 }
 
 func runSQL(ctx context.Context, e *env, args []string) error {
@@ -26,7 +37,7 @@ func runSQL(ctx context.Context, e *env, args []string) error {
 	var write bool
 	fs := newFlags(e, "sql", sqlUsage)
 	d.add(fs, true)
-	fs.BoolVar(&write, "write", false, "open the database for writing")
+	fs.BoolVar(&write, "write", false, "open the database for writing, without the sandbox: the query may change it and read or write any file")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -36,12 +47,15 @@ func runSQL(ctx context.Context, e *env, args []string) error {
 	if err := d.checkFormat(); err != nil {
 		return err
 	}
-	db, err := analyze.Open(ctx, d.db, write)
+	db, err := d.opts.open(ctx, d.db, write)
 	if err != nil {
-		return hinted{err, "rewind ingest --db " + d.db + " FILE"}
+		return err
 	}
 	defer db.Close()
 	res, err := analyze.SQL(analyze.WithContext(ctx, db), fs.Arg(0))
+	if err != nil && !write && analyze.Sandboxed(err) {
+		return hinted{fmt.Errorf("refused: rewind sql reads the database and nothing else, unless --write: %w", err), rerun(fs, "write", "")}
+	}
 	if err != nil {
 		return err
 	}

@@ -32,6 +32,12 @@ record gave its run, else the run name when it is control or experiment.
 A partial last line is waited for; a malformed complete line is an error
 naming file:line.
 
+Like tail -F, watch follows the file name: when the log is truncated, or
+rotated (mv, or rm, and a new file created at the name), watch says so on
+stderr and reads the new content from its first line (line numbers restart;
+the windows and the streak carry on, as the new file continues the log).
+A removed log is waited for until a new one appears (or --idle-timeout).
+
 The baseline is --baseline-share, or the mean control-run window share of a
 recorded experiment (--baseline-experiment, same window size).
 
@@ -47,6 +53,7 @@ func init() {
 
 type watchOptions struct {
 	db, baselineExp, baselineShare string
+	opts                           openFlags
 	window                         string
 	margin                         string
 	k                              int
@@ -67,6 +74,7 @@ func watchFlags(e *env) (*watchOptions, *pflag.FlagSet) {
 	fs.BoolVar(&o.untilEOF, "until-eof", false, "end at the end of the file instead of following it")
 	fs.DurationVar(&o.idle, "idle-timeout", 0, "end when the file has not grown for this long")
 	fs.StringVarP(&o.format, "format", "f", "table", "output format: table or json")
+	o.opts.add(fs)
 	return o, fs
 }
 
@@ -83,6 +91,7 @@ func runWatch(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	cfg.Path = fs.Arg(0)
+	cfg.Notice = func(msg string) { fmt.Fprintf(e.stderr, "watch: %s\n", msg) }
 	p, err := replay.NewPrinter(e.stdout, o.format)
 	if err != nil {
 		return usageError{err}
@@ -136,7 +145,7 @@ func (o *watchOptions) config(ctx context.Context) (replay.FollowConfig, error) 
 // recordedBaseline reads the baseline (and, without --window, the window)
 // from a recorded experiment.
 func (o *watchOptions) recordedBaseline(ctx context.Context, flag analyze.Window) (*big.Rat, analyze.Window, error) {
-	db, err := (&dbFlags{db: o.db}).openRead(ctx)
+	db, err := o.opts.open(ctx, o.db, false)
 	if err != nil {
 		return nil, flag, err
 	}
