@@ -154,7 +154,7 @@ func (o *ingestOptions) options(e *env) (ingest.Options, error) {
 	return opts, nil
 }
 
-// printIngested says what each file gave, in the words report uses too.
+// printIngested says what each file gave (report prints the same lines).
 func printIngested(e *env, results []ingest.Result) {
 	for _, r := range results {
 		fmt.Fprintln(e.stdout, ingestedLine(r))

@@ -108,10 +108,12 @@ func ingestForReport(ctx context.Context, e *env, d *dbFlags, files []string) er
 	if err != nil {
 		return err
 	}
-	// stdout is the report, so what ingest did goes to stderr.
+	// stdout is the report, so what ingest did goes to stderr, in the
+	// words rewind ingest uses.
 	for _, r := range results {
-		if !r.Skipped {
-			fmt.Fprintf(e.stderr, "ingested %s: experiment %s, %d rows\n", r.Path, r.Experiment, r.Rows)
+		fmt.Fprintln(e.stderr, ingestedLine(r))
+		for _, w := range r.Warnings {
+			fmt.Fprintf(e.stderr, "Warning: %s: %s\n", r.Path, w)
 		}
 	}
 	return db.Close()
