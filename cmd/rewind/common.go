@@ -98,7 +98,7 @@ func longerWait(w time.Duration) time.Duration {
 func explain(err error, cmd string) error {
 	var amb *analyze.AmbiguousError
 	if errors.As(err, &amb) {
-		return hinted{err, fmt.Sprintf("%s --experiment %s", cmd, amb.Names[0])}
+		return hinted{err, fmt.Sprintf("%s --experiment %s", cmd, amb.Hint())}
 	}
 	if errors.Is(err, analyze.ErrNoExperiment) {
 		return hinted{err, "rewind ingest FILE"}
