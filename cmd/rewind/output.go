@@ -185,3 +185,12 @@ func shortDuration(d time.Duration) string {
 	}
 	return s
 }
+
+// tablesToStderr is e with stdout sent to stderr: when a simulator's log
+// goes to stdout (--out -), its tables go to stderr, so a pipe gets the log
+// alone.
+func tablesToStderr(e *env) *env {
+	c := *e
+	c.stdout, c.stdoutTTY = e.stderr, e.stderrTTY
+	return &c
+}

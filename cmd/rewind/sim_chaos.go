@@ -41,7 +41,7 @@ func simChaosFlags(e *env) (*simChaosOptions, *pflag.FlagSet) {
 	o := &simChaosOptions{cfg: chaos.DefaultConfig()}
 	fs := newFlags(e, "sim chaos", simChaosUsage)
 	c := &o.cfg
-	fs.StringVar(&o.out, "out", "gunluk.json", "write the log to `FILE`")
+	fs.StringVar(&o.out, "out", "gunluk.json", "write the log to `FILE` (- for stdout; the tables then go to stderr)")
 	fs.IntVar(&c.Requests, "requests", c.Requests, "requests per run (N)")
 	fs.IntVar(&c.Window, "window", c.Window, "window size in requests, stored in the log (PENCERE)")
 	fs.IntVar(&c.Start, "start", c.Start, "first request the experiment may tag (DENEY_BASI)")
@@ -78,6 +78,13 @@ func runSimChaos(ctx context.Context, e *env, args []string) error {
 	data, err := res.Log.Encode()
 	if err != nil {
 		return err
+	}
+	if o.out == "-" {
+		if _, err := e.stdout.Write(data); err != nil {
+			return fmt.Errorf("write log: %w", err)
+		}
+		printChaosResult(tablesToStderr(e), o, res)
+		return nil
 	}
 	if err := os.WriteFile(o.out, data, 0o644); err != nil {
 		return fmt.Errorf("write log: %w", err)

@@ -50,7 +50,7 @@ func runSimProbes(ctx context.Context, e *env, args []string) error {
 	flags := newFlags(e, "sim probes", simProbesUsage)
 	flags.StringVar(&o.scenario, "scenario", "", "read the scenario and its settings from `FILE.json` (default: the seed's)")
 	flags.BoolVar(&o.sweep, "sweep", false, "add the liveness period × threshold sweep, without and with a startup probe")
-	flags.StringVar(&o.out, "out", "", "write the NDJSON log of all runs to `FILE.ndjson`")
+	flags.StringVar(&o.out, "out", "", "write the NDJSON log of all runs to `FILE.ndjson` (- for stdout, the tables then go to stderr)")
 	if err := parse(flags, args); err != nil {
 		return err
 	}
@@ -64,6 +64,14 @@ func runSimProbes(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		cfg.Scenario = sc
+	}
+	if o.out == "-" {
+		rep, err := probes.Simulate(cfg, e.stdout)
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(e.stderr, rep.Text())
+		return nil
 	}
 	rep, err := simulateProbes(cfg, o.out)
 	if err != nil {

@@ -49,7 +49,7 @@ func simStormFlags(e *env) (*simStormOptions, func([]string) error) {
 	p := &o.cfg.Params
 	o.faultStart = time.Duration(p.FaultStart*p.TickMs) * time.Millisecond
 	fs := newFlags(e, "sim storm", simStormUsage)
-	fs.StringVar(&o.out, "out", "", "write the per-call log to `FILE` (default: no log)")
+	fs.StringVar(&o.out, "out", "", "write the per-call log to `FILE` (- for stdout, the tables then go to stderr; default: no log)")
 	fs.Int64Var(&p.Seed, "seed", p.Seed, "seed of the Lehmer generator")
 	fs.IntVar(&p.Capacity, "capacity", p.Capacity, "calls the dependency serves per 10 ms tick when healthy")
 	fs.DurationVar(&o.faultStart, "fault-start", o.faultStart, "when the fault window opens, a multiple of 10ms")
@@ -90,8 +90,11 @@ func runSimStorm(ctx context.Context, e *env, args []string) error {
 	if err := o.apply(); err != nil {
 		return usageError{hinted{err, "rewind sim storm --help"}}
 	}
-	if o.out == "" {
+	switch o.out {
+	case "":
 		return stormRun(ctx, e, o.cfg, nil)
+	case "-":
+		return stormRun(ctx, tablesToStderr(e), o.cfg, e.stdout)
 	}
 	f, err := os.Create(o.out)
 	if err != nil {
