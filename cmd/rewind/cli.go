@@ -133,6 +133,11 @@ func newFlags(e *env, name, usage string) *pflag.FlagSet {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.SortFlags = false
+	// Every command takes --quiet: no progress bar, whatever stderr is.
+	fs.BoolFuncP("quiet", "q", "no progress bars (neither are drawn when stderr is not a terminal, CI is set or TERM=dumb)", func(string) error {
+		e.stderrTTY = false
+		return nil
+	})
 	fs.Usage = func() {
 		head, examples, _ := strings.Cut(usage, "\nExamples:\n")
 		fmt.Fprintf(e.stdout, "%s\n\nFlags:\n%s", strings.TrimSpace(head), fs.FlagUsages())

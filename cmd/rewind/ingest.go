@@ -39,7 +39,7 @@ Examples:
 type ingestOptions struct {
 	db, experiment, run, from, okStatus string
 	set, maps, roles                    []string
-	replace, append, listFormats, quiet bool
+	replace, append, listFormats        bool
 }
 
 func init() {
@@ -60,7 +60,6 @@ func runIngest(ctx context.Context, e *env, args []string) (err error) {
 	fs.StringArrayVar(&o.roles, "role", nil, "give run RUN the role ROLE (control or experiment), RUN=ROLE (repeatable)")
 	fs.StringArrayVar(&o.set, "set", nil, "store KEY=VALUE with the experiment (repeatable), e.g. window=40, planned=SQL")
 	fs.BoolVar(&o.listFormats, "formats", false, "list the formats rewind reads, in detection order, and exit")
-	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress bar")
 	var open openFlags
 	open.add(fs)
 	if err := parse(fs, args); err != nil {
@@ -101,7 +100,7 @@ func runIngest(ctx context.Context, e *env, args []string) (err error) {
 	}
 	var bar *progress.Bar // one per file: the total is the file's size in bytes
 	var barTotal int64
-	if !o.quiet {
+	if e.stderrTTY {
 		opts.Progress = func(done, total int64) {
 			if bar == nil || total != barTotal {
 				bar.Finish()

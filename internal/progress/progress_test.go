@@ -25,6 +25,8 @@ func TestNilBarIsNoOp(t *testing.T) {
 }
 
 func TestEnabledWritesDescription(t *testing.T) {
+	t.Setenv("CI", "") // bars are off in CI logs
+	t.Setenv("TERM", "xterm")
 	var buf bytes.Buffer
 	b := New(&buf, true, 100, "ingest runs.ndjson")
 	b.Add(40)
@@ -40,11 +42,40 @@ func TestEnabledWritesDescription(t *testing.T) {
 }
 
 func TestUnknownTotal(t *testing.T) {
+	t.Setenv("CI", "") // bars are off in CI logs
+	t.Setenv("TERM", "xterm")
 	var buf bytes.Buffer
 	b := New(&buf, true, 0, "replay")
 	b.Add(7)
 	b.Finish()
 	if !strings.Contains(buf.String(), "replay") {
 		t.Errorf("output lacks description: %q", buf.String())
+	}
+}
+
+// CI logs and dumb terminals get no bar even when asked for one.
+func TestQuietEnvironments(t *testing.T) {
+	for _, env := range [][2]string{{"CI", "true"}, {"TERM", "dumb"}} {
+		t.Run(env[0], func(t *testing.T) {
+			t.Setenv("CI", "")
+			t.Setenv("TERM", "xterm")
+			t.Setenv(env[0], env[1])
+			var buf bytes.Buffer
+			b := NewBytes(&buf, true, 1<<20, "ingest")
+			b.Set(1 << 19)
+			b.Finish()
+			if buf.Len() != 0 {
+				t.Errorf("%s=%s: bar drew %q", env[0], env[1], buf.String())
+			}
+		})
+	}
+	t.Setenv("CI", "")
+	t.Setenv("TERM", "xterm")
+	var buf bytes.Buffer
+	b := NewBytes(&buf, true, 10<<20, "ingest")
+	b.Set(5 << 20)
+	b.Finish()
+	if !strings.Contains(buf.String(), "MB") {
+		t.Errorf("a byte bar should show MB: %q", buf.String())
 	}
 }
