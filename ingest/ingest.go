@@ -161,15 +161,7 @@ func ingestAll(ctx context.Context, l *loader, srcs []source) ([]Result, error) 
 func (l *loader) file(ctx context.Context, s source) (Result, error) {
 	res := Result{Path: s.name}
 	l.tOrigin = ""
-	if l.opts.Progress != nil {
-		// Start the clock before the first read, so the first rate shown is
-		// not a buffer fill divided by no time.
-		size := int64(-1)
-		if st, err := os.Stat(s.name); err == nil && s.name != Stdin {
-			size = st.Size()
-		}
-		l.opts.Progress(0, size)
-	}
+	l.startProgress(s.name)
 	in, err := openInput(s.name, l.opts.Stdin)
 	if err != nil {
 		return res, err
@@ -198,22 +190,8 @@ func (l *loader) file(ctx context.Context, s source) (Result, error) {
 	}
 	c := newCollector()
 	defer c.release()
-	if l.opts.Progress != nil {
-		stop := l.progress(in)
-		defer stop()
-	}
-	p, err := f.decode(in, c)
-	if err != nil {
+	if err := l.load(ctx, in, f, fileID, c, &res); err != nil {
 		return res, err
-	}
-	if res.Rows, err = l.insertRequests(ctx, p, fileID, res.Experiment, runName(in.detectName())); err != nil {
-		return res, err
-	}
-	if res.Events, err = l.insertEvents(ctx, c, fileID, res.Experiment); err != nil {
-		return res, err
-	}
-	if res.Rows == 0 && res.Events == 0 {
-		return res, errors.New("file is empty: no records in it")
 	}
 	sum := in.sum()
 	if done, err := l.repeatAfterDecode(ctx, sum, fileID, &res); err != nil || done {
@@ -222,30 +200,75 @@ func (l *loader) file(ctx context.Context, s source) (Result, error) {
 	if err := l.samePath(ctx, in, sum); err != nil {
 		return res, err
 	}
-	if err := l.finishRows(ctx, fileID, &res); err != nil {
+	if err := l.record(ctx, in, f, fileID, sum, c, &res); err != nil {
 		return res, err
+	}
+	l.seen[sum] = res
+	return res, nil
+}
+
+// startProgress starts the clock before the first read, so the first rate
+// shown is not a buffer fill divided by no time.
+func (l *loader) startProgress(name string) {
+	if l.opts.Progress == nil {
+		return
+	}
+	size := int64(-1)
+	if st, err := os.Stat(name); err == nil && name != Stdin {
+		size = st.Size()
+	}
+	l.opts.Progress(0, size)
+}
+
+// load decodes the input and inserts its requests and events.
+func (l *loader) load(ctx context.Context, in *input, f format, fileID int64, c *collector, res *Result) error {
+	if l.opts.Progress != nil {
+		stop := l.progress(in)
+		defer stop()
+	}
+	p, err := f.decode(in, c)
+	if err != nil {
+		return err
+	}
+	if res.Rows, err = l.insertRequests(ctx, p, fileID, res.Experiment, runName(in.detectName())); err != nil {
+		return err
+	}
+	if res.Events, err = l.insertEvents(ctx, c, fileID, res.Experiment); err != nil {
+		return err
+	}
+	if res.Rows == 0 && res.Events == 0 {
+		return errors.New("file is empty: no records in it")
+	}
+	return nil
+}
+
+// record derives what needs the whole file, stores the experiments, runs
+// and parameters it touched, and the files row.
+func (l *loader) record(ctx context.Context, in *input, f format, fileID int64, sum string, c *collector, res *Result) error {
+	if err := l.finishRows(ctx, fileID, res); err != nil {
+		return err
 	}
 	res.Warnings = append(res.Warnings, c.warnings...)
 	if err := l.storeMeta(ctx, c, fileID, res.Experiment); err != nil {
-		return res, err
+		return err
 	}
+	var err error
 	if res.Experiment, err = l.fileExperiments(ctx, fileID); err != nil {
-		return res, err
+		return err
 	}
 	if len(l.opts.Params) > 0 {
 		if err := l.storeParams(ctx, res.Experiment); err != nil {
-			return res, err
+			return err
 		}
 	}
 	_, err = l.conn.ExecContext(ctx, `INSERT INTO files (file_id, path, sha256, named_as, format, experiment, rows, ingested_at, bytes, abs_path, compression, resolution_ms)
 		VALUES (?, ?, ?, ?, ?, ?, ?, now(), ?, ?, ?, ?)`,
-		fileID, s.name, sum, l.opts.Experiment, f.name, res.Experiment, res.Rows+res.Events, in.read(), absPath(in.path),
+		fileID, in.name, sum, l.opts.Experiment, f.name, res.Experiment, res.Rows+res.Events, in.read(), absPath(in.path),
 		in.compression, nullIfZero(res.ResolutionMs))
 	if err != nil {
-		return res, err
+		return err
 	}
-	l.seen[sum] = res
-	return res, l.recordOrigin(ctx, fileID)
+	return l.recordOrigin(ctx, fileID)
 }
 
 // progress reports the bytes read of in until stop is called.
@@ -294,134 +317,6 @@ func (l *loader) fileExperiments(ctx context.Context, fileID int64) (string, err
 		(SELECT experiment FROM requests WHERE file_id = ? UNION ALL SELECT experiment FROM events WHERE file_id = ?)`,
 		fileID, fileID).Scan(&names)
 	return names, err
-}
-
-// repeatBeforeDecode answers a re-ingest without decoding: only when a file
-// of the same size was ingested under the same --experiment is the file
-// hashed first (the one case where a pass before decoding pays).
-func (l *loader) repeatBeforeDecode(ctx context.Context, in *input, res *Result) (bool, error) {
-	if in.path == "" {
-		return false, nil
-	}
-	var n int
-	if err := l.conn.QueryRowContext(ctx, `SELECT count(*) FROM files WHERE bytes = ? AND named_as = ?`,
-		in.size, l.opts.Experiment).Scan(&n); err != nil {
-		return false, err
-	}
-	if n == 0 {
-		return false, nil
-	}
-	sum, err := hashPath(in.path)
-	if err != nil {
-		return false, err
-	}
-	return l.already(ctx, sum, res)
-}
-
-// repeatAfterDecode finds that the content just loaded was loaded before
-// (a pipe, or a file whose size was new): its rows are taken out again.
-func (l *loader) repeatAfterDecode(ctx context.Context, sum string, fileID int64, res *Result) (bool, error) {
-	format := res.Format
-	done, err := l.already(ctx, sum, res)
-	if err != nil || !done {
-		return false, err
-	}
-	res.Format = format
-	return true, l.dropFile(ctx, fileID)
-}
-
-func (l *loader) dropFile(ctx context.Context, fileID int64) error {
-	for _, q := range []string{`DELETE FROM requests WHERE file_id = ?`, `DELETE FROM events WHERE file_id = ?`, `DELETE FROM files WHERE file_id = ?`} {
-		if _, err := l.conn.ExecContext(ctx, q, fileID); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// samePath refuses a path ingested before with other content (it was
-// modified in place), unless --replace or --append says what to do.
-func (l *loader) samePath(ctx context.Context, in *input, sum string) error {
-	if in.path == "" {
-		return nil
-	}
-	rows, err := l.conn.QueryContext(ctx, `SELECT file_id, experiment, rows, strftime(ingested_at, '%Y-%m-%d %H:%M:%S') FROM files
-		WHERE abs_path = ? AND named_as = ? AND sha256 <> ? ORDER BY file_id`, absPath(in.path), l.opts.Experiment, sum)
-	if err != nil {
-		return err
-	}
-	type earlier struct {
-		id        int64
-		exp, when string
-		rows      int64
-	}
-	var prev []earlier
-	for rows.Next() {
-		var e earlier
-		if err := rows.Scan(&e.id, &e.exp, &e.rows, &e.when); err != nil {
-			rows.Close()
-			return err
-		}
-		prev = append(prev, e)
-	}
-	rows.Close()
-	if len(prev) == 0 || l.opts.Append {
-		return nil
-	}
-	if l.opts.Replace {
-		for _, e := range prev {
-			if err := l.dropFile(ctx, e.id); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	e := prev[len(prev)-1]
-	return hinted(fmt.Errorf("this path was ingested before with other content (experiment %s, %d rows, at %s UTC): it changed since",
-		e.exp, e.rows, e.when), "add --replace to load it instead of the earlier content, or --append to add it")
-}
-
-// HintedError carries a command line that works, for the CLI's "Try:".
-type HintedError struct {
-	Err error
-	Try string
-}
-
-func (h *HintedError) Error() string { return h.Err.Error() }
-func (h *HintedError) Unwrap() error { return h.Err }
-
-func hinted(err error, try string) error { return &HintedError{Err: err, Try: try} }
-
-func (l *loader) already(ctx context.Context, sum string, res *Result) (bool, error) {
-	if prev, ok := l.seen[sum]; ok {
-		res.Skipped, res.Experiment, res.Rows, res.Format = true, prev.Experiment, prev.Rows, prev.Format
-		res.Why = "the same content as " + prev.Path + ", loaded above"
-		if prev.Path == res.Path {
-			res.Why = "named twice: loaded once, above"
-		}
-		return true, nil
-	}
-	var path, at string
-	err := l.conn.QueryRowContext(ctx, `SELECT experiment, format, rows, path, strftime(ingested_at, '%Y-%m-%d %H:%M:%S') FROM files WHERE sha256 = ? AND named_as = ?`,
-		sum, l.opts.Experiment).Scan(&res.Experiment, &res.Format, &res.Rows, &path, &at)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	res.Skipped = true
-	res.Why = "already ingested"
-	if path != res.Path {
-		res.Why += " as " + path
-	}
-	if len(l.opts.Params) > 0 {
-		if err := l.storeParams(ctx, res.Experiment); err != nil {
-			return false, err
-		}
-		res.Why += "; --set stored with experiment " + res.Experiment
-	}
-	return true, nil
 }
 
 func (l *loader) format(in *input) (format, error) {

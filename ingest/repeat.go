@@ -1,0 +1,136 @@
+package ingest
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// repeatBeforeDecode answers a re-ingest without decoding: only when a file
+// of the same size was ingested under the same --experiment is the file
+// hashed first (the one case where a pass before decoding pays).
+func (l *loader) repeatBeforeDecode(ctx context.Context, in *input, res *Result) (bool, error) {
+	if in.path == "" {
+		return false, nil
+	}
+	var n int
+	if err := l.conn.QueryRowContext(ctx, `SELECT count(*) FROM files WHERE bytes = ? AND named_as = ?`,
+		in.size, l.opts.Experiment).Scan(&n); err != nil {
+		return false, err
+	}
+	if n == 0 {
+		return false, nil
+	}
+	sum, err := hashPath(in.path)
+	if err != nil {
+		return false, err
+	}
+	return l.already(ctx, sum, res)
+}
+
+// repeatAfterDecode finds that the content just loaded was loaded before
+// (a pipe, or a file whose size was new): its rows are taken out again.
+func (l *loader) repeatAfterDecode(ctx context.Context, sum string, fileID int64, res *Result) (bool, error) {
+	format := res.Format
+	done, err := l.already(ctx, sum, res)
+	if err != nil || !done {
+		return false, err
+	}
+	res.Format = format
+	return true, l.dropFile(ctx, fileID)
+}
+
+func (l *loader) dropFile(ctx context.Context, fileID int64) error {
+	for _, q := range []string{`DELETE FROM requests WHERE file_id = ?`, `DELETE FROM events WHERE file_id = ?`, `DELETE FROM files WHERE file_id = ?`} {
+		if _, err := l.conn.ExecContext(ctx, q, fileID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// samePath refuses a path ingested before with other content (it was
+// modified in place), unless --replace or --append says what to do.
+func (l *loader) samePath(ctx context.Context, in *input, sum string) error {
+	if in.path == "" {
+		return nil
+	}
+	rows, err := l.conn.QueryContext(ctx, `SELECT file_id, experiment, rows, strftime(ingested_at, '%Y-%m-%d %H:%M:%S') FROM files
+		WHERE abs_path = ? AND named_as = ? AND sha256 <> ? ORDER BY file_id`, absPath(in.path), l.opts.Experiment, sum)
+	if err != nil {
+		return err
+	}
+	type earlier struct {
+		id        int64
+		exp, when string
+		rows      int64
+	}
+	var prev []earlier
+	for rows.Next() {
+		var e earlier
+		if err := rows.Scan(&e.id, &e.exp, &e.rows, &e.when); err != nil {
+			rows.Close()
+			return err
+		}
+		prev = append(prev, e)
+	}
+	rows.Close()
+	if len(prev) == 0 || l.opts.Append {
+		return nil
+	}
+	if l.opts.Replace {
+		for _, e := range prev {
+			if err := l.dropFile(ctx, e.id); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	e := prev[len(prev)-1]
+	return hinted(fmt.Errorf("this path was ingested before with other content (experiment %s, %d rows, at %s UTC): it changed since",
+		e.exp, e.rows, e.when), "add --replace to load it instead of the earlier content, or --append to add it")
+}
+
+// HintedError carries a command line that works, for the CLI's "Try:".
+type HintedError struct {
+	Err error
+	Try string
+}
+
+func (h *HintedError) Error() string { return h.Err.Error() }
+func (h *HintedError) Unwrap() error { return h.Err }
+
+func hinted(err error, try string) error { return &HintedError{Err: err, Try: try} }
+
+func (l *loader) already(ctx context.Context, sum string, res *Result) (bool, error) {
+	if prev, ok := l.seen[sum]; ok {
+		res.Skipped, res.Experiment, res.Rows, res.Format = true, prev.Experiment, prev.Rows, prev.Format
+		res.Why = "the same content as " + prev.Path + ", loaded above"
+		if prev.Path == res.Path {
+			res.Why = "named twice: loaded once, above"
+		}
+		return true, nil
+	}
+	var path, at string
+	err := l.conn.QueryRowContext(ctx, `SELECT experiment, format, rows, path, strftime(ingested_at, '%Y-%m-%d %H:%M:%S') FROM files WHERE sha256 = ? AND named_as = ?`,
+		sum, l.opts.Experiment).Scan(&res.Experiment, &res.Format, &res.Rows, &path, &at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	res.Skipped = true
+	res.Why = "already ingested"
+	if path != res.Path {
+		res.Why += " as " + path
+	}
+	if len(l.opts.Params) > 0 {
+		if err := l.storeParams(ctx, res.Experiment); err != nil {
+			return false, err
+		}
+		res.Why += "; --set stored with experiment " + res.Experiment
+	}
+	return true, nil
+}
