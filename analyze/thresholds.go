@@ -1,0 +1,320 @@
+package analyze
+
+import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ThresholdsOptions steer Thresholds.
+type ThresholdsOptions struct {
+	Experiment string
+	// Thresholds to evaluate; none means those the k6 log recorded with
+	// its metrics (the script's options.thresholds).
+	Thresholds []Threshold
+	// Every is the time between evaluations: k6 evaluates every 2 s
+	// (internal/metrics/engine.thresholdsRate), the default.
+	Every time.Duration
+	// Window, when set, evaluates each threshold over tumbling windows of
+	// this length instead of cumulatively; Sliding ends a window at every
+	// evaluation (every Every) instead.
+	Window  time.Duration
+	Sliding bool
+	// Duration is the test's length (its end and the time counter rates
+	// divide by); default: from the run's first request to its last sample.
+	Duration time.Duration
+}
+
+// DefaultEvery is k6's threshold evaluation interval.
+const DefaultEvery = 2 * time.Second
+
+var thresholdUnits = map[string]string{
+	"first_fail_ms": "ms", "abort_ms": "ms", "failed_until": "requests", "failed_total": "requests",
+	"first_fail_from_ms": "ms",
+}
+
+// Thresholds replays k6 thresholds over a recorded log: per run and
+// threshold, the verdict k6 prints, when it first failed and when an
+// abortOnFail threshold aborts the run; with Window, when a window first
+// breaks each threshold. Both count the requests that failed until then.
+func Thresholds(db Querier, o ThresholdsOptions) (*Result, error) {
+	e, err := FindExperiment(db, o.Experiment)
+	if err != nil {
+		return nil, withSuitable(db, err, "t_ms IS NOT NULL")
+	}
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	ts := o.Thresholds
+	if len(ts) == 0 {
+		if ts, err = recordedThresholds(db, e.Name); err != nil {
+			return nil, err
+		}
+	}
+	kinds, err := metricKinds(db, e.Name)
+	if err != nil {
+		return nil, err
+	}
+	specs, err := thresholdSpecs(ts, kinds)
+	if err != nil {
+		return nil, err
+	}
+	notes, err := timeNotes(db, e.Name, o)
+	if err != nil {
+		return nil, err
+	}
+	res, err := query(db, o.name(), thresholdUnits, o.sql(specs), e.Name)
+	if err != nil {
+		return nil, err
+	}
+	res.Notes = append(notes, abortNotes(res)...)
+	return res, nil
+}
+
+func (o ThresholdsOptions) check() error {
+	if o.Every < 0 || o.Window < 0 || o.Duration < 0 {
+		return fmt.Errorf("every, window and duration must be positive")
+	}
+	if o.Sliding && o.Window == 0 {
+		return fmt.Errorf("sliding windows need a window length (--window 30s)")
+	}
+	if o.Window > 0 {
+		for _, t := range o.Thresholds {
+			if t.AbortOnFail {
+				return fmt.Errorf("threshold %s: abortOnFail applies to k6's cumulative evaluation, not to windows", t)
+			}
+		}
+	}
+	return nil
+}
+
+func (o ThresholdsOptions) name() string {
+	if o.Window > 0 {
+		return "threshold-windows"
+	}
+	return "thresholds"
+}
+
+func (o ThresholdsOptions) sql(specs string) string {
+	every := o.Every
+	if every == 0 {
+		every = DefaultEvery
+	}
+	duration := "NULL"
+	if o.Duration > 0 {
+		duration = msLit(o.Duration)
+	}
+	if o.Window > 0 {
+		return fmt.Sprintf(`SELECT * FROM threshold_windows(?, %s, %s, sliding := %t, every_ms := %s, duration_ms := %s)`,
+			specs, msLit(o.Window), o.Sliding, msLit(every), duration)
+	}
+	return fmt.Sprintf(`SELECT * FROM thresholds(?, %s, every_ms := %s, duration_ms := %s)`,
+		specs, msLit(every), duration)
+}
+
+// msLit writes a duration as an exact ms literal.
+func msLit(d time.Duration) string {
+	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', -1, 64)
+}
+
+// recordedThresholds reads the thresholds k6 wrote with each metric's
+// definition (its Metric records, kept as k6_metric events).
+func recordedThresholds(db Querier, exp string) ([]Threshold, error) {
+	rows, err := db.Query(`SELECT subject, (attrs -> 'thresholds')::VARCHAR FROM events
+		WHERE experiment = ? AND type = 'k6_metric' AND json_array_length(attrs -> 'thresholds') > 0
+		ORDER BY seq`, exp)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Threshold
+	for rows.Next() {
+		var metric, raw string
+		if err := rows.Scan(&metric, &raw); err != nil {
+			return nil, err
+		}
+		var list []json.RawMessage
+		if err := json.Unmarshal([]byte(raw), &list); err != nil {
+			return nil, fmt.Errorf("metric %s: recorded thresholds: %w", metric, err)
+		}
+		for _, item := range list {
+			expr := string(item)
+			var text string
+			if json.Unmarshal(item, &text) == nil {
+				expr = text
+			}
+			t, err := ParseThreshold(metric + ": " + expr)
+			if err != nil {
+				return nil, fmt.Errorf("recorded with the k6 log: %w", err)
+			}
+			out = append(out, t)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("experiment %q records no k6 thresholds: give one, e.g. --threshold 'http_req_duration: p(95)<200'", exp)
+	}
+	return out, nil
+}
+
+// requestMetrics come from the request rows of any log.
+var requestMetrics = []string{"http_req_duration", "http_req_failed", "http_reqs"}
+
+// metricKinds maps the metrics the experiment has to their k6 types: the
+// request metrics, and k6's own metrics (defined or sampled in its log).
+func metricKinds(db Querier, exp string) (map[string]string, error) {
+	kinds := map[string]string{}
+	for _, m := range requestMetrics {
+		kinds[m] = k6Builtin[m]
+	}
+	rows, err := db.Query(`SELECT subject, max(state) FILTER (WHERE type = 'k6_metric') FROM events
+		WHERE experiment = ? AND type IN ('k6_metric', 'k6_point') AND subject IS NOT NULL GROUP BY subject`, exp)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		var kind sql.NullString
+		if err := rows.Scan(&name, &kind); err != nil {
+			return nil, err
+		}
+		kinds[name] = kind.String
+		if b, ok := k6Builtin[name]; ok && kind.String == "" {
+			kinds[name] = b
+		}
+	}
+	return kinds, rows.Err()
+}
+
+// thresholdSpecs checks each threshold against its metric's type and writes
+// the specs argument of the thresholds macros.
+func thresholdSpecs(ts []Threshold, kinds map[string]string) (string, error) {
+	parts := make([]string, len(ts))
+	for i, t := range ts {
+		kind, ok := kinds[t.Base]
+		if !ok {
+			return "", fmt.Errorf("threshold %s: no metric %q in this experiment (have: %s)", t, t.Base, strings.Join(sortedKeys(kinds), ", "))
+		}
+		if kind == "" {
+			return "", fmt.Errorf("threshold %s: the log does not say what type of metric %s is", t, t.Base)
+		}
+		if !t.fits(kind) {
+			return "", fmt.Errorf("threshold %s: %s does not apply to %s, a %s (want %s)",
+				t, t.aggText(), t.Base, kind, strings.Join(k6Aggregations[kind], " or "))
+		}
+		q := "NULL::DOUBLE"
+		if t.Agg == "p" || t.Agg == "med" {
+			q = doubleLit(t.P / 100) // as k6: TrendSink.P(AggregationValue / 100)
+		}
+		parts[i] = fmt.Sprintf("{id: %d, name: %s, metric: %s, tags: %s, kind: '%s', agg: '%s', q: %s, op: '%s', vd: %s, vx: '%s'::DECIMAL(38,9), abort: %t, delay_ns: %s, source: %s}",
+			i+1, sqlString(t.Metric), sqlString(t.Base), tagsLit(t.Tags), kind, t.Agg, q, t.Op,
+			doubleLit(t.Value), exactDecimal(t.Value), t.AbortOnFail, delayLit(t), sqlString(t.Source))
+	}
+	return "[" + strings.Join(parts, ", ") + "]", nil
+}
+
+func (t Threshold) aggText() string {
+	if t.Agg == "p" {
+		return "p(" + strconv.FormatFloat(t.P, 'g', -1, 64) + ")"
+	}
+	return t.Agg
+}
+
+func delayLit(t Threshold) string {
+	if !t.HasDelay {
+		return "NULL::BIGINT"
+	}
+	return strconv.FormatInt(int64(t.Delay), 10) + "::BIGINT"
+}
+
+// doubleLit writes f so that DuckDB reads back the same double.
+func doubleLit(f float64) string { return "'" + exactDecimal(f) + "'::DOUBLE" }
+
+func tagsLit(tags []Tag) string {
+	parts := make([]string, len(tags))
+	for i, g := range tags {
+		parts[i] = fmt.Sprintf("{k: %s, v: %s}", sqlString(g.K), sqlString(g.V))
+	}
+	return "[" + strings.Join(parts, ", ") + "]::STRUCT(k VARCHAR, v VARCHAR)[]"
+}
+
+func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// timeNotes says what the evaluation leaves out or cannot do: rows without
+// t_ms, and windows longer than a run.
+func timeNotes(db Querier, exp string, o ThresholdsOptions) ([]string, error) {
+	var untimed, timed int64
+	if err := db.QueryRow(`SELECT count(*) FILTER (WHERE t_ms IS NULL), count(t_ms) FROM requests WHERE experiment = ?`, exp).Scan(&untimed, &timed); err != nil {
+		return nil, err
+	}
+	if timed == 0 {
+		return nil, fmt.Errorf("experiment %q has no t_ms: thresholds are evaluated over test time and need send times", exp)
+	}
+	var notes []string
+	if untimed > 0 {
+		notes = append(notes, fmt.Sprintf("%d request rows without t_ms are left out", untimed))
+	}
+	if o.Window == 0 {
+		return notes, nil
+	}
+	duration := "NULL"
+	if o.Duration > 0 {
+		duration = msLit(o.Duration)
+	}
+	rows, err := db.Query(`SELECT run, greatest(dur_ns, last_ns) FROM _th_runs(?, `+duration+`) WHERE greatest(dur_ns, last_ns) < ? ORDER BY run`, exp, int64(o.Window))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var run string
+		var ns int64
+		if err := rows.Scan(&run, &ns); err != nil {
+			return nil, err
+		}
+		notes = append(notes, fmt.Sprintf("run %s lasts %s, less than the %s window: its only window is the run so far",
+			run, time.Duration(ns).Round(time.Millisecond), shortDur(o.Window)))
+	}
+	return notes, rows.Err()
+}
+
+// abortNotes names, per run, the threshold that aborts it: the verdict
+// columns are then those of that moment.
+func abortNotes(r *Result) []string {
+	iRun, iAbort, iMetric, iTh := r.Col("run"), r.Col("abort_ms"), r.Col("metric"), r.Col("threshold")
+	if iAbort < 0 {
+		return nil
+	}
+	var notes []string
+	for i := 0; i < len(r.Rows); {
+		j, first := i, -1
+		for ; j < len(r.Rows) && r.Rows[j][iRun] == r.Rows[i][iRun]; j++ {
+			if at, ok := r.Rows[j][iAbort].(float64); ok && (first < 0 || at < r.Rows[first][iAbort].(float64)) {
+				first = j
+			}
+		}
+		if first >= 0 {
+			row := r.Rows[first]
+			notes = append(notes, fmt.Sprintf("run %v: k6 aborts the test at %s ms of test time, when %v: %v fails; samples, value and pass are what it prints then",
+				row[iRun], strconv.FormatFloat(row[iAbort].(float64), 'f', -1, 64), row[iMetric], row[iTh]))
+		}
+		i = j
+	}
+	return notes
+}
