@@ -42,36 +42,67 @@ CREATE OR REPLACE MACRO _amplification_params(exp, runs_glob, tick_ms, fault_fro
     FROM runs r LEFT JOIN experiments e ON e.experiment = r.experiment
     WHERE r.experiment = exp AND (runs_glob IS NULL OR r.run GLOB runs_glob);
 
--- The run's calls with their tick and whether they were retried.
+-- The run's calls with their tick and whether they fall in the fault window.
 CREATE OR REPLACE MACRO _amplification_calls(exp, runs_glob, tick_ms, fault_from_ms, fault_to_ms, normal_rate) AS TABLE
     SELECT q.run, q.seq, q.attempt, q.t_ms, q.count, q.outcome,
            floor(q.t_ms / p.tick)::BIGINT AS tick_no,
-           q.outcome IS NOT NULL AND q.outcome <> 'ok'
-               AND NOT coalesce(q.retried, q.attempt < max(q.attempt) OVER (PARTITION BY q.run, q.req)) AS dropped,
            q.t_ms >= p.from_ms AND q.t_ms < p.to_ms AS in_fault
     FROM requests q
     JOIN _amplification_params(exp, runs_glob, tick_ms, fault_from_ms, fault_to_ms, normal_rate) p ON p.run = q.run
     WHERE q.experiment = exp;
 
+-- Dropped calls per run: failed calls with retried false, and failed calls
+-- with retried NULL that are the last attempt of their req. Only those
+-- reqs' last attempts are looked up (a window numbering every req's
+-- attempts sorted the whole log). NULL reqs are one req, as they are one
+-- partition of a PARTITION BY.
+CREATE OR REPLACE MACRO _amplification_dropped(exp) AS TABLE
+    WITH unsaid AS (
+        SELECT run, req, attempt, count
+        FROM requests
+        WHERE experiment = exp AND outcome IS NOT NULL AND outcome <> 'ok' AND retried IS NULL
+    ),
+    last AS (
+        SELECT q.run, q.req, max(q.attempt) AS last_attempt
+        FROM requests q JOIN (SELECT DISTINCT run, req FROM unsaid) u ON u.run = q.run AND u.req IS NOT DISTINCT FROM q.req
+        WHERE q.experiment = exp
+        GROUP BY ALL
+    )
+    SELECT run, sum(count) AS dropped
+    FROM (
+        SELECT run, count FROM requests
+        WHERE experiment = exp AND outcome IS NOT NULL AND outcome <> 'ok' AND NOT retried
+        UNION ALL
+        SELECT u.run, u.count FROM unsaid u JOIN last l ON l.run = u.run AND l.req IS NOT DISTINCT FROM u.req
+        WHERE u.attempt >= l.last_attempt
+    )
+    GROUP BY run;
+
+-- The calls are grouped once, per run and per (run, tick): the totals and
+-- the ticks come from one pass over the log.
 CREATE OR REPLACE MACRO amplification(exp, runs_glob := NULL, tick_ms := NULL, fault_from_ms := NULL,
                                       fault_to_ms := NULL, normal_rate := NULL) AS TABLE
-    WITH c AS (
-        SELECT * FROM _amplification_calls(exp, runs_glob, tick_ms, fault_from_ms, fault_to_ms, normal_rate)
-    ),
-    peaks AS (
-        SELECT run, max(calls)::BIGINT AS peak
-        FROM (SELECT run, tick_no, sum(count) AS calls FROM c WHERE tick_no IS NOT NULL GROUP BY ALL)
-        GROUP BY run
-    ),
-    totals AS (
-        SELECT run, min(seq) AS first_seq,
+    WITH g AS (
+        SELECT run, tick_no, GROUPING(tick_no) = 1 AS per_run,
+               min(seq) AS first_seq,
                coalesce(sum(count) FILTER (WHERE attempt = 0), 0)::BIGINT AS requests,
                sum(count)::BIGINT AS calls,
                coalesce(sum(count) FILTER (WHERE outcome = 'ok'), 0)::BIGINT AS succeeded,
-               coalesce(sum(count) FILTER (WHERE dropped), 0)::BIGINT AS dropped,
                coalesce(sum(count) FILTER (WHERE in_fault), 0) AS fault_calls
-        FROM c
+        FROM _amplification_calls(exp, runs_glob, tick_ms, fault_from_ms, fault_to_ms, normal_rate)
+        GROUP BY GROUPING SETS ((run), (run, tick_no))
+    ),
+    peaks AS (
+        SELECT run, max(calls)::BIGINT AS peak
+        FROM g
+        WHERE NOT per_run AND tick_no IS NOT NULL
         GROUP BY run
+    ),
+    totals AS (
+        SELECT g.run, g.first_seq, g.requests, g.calls, g.succeeded,
+               coalesce(d.dropped, 0)::BIGINT AS dropped, g.fault_calls
+        FROM g LEFT JOIN _amplification_dropped(exp) d ON d.run = g.run
+        WHERE g.per_run
     ),
     rated AS (
         SELECT t.*, p.allowed, p.normal,

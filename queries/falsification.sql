@@ -28,12 +28,29 @@ CREATE OR REPLACE MACRO _window_counts(exp, size_n, size_ms) AS TABLE
     SELECT 'experiment' AS role, * FROM windows(exp, 'experiment', size_n := size_n, size_ms := size_ms);
 
 -- The baseline as an exact fraction: sum of ok_i * (l / n_i) over w windows,
--- l the least common multiple of the window sizes.
+-- l the least common multiple of the window sizes. _lcm_of and _scaled_ok
+-- are aggregates over the control windows.
+CREATE OR REPLACE MACRO _lcm_of(n) AS list_reduce(list(DISTINCT n::HUGEINT), lambda a, b: lcm(a, b));
+CREATE OR REPLACE MACRO _scaled_ok(ok, n, l) AS sum(ok::HUGEINT * (l // n));
+
+-- The control windows are counted once (MATERIALIZED): counting them means
+-- numbering the run's rows.
 CREATE OR REPLACE MACRO _baseline(exp, size_n, size_ms) AS TABLE
-    SELECT count(*)::HUGEINT AS w, any_value(l) AS l, sum(ok::HUGEINT * (l // requests)) AS sl
-    FROM windows(exp, 'control', size_n := size_n, size_ms := size_ms),
-         (SELECT list_reduce(list(DISTINCT requests::HUGEINT), lambda a, b: lcm(a, b)) AS l
-          FROM windows(exp, 'control', size_n := size_n, size_ms := size_ms));
+    WITH c AS MATERIALIZED (SELECT requests, ok FROM windows(exp, 'control', size_n := size_n, size_ms := size_ms))
+    SELECT count(*)::HUGEINT AS w, any_value(l) AS l, _scaled_ok(ok, requests, l) AS sl
+    FROM c, (SELECT _lcm_of(requests) AS l FROM c);
+
+-- Both roles' windows, each with the control baseline (w, l, sl) as
+-- _baseline computes it: what falsification and stop_damage judge. Every
+-- window is counted once.
+CREATE OR REPLACE MACRO _judged_windows(exp, size_n, size_ms) AS TABLE
+    WITH c AS MATERIALIZED (SELECT * FROM _window_counts(exp, size_n, size_ms)),
+    b AS (
+        SELECT count(*)::HUGEINT AS w, any_value(l) AS l, _scaled_ok(ok, requests, l) AS sl
+        FROM c, (SELECT _lcm_of(requests) AS l FROM c WHERE role = 'control')
+        WHERE role = 'control'
+    )
+    SELECT c.*, b.w, b.l, b.sl FROM c, b;
 
 -- ok / n < sl / (w l) - margin, multiplied out by n w l 10^6.
 CREATE OR REPLACE MACRO _falsified(ok, n, sl, w, l, margin) AS
@@ -43,10 +60,10 @@ CREATE OR REPLACE MACRO _falsified(ok, n, sl, w, l, margin) AS
 CREATE OR REPLACE MACRO falsification(exp, size_n := NULL, size_ms := NULL, margins := [0, 0.05, 0.10, 0.20]) AS TABLE
     WITH m AS (SELECT unnest(margins) AS margin),
     v AS (
-        SELECT m.margin, c.role, c.window_no, _falsified(c.ok, c.requests, b.sl, b.w, b.l, m.margin) AS falsified,
-               b.sl / (b.w * b.l) AS baseline
-        FROM _window_counts(exp, size_n, size_ms) c, _baseline(exp, size_n, size_ms) b, m
-        WHERE b.w > 0
+        SELECT m.margin, c.role, c.window_no, _falsified(c.ok, c.requests, c.sl, c.w, c.l, m.margin) AS falsified,
+               c.sl / (c.w * c.l) AS baseline
+        FROM _judged_windows(exp, size_n, size_ms) c, m
+        WHERE c.w > 0
     )
     SELECT margin::DOUBLE AS margin,
            any_value(baseline)::DOUBLE AS baseline,

@@ -27,41 +27,62 @@ CREATE OR REPLACE MACRO _peak_resolutions(resolutions_ms) AS TABLE
     SELECT DISTINCT CASE WHEN r > 0 THEN r ELSE error('peaks: resolutions must be positive ms, got ' || r) END AS res
     FROM (SELECT unnest(resolutions_ms)::BIGINT AS r);
 
--- Requests per distinct t_ms of each run: the points both kinds of peak add up.
-CREATE OR REPLACE MACRO _peak_points(exp) AS TABLE
-    SELECT run, t_ms, sum(count)::BIGINT AS n
-    FROM requests
-    WHERE experiment = exp AND t_ms IS NOT NULL
-    GROUP BY ALL;
-
+-- Aligned buckets are summed straight from the rows (grouping by distinct
+-- t_ms first would make one group per row of a raw log).
 CREATE OR REPLACE MACRO _aligned_peaks(exp, resolutions_ms) AS TABLE
     WITH buckets AS (
-        SELECT p.run, r.res, floor(p.t_ms / r.res)::BIGINT AS k, sum(p.n)::BIGINT AS n
-        FROM _peak_points(exp) p, _peak_resolutions(resolutions_ms) r
+        SELECT q.run, r.res, floor(q.t_ms / r.res)::BIGINT AS k, sum(q.count)::BIGINT AS n
+        FROM requests q, _peak_resolutions(resolutions_ms) r
+        WHERE q.experiment = exp AND q.t_ms IS NOT NULL
         GROUP BY ALL
     )
     SELECT run, res, n AS peak, k * res AS peak_at_ms, sum(n) OVER (PARTITION BY run, res)::BIGINT AS total
     FROM buckets
     QUALIFY row_number() OVER (PARTITION BY run, res ORDER BY n DESC, k) = 1;
 
--- A RANGE frame is closed, [t, t + res]; the requests at exactly t + res are
--- subtracted to make it half-open.
-CREATE OR REPLACE MACRO _sliding_peaks(exp, resolutions_ms) AS TABLE
-    WITH pts AS (SELECT * FROM _peak_points(exp)),
-    closed AS (
-        SELECT p.run, r.res, p.t_ms,
-               sum(p.n) OVER (PARTITION BY p.run, r.res ORDER BY p.t_ms
-                              RANGE BETWEEN CURRENT ROW AND r.res FOLLOWING) AS n
+-- The window [t, t + res) from a row at t holds upto(b) - before(t), where
+-- before(t) is what comes before the row in t_ms order and upto(b) is what
+-- the rows up to the last t_ms below b = t + res hold; an ASOF join finds
+-- that t_ms, so the whole thing is a sort and a merge: O(n log n). Rows
+-- that share a t_ms have the same upto (a RANGE frame counts peers); their
+-- before differs, but the first of them has the true one and the others
+-- count less, so the peak and its first start are the same. Runs are
+-- numbered (rid) so that the sort and the join key on an integer, not on
+-- text. sliding is applied to the rows read, so that sliding := false (a
+-- parameter the optimizer cannot see) reads none.
+CREATE OR REPLACE MACRO _sliding_peaks(exp, resolutions_ms, sliding) AS TABLE
+    WITH ids AS (
+        SELECT run, row_number() OVER (ORDER BY run) AS rid
+        FROM (SELECT DISTINCT run FROM requests WHERE experiment = exp AND t_ms IS NOT NULL AND sliding)
+    ),
+    pts AS MATERIALIZED (
+        SELECT i.rid, q.t_ms,
+               sum(q.count) OVER (PARTITION BY i.rid ORDER BY q.t_ms) AS upto,
+               sum(q.count) OVER (PARTITION BY i.rid ORDER BY q.t_ms ROWS UNBOUNDED PRECEDING) - q.count AS before
+        FROM requests q JOIN ids i ON i.run = q.run
+        WHERE q.experiment = exp AND q.t_ms IS NOT NULL AND sliding
+    ),
+    starts AS (
+        SELECT p.rid, r.res, p.t_ms, p.t_ms + r.res AS bound, p.before
         FROM pts p, _peak_resolutions(resolutions_ms) r
+    ),
+    counted AS (
+        SELECT s.rid, s.res, s.t_ms, coalesce(e.upto, s.before) - s.before AS n
+        FROM starts s ASOF LEFT JOIN pts e ON e.rid = s.rid AND s.bound > e.t_ms
+    ),
+    -- the fullest window, and of those the first: min of (-n, t)
+    best AS (
+        SELECT rid, res, max(n)::BIGINT AS n, min({'neg_n': -n, 't': t_ms}).t AS t_ms
+        FROM counted
+        GROUP BY rid, res
     )
-    SELECT c.run, c.res, (c.n - coalesce(e.n, 0))::BIGINT AS n, c.t_ms
-    FROM closed c LEFT JOIN pts e ON e.run = c.run AND e.t_ms = c.t_ms + c.res
-    QUALIFY row_number() OVER (PARTITION BY c.run, c.res ORDER BY c.n - coalesce(e.n, 0) DESC, c.t_ms) = 1;
+    SELECT i.run, b.res, b.n, b.t_ms
+    FROM best b JOIN ids i ON i.rid = b.rid;
 
 CREATE OR REPLACE MACRO peaks(exp, resolutions_ms, sliding := false) AS TABLE
     SELECT a.run, a.res AS resolution_ms, a.peak, a.peak_at_ms, a.total,
            s.n AS sliding_peak, s.t_ms AS sliding_at_ms
     FROM _aligned_peaks(exp, resolutions_ms) a
-    LEFT JOIN (SELECT * FROM _sliding_peaks(exp, resolutions_ms) WHERE sliding) s
+    LEFT JOIN _sliding_peaks(exp, resolutions_ms, sliding) s
         ON s.run = a.run AND s.res = a.res
     ORDER BY a.run, a.res;

@@ -21,16 +21,17 @@
 CREATE OR REPLACE MACRO _streaks(exp, size_n, size_ms, margin) AS TABLE
     WITH v AS (
         SELECT c.window_no, c.requests, c.ok, c.damage,
-               _falsified(c.ok, c.requests, b.sl, b.w, b.l, margin) AS falsified,
+               _falsified(c.ok, c.requests, c.sl, c.w, c.l, margin) AS falsified,
                row_number() OVER (ORDER BY c.window_no) AS ord
-        FROM windows(exp, 'experiment', size_n := size_n, size_ms := size_ms) c, _baseline(exp, size_n, size_ms) b
-        WHERE b.w > 0
+        FROM _judged_windows(exp, size_n, size_ms) c
+        WHERE c.role = 'experiment' AND c.w > 0
     )
     SELECT *, ord - max(CASE WHEN falsified THEN 0 ELSE ord END) OVER (ORDER BY ord) AS streak
     FROM v;
 
+-- The streaks are computed once (MATERIALIZED) and read by every k.
 CREATE OR REPLACE MACRO stop_damage(exp, size_n := NULL, size_ms := NULL, margin := 0.10, ks := [1, 2, 3, 4]) AS TABLE
-    WITH s AS (SELECT * FROM _streaks(exp, size_n, size_ms, margin)),
+    WITH s AS MATERIALIZED (SELECT * FROM _streaks(exp, size_n, size_ms, margin)),
     stops AS (
         SELECT k, (SELECT min(window_no) FROM s WHERE streak >= k) AS stop_window
         FROM (SELECT unnest(list_distinct(list_append(ks, 1))) AS k)

@@ -1,0 +1,346 @@
+package analyze_test
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/ingest"
+	"github.com/rewind-dev/rewind/replay"
+)
+
+// The analyses benchmark (issue 12 §2): each analysis warm on a chaos-shaped
+// log of REWIND_BENCH_ROWS rows (default 1,000,000; REWIND_BENCH_SHAPE says
+// how its runs share it), with the library's SQL ("new") and with its
+// anchor, the SQL it replaced ("old", from anchor_sql_test.go), in the same
+// process on the same database. Every variant runs its statements once
+// untimed, then b.N times; besides ns/op it reports the median (median-s).
+// bench/analyses.sh runs it at 1 M and 10 M rows and prints the table for
+// the README.
+//
+// "new" runs the statements the analysis sends; "func" runs the analysis's
+// Go function end to end (its lookups and checks included), as the CLI does.
+
+func benchRows() int {
+	if n, err := strconv.Atoi(os.Getenv("REWIND_BENCH_ROWS")); err == nil && n > 0 {
+		return n
+	}
+	return 1_000_000
+}
+
+// benchShape is how the two runs share the log: "interleaved" (default:
+// both runs write one log side by side, at random) or "sequential" (the
+// control run's rows, then the experiment run's, as the chaos seed's
+// gunluk.json holds them), from REWIND_BENCH_SHAPE.
+func benchShape() string {
+	if s := os.Getenv("REWIND_BENCH_SHAPE"); s != "" {
+		return s
+	}
+	return "interleaved"
+}
+
+// writeChaosLog writes n canonical rows shaped like a chaos experiment: runs
+// control and experiment, a request every 0.2 ms on average per run at µs
+// resolution, 5 % of the experiment's requests tagged, failures (4 %, 60 %
+// for tagged requests after the experiment starts) retried up to twice 50 ms
+// later with the same req. Params: window 40, start at the middle of the
+// experiment run, the planned predicate, margin 0.10, an affected interval
+// for retries. Interleaved, it writes one file; sequential, one per run.
+func writeChaosLog(dir string, n int, shape string) ([]string, error) {
+	paths := []string{filepath.Join(dir, "control.ndjson"), filepath.Join(dir, "experiment.ndjson")}
+	if shape == "interleaved" {
+		paths = paths[:1]
+	} else if shape != "sequential" {
+		return nil, fmt.Errorf("REWIND_BENCH_SHAPE %q: want interleaved or sequential", shape)
+	}
+	var ws []*bufio.Writer
+	for _, p := range paths {
+		f, err := os.Create(p)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		ws = append(ws, bufio.NewWriterSize(f, 1<<20))
+	}
+	rng := rand.New(rand.NewPCG(12, 2))
+	half := n / 2
+	fmt.Fprintf(ws[0], `{"record":"experiment","params":{"window":40,"start":%d,"planned":"tag_hash(20260731, req) < 0.05","margin":0.1,"affected_from_ms":30000,"affected_to_ms":60000}}`+"\n", half/2)
+	type state struct {
+		req, rows int
+		t         float64
+		w         *bufio.Writer
+	}
+	runs := map[string]*state{"control": {w: ws[0]}, "experiment": {w: ws[len(ws)-1]}}
+	for i := 0; i < n; {
+		name := "control"
+		if rng.IntN(2) == 1 {
+			name = "experiment"
+		}
+		s := runs[name]
+		s.t += rng.Float64() * 0.4
+		tagged := name == "experiment" && rng.IntN(20) == 0
+		pErr := 0.04
+		if tagged && s.rows > half/2 {
+			pErr = 0.6
+		}
+		for a := 0; a < 3 && i < n; a++ {
+			out := "ok"
+			if rng.Float64() < pErr {
+				out = "error"
+			}
+			t := float64(int64(s.t*1000+float64(a)*50000)) / 1000
+			fmt.Fprintf(s.w, `{"run":%q,"req":%d,"attempt":%d,"t_ms":%s,"latency_ms":%d.5,"outcome":%q,"tagged":%t}`+"\n",
+				name, s.req, a, strconv.FormatFloat(t, 'f', -1, 64), 5+rng.IntN(200), out, tagged)
+			i++
+			s.rows++
+			if out == "ok" || rng.IntN(2) == 0 {
+				break
+			}
+		}
+		s.req++
+	}
+	for _, w := range ws {
+		if err := w.Flush(); err != nil {
+			return nil, err
+		}
+	}
+	return paths, nil
+}
+
+// benchDB opens the benchmark database of n rows (experiment "bench"),
+// generating and ingesting the log the first time, and installs the anchor.
+func benchDB(b *testing.B, n int) *sql.DB {
+	b.Helper()
+	ctx := context.Background()
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("rewind-bench-analyses-%s-%d", benchShape(), n))
+	path := filepath.Join(dir, "bench.duckdb")
+	_, statErr := os.Stat(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	db, err := analyze.Open(ctx, path, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	if statErr != nil {
+		logs, err := writeChaosLog(dir, n, benchShape())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := ingest.Files(ctx, db, ingest.Options{Experiment: "bench"}, logs); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := db.Exec("CHECKPOINT"); err != nil {
+			b.Fatal(err)
+		}
+		for _, l := range logs {
+			os.Remove(l)
+		}
+	}
+	analyze.InstallAnchor(b, db)
+	return db
+}
+
+// stmt is one statement an analysis sends, with its arguments.
+type stmt struct {
+	q    string
+	args []any
+}
+
+type benchCase struct {
+	name string
+	// sql is what the analysis sends, calling prefix+NAME: "" for the
+	// library, "old_" for the anchor; nil when there is no anchor.
+	sql func(prefix string, start int64) []stmt
+	old func(db *sql.DB) error // the anchor run another way (replay)
+	fn  func(db *sql.DB) error // the analysis's Go function, end to end
+}
+
+const margins = "[0.0::DECIMAL(18,6), 0.05::DECIMAL(18,6), 0.1::DECIMAL(18,6), 0.2::DECIMAL(18,6)]"
+
+var benchCases = []benchCase{
+	{name: "blast-radius", sql: func(p string, start int64) []stmt {
+		return []stmt{
+			{`SELECT count(*) FROM ` + p + `experiment_window(?, ?) WHERE ` + p + `tag_hash(20260731, req) < 0.05`, []any{"bench", start}},
+			{`SELECT * FROM ` + p + `blast_radius(?, ?, ?)`, []any{"bench", start, int64(1000)}},
+		}
+	}, fn: func(db *sql.DB) error {
+		_, err := analyze.BlastRadius(db, analyze.BlastRadiusOptions{Experiment: "bench"})
+		return err
+	}},
+	{name: "falsification", sql: func(p string, _ int64) []stmt {
+		return []stmt{{`SELECT * FROM ` + p + `falsification(?, size_n := ?, size_ms := ?, margins := ` + margins + `)`, []any{"bench", int64(40), nil}}}
+	}, fn: func(db *sql.DB) error {
+		_, err := analyze.Falsification(db, analyze.FalsificationOptions{Experiment: "bench"})
+		return err
+	}},
+	{name: "stop-damage", sql: func(p string, _ int64) []stmt {
+		return []stmt{{`SELECT * FROM ` + p + `stop_damage(?, size_n := ?, size_ms := ?, margin := 0.1, ks := [1, 2, 3, 4])`, []any{"bench", int64(40), nil}}}
+	}, fn: func(db *sql.DB) error {
+		_, err := analyze.StopDamage(db, analyze.StopDamageOptions{Experiment: "bench"})
+		return err
+	}},
+	{name: "peaks", sql: func(p string, _ int64) []stmt {
+		return []stmt{{`SELECT run, resolution_ms, peak, peak_at_ms, total FROM ` + p + `peaks(?, [100, 1000]::BIGINT[], sliding := ?)`, []any{"bench", false}}}
+	}, fn: func(db *sql.DB) error {
+		_, err := analyze.Peaks(db, analyze.PeaksOptions{Experiment: "bench"})
+		return err
+	}},
+	{name: "peaks-sliding", sql: func(p string, _ int64) []stmt {
+		return []stmt{{`SELECT * FROM ` + p + `peaks(?, [100, 1000]::BIGINT[], sliding := ?)`, []any{"bench", true}}}
+	}, fn: func(db *sql.DB) error {
+		_, err := analyze.Peaks(db, analyze.PeaksOptions{Experiment: "bench", Sliding: true})
+		return err
+	}},
+	{name: "retries", sql: func(p string, _ int64) []stmt {
+		return []stmt{{`SELECT * FROM ` + p + `retries(?, ?, ?)`, []any{"bench", 30000.0, 60000.0}}}
+	}, fn: func(db *sql.DB) error {
+		_, err := analyze.Retries(db, analyze.RetriesOptions{Experiment: "bench"})
+		return err
+	}},
+	{name: "amplification", sql: func(p string, _ int64) []stmt {
+		return []stmt{{`SELECT * FROM ` + p + `amplification(?)`, []any{"bench"}}}
+	}, fn: func(db *sql.DB) error {
+		_, err := analyze.Amplification(db, analyze.AmplificationOptions{Experiment: "bench"})
+		return err
+	}},
+	{name: "replay-max", old: oldReplayMax, fn: replayMax},
+	{name: "replay-load", fn: func(db *sql.DB) error { // replay-max without the walk
+		_, err := replay.Load(context.Background(), db, replay.Config{Experiment: "bench"})
+		return err
+	}},
+}
+
+// replayMax is rewind replay --max: load the recording (control baseline,
+// experiment windows), walk it and print every window.
+func replayMax(db *sql.DB) error {
+	ctx := context.Background()
+	rec, err := replay.Load(ctx, db, replay.Config{Experiment: "bench"})
+	if err != nil {
+		return err
+	}
+	return walkAndPrint(rec)
+}
+
+func walkAndPrint(rec *replay.Recording) error {
+	p, err := replay.NewPrinter(io.Discard, "table")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(io.Discard, replay.Describe(rec))
+	s, err := rec.Walk(context.Background(), 0, p.Verdict)
+	if err != nil {
+		return err
+	}
+	return replay.WriteSummary(io.Discard, s, rec.Rule)
+}
+
+// oldReplayMax is replayMax with the windows read from old_windows.
+func oldReplayMax(db *sql.DB) error {
+	read := func(role string) ([]replay.Window, error) {
+		rows, err := db.Query(`SELECT window_no, first_t_ms, last_t_ms, requests, ok, damage FROM old_windows(?, ?, size_n := ?, size_ms := ?)`,
+			"bench", role, int64(40), nil)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		var out []replay.Window
+		for rows.Next() {
+			var x replay.Window
+			var first, last sql.NullFloat64
+			if err := rows.Scan(&x.N, &first, &last, &x.Requests, &x.OK, &x.Damage); err != nil {
+				return nil, err
+			}
+			x.FirstTMs, x.LastTMs, x.HasTMs = first.Float64, last.Float64, first.Valid && last.Valid
+			out = append(out, x)
+		}
+		return out, rows.Err()
+	}
+	ctl, err := read("control")
+	if err != nil {
+		return err
+	}
+	rec := &replay.Recording{Experiment: "bench", Window: analyze.Window{N: 40}}
+	rec.Rule.Margin, rec.Rule.StopAfter = replay.DefaultMargin, 1
+	if rec.Rule.Baseline, err = replay.Baseline(ctl); err != nil {
+		return err
+	}
+	if rec.Windows, err = read("experiment"); err != nil {
+		return err
+	}
+	return walkAndPrint(rec)
+}
+
+func runStmts(db *sql.DB, ss []stmt) error {
+	for _, s := range ss {
+		rows, err := db.Query(s.q, s.args...)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.q, err)
+		}
+		for rows.Next() {
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func BenchmarkAnalyses(b *testing.B) {
+	n := benchRows()
+	db := benchDB(b, n)
+	start := int64(n / 4) // the stored start: the middle of the experiment run
+	for _, c := range benchCases {
+		variants := map[string]func() error{"func": func() error { return c.fn(db) }}
+		if c.sql != nil {
+			variants["new"] = func() error { return runStmts(db, c.sql("", start)) }
+			variants["old"] = func() error { return runStmts(db, c.sql("old_", start)) }
+		}
+		if c.old != nil {
+			variants["old"] = func() error { return c.old(db) }
+		}
+		for _, v := range []string{"old", "new", "func"} {
+			f, ok := variants[v]
+			if !ok {
+				continue
+			}
+			b.Run(c.name+"/"+v, func(b *testing.B) { timeWarm(b, f) })
+		}
+	}
+}
+
+// timeWarm runs f once untimed (unless it alone takes over a minute: the
+// old sliding peak at 10 M rows), then b.N times, and reports the median.
+func timeWarm(b *testing.B, f func() error) {
+	t0 := time.Now()
+	if err := f(); err != nil {
+		b.Fatal(err)
+	}
+	if b.N == 1 && time.Since(t0) > time.Minute {
+		b.ReportMetric(time.Since(t0).Seconds(), "median-s")
+		return
+	}
+	var ds []time.Duration
+	b.ResetTimer()
+	for range b.N {
+		t := time.Now()
+		if err := f(); err != nil {
+			b.Fatal(err)
+		}
+		ds = append(ds, time.Since(t))
+	}
+	slices.Sort(ds)
+	b.ReportMetric(ds[len(ds)/2].Seconds(), "median-s")
+}
