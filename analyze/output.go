@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -42,8 +43,8 @@ func writeJSON(w io.Writer, r *Result) error {
 			if j > 0 {
 				b.WriteString(", ")
 			}
-			k, _ := json.Marshal(c.Name)
-			v, err := json.Marshal(jsonValue(row[j]))
+			k, _ := marshalText(c.Name)
+			v, err := marshalText(jsonValue(row[j]))
 			if err != nil {
 				return err
 			}
@@ -192,4 +193,16 @@ func numericColumns(r *Result) []bool {
 		}
 	}
 	return out
+}
+
+// marshalText is json.Marshal without HTML escaping: a threshold such as
+// p(95)<200 reads as written, not as p(95)\u003c200.
+func marshalText(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
