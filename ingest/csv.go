@@ -7,15 +7,13 @@ import (
 	"errors"
 	"io"
 	"strings"
-
-	"github.com/apache/arrow-go/v18/arrow"
 )
 
 // decodeCSV reads a CSV file with a header row. Columns the schema names are
 // parsed by type; other columns are kept in attrs as strings. An empty cell
 // is a missing value.
 func decodeCSV(in io.Reader) produce {
-	return func(ctx context.Context, emit func(arrow.RecordBatch) error) error {
+	return rows(func(ctx context.Context, add func(*row) error) error {
 		cr := csv.NewReader(in)
 		cr.ReuseRecord = true
 		header, err := cr.Read()
@@ -26,33 +24,36 @@ func decodeCSV(in io.Reader) produce {
 		for i, h := range header {
 			names[i] = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
 		}
-		bt := newBatcher()
-		defer bt.release()
 		var r row
-		for {
-			rec, err := cr.Read()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return csvErr(cr, err)
-			}
-			line, _ := cr.FieldPos(0)
-			r.reset(int64(line))
+		return eachRecord(ctx, cr, func(line int64, rec []string) error {
+			r.reset(line)
 			if err := csvRow(&r, names, rec); err != nil {
 				return err
 			}
-			bt.append(&r)
-			if bt.full() {
-				if err := emit(bt.flush()); err != nil {
-					return err
-				}
-			}
+			return add(&r)
+		})
+	})
+}
+
+// eachRecord calls fn with every record left in cr and the line it starts
+// on, checking for cancellation every 4096 records: the one record loop of
+// every CSV-based format.
+func eachRecord(ctx context.Context, cr *csv.Reader, fn func(line int64, rec []string) error) error {
+	for n := 1; ; n++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return nil
 		}
-		if rb := bt.flush(); rb != nil {
-			return emit(rb)
+		if err != nil {
+			return csvErr(cr, err)
 		}
-		return nil
+		if n%4096 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		line, _ := cr.FieldPos(0)
+		if err := fn(int64(line), rec); err != nil {
+			return err
+		}
 	}
 }
 

@@ -120,16 +120,9 @@ func jmeterCSVRows(ctx context.Context, rd io.Reader, delim rune, file string, a
 	}
 	var r row
 	var kvs []attrPair
-	for n := 0; ; n++ {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return csvErr(cr, err)
-		}
-		l, _ := cr.FieldPos(0)
-		line := int64(l)
+	n := 0
+	return eachRecord(ctx, cr, func(line int64, rec []string) error {
+		n++
 		if len(rec) != len(cols) {
 			return lineErr(line, "want %d columns as in the header, got %d", len(cols), len(rec))
 		}
@@ -140,10 +133,8 @@ func jmeterCSVRows(ctx context.Context, rd io.Reader, delim rune, file string, a
 				return err
 			}
 		}
-		if err := jmeterAdd(ctx, n, &r, kvs, file, add); err != nil {
-			return err
-		}
-	}
+		return jmeterAdd(ctx, n, &r, kvs, file, add)
+	})
 }
 
 // jmeterAdd adds a sample; one without a label is in the file's run.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -38,26 +37,17 @@ func decodeK6csv(in *input, c *collector) (produce, error) {
 			return err
 		}
 		g := &k6Requests{c: c, add: add}
-		for n := 1; ; n++ {
-			rec, err := cr.Read()
-			if err == io.EOF {
-				return g.flush()
-			}
-			if err != nil {
-				return csvErr(cr, err)
-			}
-			if n%4096 == 0 && ctx.Err() != nil {
-				return ctx.Err()
-			}
-			line, _ := cr.FieldPos(0)
-			p, err := cols.point(int64(line), rec)
+		err = eachRecord(ctx, cr, func(line int64, rec []string) error {
+			p, err := cols.point(line, rec)
 			if err != nil {
 				return err
 			}
-			if err := g.point(p); err != nil {
-				return err
-			}
+			return g.point(p)
+		})
+		if err != nil {
+			return err
 		}
+		return g.flush()
 	}), nil
 }
 

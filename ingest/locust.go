@@ -92,23 +92,10 @@ func readLocust(ctx context.Context, rd io.Reader, run string, c *collector, add
 		return err
 	}
 	l := &locustSeries{cols: cols, c: c, add: add, run: run, last: map[string]locustTotal{}, users: -1}
-	for n := 1; ; n++ {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return csvErr(cr, err)
-		}
-		if n%4096 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		line, _ := cr.FieldPos(0)
+	return eachRecord(ctx, cr, func(line int64, rec []string) error {
 		rec[len(rec)-1] = strings.TrimRight(rec[len(rec)-1], "\r")
-		if err := l.row(int64(line), rec); err != nil {
-			return err
-		}
-	}
+		return l.row(line, rec)
+	})
 }
 
 // locustColumns tells where each column Locust writes sits; -1 when the
