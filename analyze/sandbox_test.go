@@ -1,7 +1,6 @@
 package analyze
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -9,13 +8,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/rewind-dev/rewind/ingest"
+	"github.com/rewind-dev/rewind/internal/holddb"
 )
 
 // chaosFile ingests the chaos fixture into a new database file, closes it
@@ -282,7 +280,7 @@ func TestOpenLocked(t *testing.T) {
 		t.Skip("helper process")
 	}
 	path := chaosFile(t, nil)
-	release := holdDB(t, path)
+	_, release := holddb.Start(t, path)
 	_, err := OpenWith(context.Background(), path, OpenOptions{})
 	var le *LockedError
 	if !errors.As(err, &le) || le.PID == 0 || le.Holder == "" {
@@ -298,55 +296,10 @@ func TestOpenLocked(t *testing.T) {
 	}
 }
 
-// TestHoldDBHelper is the helper process of holdDB: it opens the database
-// for writing, says so, and holds it until stdin closes.
+// TestHoldDBHelper is the second process of holddb.Start: it holds the
+// database open for writing until its stdin closes.
 func TestHoldDBHelper(t *testing.T) {
-	path := os.Getenv("REWIND_HOLD_DB")
-	if path == "" {
-		t.Skip("run by holdDB")
-	}
-	db, err := Open(context.Background(), path, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.Stdout.WriteString("holding\n")
-	var b [1]byte
-	os.Stdin.Read(b[:])
-	db.Close()
-}
-
-// holdDB starts a second process holding path open for writing and returns
-// the function that ends it.
-func holdDB(t *testing.T, path string) func() {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHoldDBHelper$")
-	cmd.Env = append(os.Environ(), "REWIND_HOLD_DB="+path)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var once sync.Once
-	release := func() { once.Do(func() { stdin.Close(); cmd.Wait() }) }
-	t.Cleanup(release)
-	sc := bufio.NewScanner(stdout)
-	var seen []string
-	for sc.Scan() {
-		if sc.Text() == "holding" {
-			go io.Copy(io.Discard, stdout)
-			return release
-		}
-		seen = append(seen, sc.Text())
-	}
-	release()
-	t.Fatalf("the helper process did not open the database:\n%s", strings.Join(seen, "\n"))
-	return nil
+	holddb.Serve(t, func(path string) (io.Closer, error) { return Open(context.Background(), path, true) })
 }
 
 // TestDefaultTempDir: a read-only open spills beside the database, in a

@@ -1,18 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/internal/holddb"
 )
 
 // TestLockedDatabase: while another process writes the database, a second
@@ -21,7 +18,7 @@ import (
 // succeeds once the first process closes the file.
 func TestLockedDatabase(t *testing.T) {
 	db := chaosDB(t, t.TempDir())
-	holder, release := holdDB(t, db)
+	holder, release := holddb.Start(t, db)
 
 	code, _, stderr := rewindIn("sql", "--db", db, "SELECT count(*) FROM requests")
 	want := fmt.Sprintf("Error: database %s is in use: another process (", db)
@@ -52,52 +49,8 @@ func TestLockedDatabase(t *testing.T) {
 	}
 }
 
-// TestHoldDBHelper is holdDB's second process: it opens the database for
-// writing, says so, and holds it until its stdin closes.
+// TestHoldDBHelper is the second process of holddb.Start: it holds the
+// database open for writing until its stdin closes.
 func TestHoldDBHelper(t *testing.T) {
-	path := os.Getenv("REWIND_HOLD_DB")
-	if path == "" {
-		t.Skip("run by holdDB")
-	}
-	db, err := analyze.Open(context.Background(), path, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fmt.Println("holding")
-	io.Copy(io.Discard, os.Stdin)
-	db.Close()
-}
-
-// holdDB starts this test binary again as a process that holds path open
-// for writing; it returns the process's PID and the function that ends it.
-func holdDB(t *testing.T, path string) (int, func()) {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHoldDBHelper$")
-	cmd.Env = append(os.Environ(), "REWIND_HOLD_DB="+path)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var once sync.Once
-	release := func() { once.Do(func() { stdin.Close(); cmd.Wait() }) }
-	t.Cleanup(release)
-	sc := bufio.NewScanner(stdout)
-	var seen []string
-	for sc.Scan() {
-		if sc.Text() == "holding" {
-			go io.Copy(io.Discard, stdout)
-			return cmd.Process.Pid, release
-		}
-		seen = append(seen, sc.Text())
-	}
-	release()
-	t.Fatalf("the helper process did not open the database:\n%s", strings.Join(seen, "\n"))
-	return 0, nil
+	holddb.Serve(t, func(path string) (io.Closer, error) { return analyze.Open(context.Background(), path, true) })
 }
