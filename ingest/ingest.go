@@ -115,12 +115,8 @@ func Files(ctx context.Context, db *sql.DB, opts Options, paths []string) ([]Res
 }
 
 func validFormat(f string) bool {
-	for _, x := range Formats {
-		if x == f {
-			return true
-		}
-	}
-	return false
+	_, ok := formatNamed(f)
+	return ok
 }
 
 func arrowOf(conn *sql.Conn) (*duckdb.Arrow, error) {

@@ -245,8 +245,7 @@ func expand(args []string) ([]source, error) {
 			add(source{name: a})
 			continue
 		}
-		st, err := os.Stat(a)
-		if err != nil && strings.ContainsAny(a, "*?[") {
+		if _, err := os.Stat(a); err != nil && strings.ContainsAny(a, "*?[") {
 			matches, gerr := filepath.Glob(a)
 			if gerr != nil {
 				return nil, fmt.Errorf("%s: bad pattern: %v", a, gerr)
@@ -264,25 +263,19 @@ func expand(args []string) ([]source, error) {
 			}
 			continue
 		}
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s: no such file or directory", a)
-		}
-		if err != nil {
+		if err := addPath(a, add); err != nil {
 			return nil, err
 		}
-		if st.IsDir() {
-			if err := addDir(a, add); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		add(source{name: a})
 	}
 	return out, nil
 }
 
+// addPath adds a file, or the files of a folder.
 func addPath(p string, add func(source)) error {
 	st, err := os.Stat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s: no such file or directory", p)
+	}
 	if err != nil {
 		return err
 	}

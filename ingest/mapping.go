@@ -98,9 +98,6 @@ func (l *loader) applyMaps(ctx context.Context, fileID int64) error {
 		if _, err := l.conn.ExecContext(ctx, q, args...); err != nil {
 			return fmt.Errorf("--map %s=%s: %s", m.Column, m.Expr, sqlMsg(err))
 		}
-		if scope, err = l.mapScope(ctx, fileID); err != nil {
-			return err
-		}
 	}
 	return l.afterMaps(ctx, fileID)
 }
@@ -146,7 +143,9 @@ func (l *loader) afterMaps(ctx context.Context, fileID int64) error {
 }
 
 // mapScope is a subquery over the file's rows with the canonical columns
-// and every attrs key as a typed column.
+// and every attrs key as a typed column. It is built once per file: a map
+// changes canonical columns only (the subquery reads their new values by
+// name), never attrs, so the keys and their types stay.
 func (l *loader) mapScope(ctx context.Context, fileID int64) (string, error) {
 	rows, err := l.conn.QueryContext(ctx, `SELECT k,
 		bool_and(v IS NULL OR regexp_full_match(trim(v), '[+-]?[0-9]{1,18}')),
