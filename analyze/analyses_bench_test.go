@@ -273,7 +273,7 @@ func oldReplayMax(db *sql.DB) error {
 	}
 	rec := &replay.Recording{Experiment: "bench", Window: analyze.Window{N: 40}}
 	rec.Rule.Margin, rec.Rule.StopAfter = replay.DefaultMargin, 1
-	if rec.Rule.Baseline, err = replay.Baseline(ctl); err != nil {
+	if rec.Rule.Baseline, err = replay.Baseline(ctl, "ok_share"); err != nil {
 		return err
 	}
 	if rec.Windows, err = read("experiment"); err != nil {

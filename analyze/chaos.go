@@ -2,6 +2,8 @@ package analyze
 
 import (
 	"fmt"
+	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -52,34 +54,166 @@ func BlastRadius(db Querier, o BlastRadiusOptions) (*Result, error) {
 type FalsificationOptions struct {
 	Experiment string
 	Window     Window    // default: the experiment's stored window
-	Margins    []float64 // default 0, 0.05, 0.10, 0.20
+	Margins    []float64 // default 0, 0.05, 0.10, 0.20 (ok share, error rate)
+	Hypothesis Hypothesis
+	// Thresholds, when given, replace Margins: one kind (tolerance, max,
+	// min or margin), swept.
+	Bounds     []Bound
 }
 
 // DefaultMargins are the margins the seed sweeps.
 var DefaultMargins = []float64{0, 0.05, 0.10, 0.20}
 
+// DefaultTolerances are swept for a metric that takes no margin (latency,
+// throughput).
+var DefaultTolerances = []string{"0%", "10%", "20%", "50%"}
+
 var falsUnits = map[string]string{
 	"margin": "share", "baseline": "share",
 }
 
-// Falsification sweeps the steady-state hypothesis over margins.
+// Falsification sweeps the steady-state hypothesis over margins, or any
+// hypothesis over its thresholds.
 func Falsification(db Querier, o FalsificationOptions) (*Result, error) {
 	e, w, err := experimentWindow(db, o.Experiment, o.Window)
 	if err != nil {
 		return nil, err
 	}
-	margins := o.Margins
-	if len(margins) == 0 {
-		margins = DefaultMargins
-	}
-	for _, m := range margins {
-		if err := checkMargin(m); err != nil {
+	metric := o.Hypothesis.metric()
+	ths := o.Bounds
+	if len(ths) == 0 {
+		if ths, err = defaultSweep(metric, o.Margins); err != nil {
 			return nil, err
 		}
 	}
+	s, err := ResolveSides(db, e, o.Hypothesis, !anyRelative(ths))
+	if err != nil {
+		return nil, err
+	}
+	if err := checkWindowMetric(metric, w); err != nil {
+		return nil, err
+	}
 	n, ms := w.args()
-	q := fmt.Sprintf(`SELECT * FROM falsification(?, size_n := ?, size_ms := ?, margins := %s)`, decimalList(margins))
-	return query(db, "falsification", falsUnits, q, e.Name, n, ms)
+	var res *Result
+	if ths[0].Kind == "margin" {
+		margins := make([]string, len(ths))
+		for i, t := range ths {
+			margins[i] = trimRat(new(big.Rat).Abs(t.A)) + "::DECIMAL(18,6)"
+		}
+		q := fmt.Sprintf(`SELECT * FROM falsification(?, size_n := ?, size_ms := ?, margins := [%s]%s)`,
+			strings.Join(margins, ", "), s.Args())
+		res, err = query(db, "falsification", sweepUnits(metric, "margin"), q, e.Name, n, ms)
+	} else {
+		res, err = sweep(db, e, s, w, ths)
+	}
+	if err != nil || o.Hypothesis.IsDefault() {
+		return res, err
+	}
+	res.Notes = append(res.Notes, s.notes(w, ths)...)
+	return res, nil
+}
+
+// defaultSweep is the sweep when no threshold is given: the margins for a
+// share, else DefaultTolerances.
+func defaultSweep(metric string, margins []float64) ([]Bound, error) {
+	var texts []string
+	kind := "margin"
+	switch {
+	case MetricUnit(metric) != "share":
+		kind, texts = "tolerance", DefaultTolerances
+	case len(margins) == 0:
+		margins = DefaultMargins
+		fallthrough
+	default:
+		for _, m := range margins {
+			if err := checkMargin(m); err != nil {
+				return nil, err
+			}
+			texts = append(texts, decimalLit(m))
+		}
+	}
+	out := make([]Bound, len(texts))
+	for i, t := range texts {
+		th, err := ParseBound(kind, t, metric)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = th
+	}
+	return out, nil
+}
+
+func anyRelative(ths []Bound) bool {
+	return slices.ContainsFunc(ths, Bound.Relative)
+}
+
+// sweepUnits are a sweep's column units: the threshold column (named after
+// its kind), baseline and threshold in the metric's unit.
+func sweepUnits(metric, kind string) map[string]string {
+	u := MetricUnit(metric)
+	units := map[string]string{"baseline": u, "threshold": u}
+	if kind == "margin" {
+		units["margin"] = "share"
+	}
+	return units
+}
+
+// sweep runs hypothesis_sweep; the first column, named after the
+// thresholds' kind, shows each as given.
+func sweep(db Querier, e Experiment, s Sides, w Window, ths []Bound) (*Result, error) {
+	structs := make([]string, len(ths))
+	labels := make([]string, len(ths))
+	for i, t := range ths {
+		lit, err := t.SQL()
+		if err != nil {
+			return nil, err
+		}
+		structs[i] = lit
+		labels[i] = fmt.Sprintf("(%d, %s)", i+1, sqlString(t.Text))
+	}
+	kind := ths[0].Kind
+	n, ms := w.args()
+	q := fmt.Sprintf(`SELECT l.label AS %s, s.* EXCLUDE (i)
+		FROM hypothesis_sweep(?, [%s], size_n := ?, size_ms := ?%s) s JOIN (VALUES %s) l(i, label) USING (i)
+		ORDER BY i`, kind, strings.Join(structs, ", "), s.Args(), strings.Join(labels, ", "))
+	return query(db, "falsification", sweepUnits(s.Metric, kind), q, e.Name, n, ms)
+}
+
+// checkWindowMetric refuses throughput over count windows: requests per
+// second need a window length.
+func checkWindowMetric(metric string, w Window) error {
+	if metric == "throughput" && w.Ms == 0 {
+		return fmt.Errorf("metric throughput: requests per second need duration windows; give --window 10s (say)")
+	}
+	return nil
+}
+
+// notes state the hypothesis as judged: the sides, the windows and each
+// threshold.
+func (s Sides) notes(w Window, ths []Bound) []string {
+	var notes []string
+	if s.Split != "" {
+		notes = append(notes, fmt.Sprintf("baseline: %s, before %s; treatment: the same run from then on (windows counted within each part)",
+			s.Control.runText(), s.Split))
+	} else {
+		ctl := s.Control.runText()
+		if !s.HasControl {
+			ctl = "none (absolute thresholds only)"
+		}
+		notes = append(notes, fmt.Sprintf("baseline: %s; treatment: %s", ctl, s.Treatment.runText()))
+	}
+	what := "mean of the baseline windows' values"
+	notes = append(notes, fmt.Sprintf("metric: %s (%s) per %s window; baseline = %s", s.Metric, MetricUnit(s.Metric), w, what))
+	for _, t := range ths {
+		notes = append(notes, t.Text+": "+t.Describe(s.Metric))
+	}
+	return notes
+}
+
+// runText names a side without its time bounds.
+func (s Side) runText() string {
+	s.FromMs, s.UntilMs = nil, nil
+	return s.String()
 }
 
 // StopDamageOptions steer StopDamage.
@@ -89,6 +223,8 @@ type StopDamageOptions struct {
 	Margin     float64 // default 0.10
 	MarginSet  bool
 	Ks         []int64 // default 1, 2, 3, 4
+	Hypothesis Hypothesis
+	Bound  *Bound // replaces Margin when set
 }
 
 var stopUnits = map[string]string{
@@ -96,19 +232,26 @@ var stopUnits = map[string]string{
 	"extra_over_k1":     "requests", "total_damage": "requests",
 }
 
+// DefaultTolerance is stop-damage's, replay's and watch's threshold for a
+// metric that takes no margin.
+const DefaultTolerance = "20%"
+
 // StopDamage sweeps the stop criterion "k consecutive falsified windows".
 func StopDamage(db Querier, o StopDamageOptions) (*Result, error) {
 	e, w, err := experimentWindow(db, o.Experiment, o.Window)
 	if err != nil {
 		return nil, err
 	}
-	margin := 0.10
-	if o.MarginSet {
-		margin = o.Margin
-	} else if m, ok := e.Number("margin"); ok {
-		margin = m
+	metric := o.Hypothesis.metric()
+	th, err := o.threshold(e, metric)
+	if err != nil {
+		return nil, err
 	}
-	if err := checkMargin(margin); err != nil {
+	s, err := ResolveSides(db, e, o.Hypothesis, !th.Relative())
+	if err != nil {
+		return nil, err
+	}
+	if err := checkWindowMetric(metric, w); err != nil {
 		return nil, err
 	}
 	ks := o.Ks
@@ -122,10 +265,49 @@ func StopDamage(db Querier, o StopDamageOptions) (*Result, error) {
 		}
 		parts[i] = strconv.FormatInt(k, 10)
 	}
+	f, a, err := th.millionths()
+	if err != nil {
+		return nil, err
+	}
 	n, ms := w.args()
-	q := fmt.Sprintf(`SELECT * FROM stop_damage(?, size_n := ?, size_ms := ?, margin := %s, ks := [%s])`,
-		decimalLit(margin), strings.Join(parts, ", "))
-	return query(db, "stop-damage", stopUnits, q, e.Name, n, ms)
+	q := fmt.Sprintf(`SELECT * FROM stop_damage(?, size_n := ?, size_ms := ?, ks := [%s], f := %s, a := %s%s)`,
+		strings.Join(parts, ", "), f, a, s.Args())
+	res, err := query(db, "stop-damage", stopUnits, q, e.Name, n, ms)
+	if err != nil {
+		return nil, err
+	}
+	if !o.Hypothesis.IsDefault() {
+		res.Notes = append(res.Notes, s.notes(w, []Bound{th})...)
+	}
+	tagged, err := hasTags(db, s.Treatment)
+	if err != nil {
+		return nil, err
+	}
+	if !tagged || !o.Hypothesis.IsDefault() {
+		res.Notes = append(res.Notes, damageNote(tagged))
+	}
+	return res, nil
+}
+
+// threshold is the option's threshold, else the margin (the flag's, the
+// stored one, else 0.10) for a share, else DefaultTolerance.
+func (o StopDamageOptions) threshold(e Experiment, metric string) (Bound, error) {
+	if o.Bound != nil {
+		return *o.Bound, nil
+	}
+	if MetricUnit(metric) != "share" {
+		return ParseBound("tolerance", DefaultTolerance, metric)
+	}
+	margin := 0.10
+	if o.MarginSet {
+		margin = o.Margin
+	} else if m, ok := e.Number("margin"); ok {
+		margin = m
+	}
+	if err := checkMargin(margin); err != nil {
+		return Bound{}, err
+	}
+	return ParseBound("margin", decimalLit(margin), metric)
 }
 
 func experimentWindow(db Querier, name string, flag Window) (Experiment, Window, error) {
@@ -135,9 +317,6 @@ func experimentWindow(db Querier, name string, flag Window) (Experiment, Window,
 	}
 	w, err := windowFor(e, flag)
 	if err != nil {
-		return e, w, err
-	}
-	if err := needRoles(db, e.Name); err != nil {
 		return e, w, err
 	}
 	if w.Ms > 0 {
@@ -150,21 +329,6 @@ func experimentWindow(db Querier, name string, flag Window) (Experiment, Window,
 		}
 	}
 	return e, w, nil
-}
-
-// needRoles checks that the experiment has a control and an experiment run.
-func needRoles(db Querier, exp string) error {
-	var control, experiment int64
-	err := db.QueryRow(`SELECT count(*) FILTER (WHERE role = 'control'), count(*) FILTER (WHERE role = 'experiment')
-		FROM requests WHERE experiment = ?`, exp).Scan(&control, &experiment)
-	if err != nil {
-		return err
-	}
-	if control == 0 || experiment == 0 {
-		return fmt.Errorf("experiment %q needs a run with role control and one with role experiment (has %d control and %d experiment requests)",
-			exp, control, experiment)
-	}
-	return nil
 }
 
 // checkMargin accepts shares in [0, 1) with at most 6 decimals: the SQL

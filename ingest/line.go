@@ -14,8 +14,11 @@ type Attempt struct {
 	HasRole    bool   // the line gives a role (a run record may give "")
 	Outcome    string // lower case; "" when the line gives none
 	Tagged     bool   // false when the line gives none, as in the requests table
+	HasTagged  bool   // the line gives tagged (true or false)
 	TMs        float64
 	HasTMs     bool
+	LatencyMs  float64
+	HasLatency bool
 	Count      int64 // requests the line stands for: 1 when it gives none
 }
 
@@ -57,7 +60,8 @@ func attemptOf(r *row) (Attempt, bool, error) {
 	}
 	// Clone: scanFlat leaves strings pointing into the caller's line buffer.
 	a := Attempt{Record: "request", Experiment: strings.Clone(r.experiment), Run: strings.Clone(r.run),
-		Role: strings.Clone(r.role), HasRole: r.is(colRole), Outcome: strings.Clone(r.outcome), Tagged: r.tagged, TMs: r.tMs, HasTMs: r.is(colTMs), Count: 1}
+		Role: strings.Clone(r.role), HasRole: r.is(colRole), Outcome: strings.Clone(r.outcome), Tagged: r.tagged, HasTagged: r.is(colTagged), TMs: r.tMs, HasTMs: r.is(colTMs),
+		LatencyMs: r.latency, HasLatency: r.is(colLatency), Count: 1}
 	if r.is(colCount) {
 		a.Count = r.count
 	}

@@ -4,34 +4,49 @@
 -- consecutive falsified windows, how many tagged requests were damaged
 -- before it stopped, and how much more than with k = 1?
 -- Falsified as in falsification (exact, ties do not falsify). Streaks
--- count windows that have requests; with duration windows an empty window
--- neither breaks nor extends a streak.
+-- count windows that have a value; with duration windows an empty window,
+-- and with latency metrics a window without a latency, neither breaks nor
+-- extends a streak. Any hypothesis of hypothesis_sweep can be given (metric,
+-- the sides, split_ms, and the threshold as f and a; without them, margin
+-- below the baseline). Damage is tagged requests not ok, or every treatment
+-- request not ok when the treatment side has no tagged request.
 -- Parameters:
 --   exp      VARCHAR   experiment
 --   size_n   BIGINT    requests per window, or NULL
 --   size_ms  DOUBLE    window length in ms, or NULL
 --   margin   DECIMAL   share subtracted from the baseline, e.g. 0.10
 --   ks       BIGINT[]  consecutive falsified windows that stop, e.g. [1, 2, 3, 4]
+--   metric, control_*, treatment_*, split_ms   as in falsification
+--   f, a     HUGEINT   a threshold as in hypothesis_sweep (default: from margin)
 -- Columns:
 --   k                  BIGINT  consecutive falsified windows that stop the experiment
 --   stop_window        BIGINT  1-based window at which it stops; NULL when it never does
 --   damage_until_stop  BIGINT  requests, tagged and not ok, in windows up to the stop (all when no stop)
 --   extra_over_k1      BIGINT  requests, damage_until_stop minus that of k = 1
 --   total_damage       BIGINT  requests, tagged and not ok, in the whole experiment run
-CREATE OR REPLACE MACRO _streaks(exp, size_n, size_ms, margin) AS TABLE
+CREATE OR REPLACE MACRO _streaks(exp, size_n, size_ms, metric, f, a, control_exp, control_run, control_role,
+        treatment_exp, treatment_run, treatment_role, split_ms) AS TABLE
     WITH v AS (
-        SELECT c.window_no, c.requests, c.ok, c.damage,
-               _falsified(c.ok, c.requests, c.sl, c.w, c.l, margin) AS falsified,
-               row_number() OVER (ORDER BY c.window_no) AS ord
-        FROM _judged_windows(exp, size_n, size_ms) c
-        WHERE c.role = 'experiment' AND c.w > 0
-    )
-    SELECT *, ord - max(CASE WHEN falsified THEN 0 ELSE ord END) OVER (ORDER BY ord) AS streak
-    FROM v;
+        SELECT c.window_no, c.requests, c.ok, c.damage, c.value_den IS NOT NULL AS valued,
+               _breaks(c.value_num, c.value_den, c.sl, c.w, c.l, f, a, _metric_lower_bad(metric)) AS falsified
+        FROM _judged_windows(exp, size_n, size_ms, metric, control_exp, control_run, control_role,
+                             treatment_exp, treatment_run, treatment_role, split_ms) c
+        WHERE c.role = 'experiment' AND (c.w > 0 OR f = 0)
+    ),
+    o AS (SELECT *, count(*) FILTER (WHERE valued) OVER (ORDER BY window_no) AS ord FROM v)
+    SELECT *, ord - coalesce(max(CASE WHEN valued AND NOT falsified THEN ord END) OVER (ORDER BY window_no), 0) AS streak
+    FROM o;
 
 -- The streaks are computed once (MATERIALIZED) and read by every k.
-CREATE OR REPLACE MACRO stop_damage(exp, size_n := NULL, size_ms := NULL, margin := 0.10, ks := [1, 2, 3, 4]) AS TABLE
-    WITH s AS MATERIALIZED (SELECT * FROM _streaks(exp, size_n, size_ms, margin)),
+CREATE OR REPLACE MACRO stop_damage(exp, size_n := NULL, size_ms := NULL, margin := 0.10, ks := [1, 2, 3, 4],
+        metric := 'ok_share', f := NULL, a := NULL, control_exp := NULL, control_run := NULL, control_role := NULL,
+        treatment_exp := NULL, treatment_run := NULL, treatment_role := NULL, split_ms := NULL) AS TABLE
+    WITH s AS MATERIALIZED (
+        SELECT * FROM _streaks(exp, size_n, size_ms, metric,
+                               coalesce(f, _margin_threshold(metric, margin).f),
+                               coalesce(a, _margin_threshold(metric, margin).a),
+                               control_exp, control_run, control_role, treatment_exp, treatment_run, treatment_role, split_ms)
+    ),
     stops AS (
         SELECT k, (SELECT min(window_no) FROM s WHERE streak >= k) AS stop_window
         FROM (SELECT unnest(list_distinct(list_append(ks, 1))) AS k)

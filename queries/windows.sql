@@ -20,67 +20,140 @@
 --   ok          BIGINT  requests answered ok
 --   damage      BIGINT  tagged requests not answered ok
 
+-- One side of a hypothesis: the rows of one run of an experiment
+-- (run_name), or of every run with a role (role_name, when run_name is
+-- NULL), keeping t_ms in [from_ms, until_ms) when those are given (the two
+-- parts of a time split). lat_us, the latency rounded to the microsecond, is
+-- carried only when need_lat (a latency metric): the other metrics never
+-- read it.
+CREATE OR REPLACE MACRO _side_input(exp, run_name, role_name, from_ms, until_ms, need_lat) AS TABLE
+    SELECT run, seq, t_ms, count, outcome = 'ok' AS ok, tagged, tagged AND outcome <> 'ok' AS damaged,
+           CASE WHEN need_lat THEN round(latency_ms * 1000)::BIGINT END AS lat_us
+    FROM requests
+    WHERE experiment = exp
+      AND CASE WHEN run_name IS NULL THEN role = role_name ELSE run = run_name END
+      AND (from_ms IS NULL OR t_ms >= from_ms)
+      AND (until_ms IS NULL OR t_ms < until_ms);
+
+-- The shape of a side's rows: how many runs, and whether a single run's
+-- seqs are contiguous (no other row in between: a run logged on its own).
+CREATE OR REPLACE MACRO _side_shape(exp, run_name, role_name, from_ms, until_ms) AS TABLE
+    SELECT count(DISTINCT run) AS runs, min(seq) AS first_seq,
+           count(DISTINCT run) = 1 AND max(seq) - min(seq) + 1 = count(*) AS contiguous
+    FROM _side_input(exp, run_name, role_name, from_ms, until_ms, false);
+
+-- Each row's window, 0-based, with what the counts need. Exactly one branch
+-- gets rows: numbering rows means sorting them, so a contiguous run takes
+-- its position from seq alone, a single run sorts by the integer seq, and
+-- only a side of several runs sorts by (run, seq). Duration windows need no
+-- position; they are aligned at from_ms (0 without it). The branches name
+-- their columns: DuckDB does not prune columns through UNION ALL.
+CREATE OR REPLACE MACRO _side_rows(exp, run_name, role_name, from_ms, until_ms, size_n, size_ms, need_lat) AS TABLE
+    WITH shape AS (SELECT * FROM _side_shape(exp, run_name, role_name, from_ms, until_ms))
+    SELECT CASE WHEN size_n IS NOT NULL THEN (seq - (SELECT first_seq FROM shape)) // size_n
+                ELSE error('windows: give size_n (requests) or size_ms (milliseconds)') END AS w,
+           t_ms, count, ok, tagged, damaged, lat_us
+    FROM _side_input(exp, run_name, role_name, from_ms, until_ms, need_lat)
+    WHERE size_ms IS NULL AND (SELECT contiguous FROM shape)
+    UNION ALL
+    SELECT CASE WHEN size_n IS NOT NULL THEN (row_number() OVER (ORDER BY seq) - 1) // size_n
+                ELSE error('windows: give size_n (requests) or size_ms (milliseconds)') END,
+           t_ms, count, ok, tagged, damaged, lat_us
+    FROM _side_input(exp, run_name, role_name, from_ms, until_ms, need_lat)
+    WHERE size_ms IS NULL AND (SELECT runs = 1 AND NOT contiguous FROM shape)
+    UNION ALL
+    SELECT CASE WHEN size_n IS NOT NULL THEN (row_number() OVER (ORDER BY run, seq) - 1) // size_n
+                ELSE error('windows: give size_n (requests) or size_ms (milliseconds)') END,
+           t_ms, count, ok, tagged, damaged, lat_us
+    FROM _side_input(exp, run_name, role_name, from_ms, until_ms, need_lat)
+    WHERE size_ms IS NULL AND (SELECT runs > 1 FROM shape)
+    UNION ALL
+    SELECT floor((t_ms - coalesce(from_ms, 0)) / size_ms)::BIGINT, t_ms, count, ok, tagged, damaged, lat_us
+    FROM _side_input(exp, run_name, role_name, from_ms, until_ms, need_lat)
+    WHERE size_ms IS NOT NULL AND t_ms IS NOT NULL;
+
+-- The metrics a window is judged on, and how each is read.
+--   ok_share    share  ok / requests
+--   error_rate  share  (requests - ok) / requests
+--   p50 p90 p95 p99 p99.9 max
+--               ms     the nearest-rank quantile of the window's latencies:
+--                      the ceil(q n)-th smallest of n (at least the 1st);
+--                      max is q = 1. DuckDB's quantile_disc with a DECIMAL
+--                      q computes exactly this, in integers.
+--   mean        ms     sum of latencies / requests with a latency
+--   throughput  req/s  requests / the window length (duration windows only)
+-- Latencies are read rounded to the microsecond, so every value is an exact
+-- fraction value_num / value_den (in microseconds for the latency metrics).
+CREATE OR REPLACE MACRO _is_metric(metric) AS
+    metric IN ('ok_share', 'error_rate', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'max', 'mean', 'throughput');
+CREATE OR REPLACE MACRO _metric_q(metric) AS
+    CASE metric WHEN 'p50' THEN 0.5 WHEN 'p90' THEN 0.9 WHEN 'p95' THEN 0.95 WHEN 'p99' THEN 0.99
+                WHEN 'p99.9' THEN 0.999 WHEN 'max' THEN 1.0 END;
+CREATE OR REPLACE MACRO _metric_needs_latency(metric) AS _metric_q(metric) IS NOT NULL OR metric = 'mean';
+-- Lower values break the hypothesis for these; higher values for the others.
+CREATE OR REPLACE MACRO _metric_lower_bad(metric) AS metric IN ('ok_share', 'throughput');
+-- How many units of value_num / value_den make one of the metric's own
+-- unit: 1000 microseconds a millisecond for latency.
+CREATE OR REPLACE MACRO _metric_per(metric) AS CASE WHEN _metric_needs_latency(metric) THEN 1000 ELSE 1 END;
+
+-- side_windows: the windows of one side with the metric's value.
+-- Parameters: exp; run_name (or NULL: every run with role_name); size_n or
+-- size_ms; from_ms, until_ms (a time split, or NULL); metric (above).
+-- Columns: window_no, first_t_ms, last_t_ms, requests, ok, damage as in
+-- windows; tagged (requests tagged); value_num, value_den (HUGEINT: the
+-- metric's value as an exact fraction, in microseconds for latency; both
+-- NULL when the window has no value, e.g. no latency); value (DOUBLE, in
+-- the metric's unit).
+CREATE OR REPLACE MACRO side_windows(exp, run_name := NULL, role_name := NULL, size_n := NULL, size_ms := NULL,
+        from_ms := NULL, until_ms := NULL, metric := 'ok_share') AS TABLE
+    WITH r AS (SELECT * FROM _side_rows(exp, run_name, role_name, from_ms, until_ms, size_n, size_ms,
+                                        _metric_needs_latency(metric))),
+    g AS (
+        SELECT w + 1 AS window_no,
+               min(t_ms) AS first_t_ms,
+               max(t_ms) AS last_t_ms,
+               sum(count)::BIGINT AS requests,
+               coalesce(sum(count) FILTER (WHERE ok), 0)::BIGINT AS ok,
+               coalesce(sum(count) FILTER (WHERE damaged), 0)::BIGINT AS damage,
+               coalesce(sum(count) FILTER (WHERE tagged), 0)::BIGINT AS tagged,
+               sum(count) FILTER (WHERE lat_us IS NOT NULL) AS lat_n,
+               sum(lat_us::HUGEINT * count) AS lat_sum,
+               quantile_disc(lat_us, coalesce(_metric_q(metric), 0.5)) AS lat_q,
+               max(count) FILTER (WHERE lat_us IS NOT NULL) AS lat_weight
+        FROM r
+        GROUP BY w
+    ),
+    v AS (
+        SELECT window_no, first_t_ms, last_t_ms, requests, ok, damage, tagged,
+               CASE WHEN NOT _is_metric(metric) THEN error('unknown metric ' || metric || ': want ok_share, error_rate, p50, p90, p95, p99, p99.9, max, mean or throughput')
+                    WHEN metric = 'ok_share' THEN ok
+                    WHEN metric = 'error_rate' THEN requests - ok
+                    WHEN metric = 'mean' THEN lat_sum
+                    WHEN metric = 'throughput' THEN requests * 1000000
+                    WHEN lat_weight > 1 THEN error('metric ' || metric || ': latency quantiles need one row per request, and this log has rows that stand for several (count > 1); use mean')
+                    ELSE lat_q END::HUGEINT AS value_num,
+               CASE WHEN metric IN ('ok_share', 'error_rate') THEN requests
+                    WHEN metric = 'mean' THEN lat_n
+                    WHEN metric = 'throughput' THEN
+                        CASE WHEN size_ms IS NULL THEN error('metric throughput: requests per second need duration windows (e.g. size_ms := 10000)')
+                             ELSE round(size_ms * 1000) END
+                    WHEN lat_n > 0 THEN 1 END::HUGEINT AS value_den
+        FROM g
+    )
+    SELECT * REPLACE (CASE WHEN value_den > 0 THEN value_num END AS value_num,
+                      CASE WHEN value_den > 0 THEN value_den END AS value_den),
+           CASE WHEN value_den > 0 THEN value_num::DOUBLE / value_den / _metric_per(metric) END AS value
+    FROM v
+    ORDER BY window_no;
+
 -- A role's rows with their position: 0-based, in (run, seq) order. This is
--- the definition of request order; the macros below compute the same
+-- the definition of request order; the macros above compute the same
 -- positions without numbering every row where they can.
 CREATE OR REPLACE MACRO _role_rows(exp, role_name) AS TABLE
     SELECT *, row_number() OVER (ORDER BY run, seq) - 1 AS pos
     FROM requests
     WHERE experiment = exp AND role = role_name;
 
--- The shape of a role's rows: how many runs, and whether a single run's
--- seqs are contiguous (no other row in between: a run logged on its own).
-CREATE OR REPLACE MACRO _role_shape(exp, role_name) AS TABLE
-    SELECT count(DISTINCT run) AS runs, min(seq) AS first_seq,
-           count(DISTINCT run) = 1 AND max(seq) - min(seq) + 1 = count(*) AS contiguous
-    FROM requests
-    WHERE experiment = exp AND role = role_name;
-
--- A role's rows with what the window counts need, as fixed-width columns:
--- sorting carries them, and a text column costs a sort more than the key.
-CREATE OR REPLACE MACRO _window_input(exp, role_name) AS TABLE
-    SELECT run, seq, t_ms, count, outcome = 'ok' AS ok, tagged AND outcome <> 'ok' AS damaged
-    FROM requests
-    WHERE experiment = exp AND role = role_name;
-
--- Each row's window, 0-based, with what the counts need. Exactly one branch
--- gets rows: numbering rows means sorting them, so a contiguous run takes
--- its position from seq alone, a single run sorts by the integer seq, and
--- only a role of several runs sorts by (run, seq). Duration windows need no
--- position. The branches name their columns: DuckDB does not prune columns
--- through UNION ALL.
-CREATE OR REPLACE MACRO _window_rows(exp, role_name, size_n, size_ms) AS TABLE
-    WITH shape AS (SELECT * FROM _role_shape(exp, role_name))
-    SELECT CASE WHEN size_n IS NOT NULL THEN (seq - (SELECT first_seq FROM shape)) // size_n
-                ELSE error('windows: give size_n (requests) or size_ms (milliseconds)') END AS w,
-           t_ms, count, ok, damaged
-    FROM _window_input(exp, role_name)
-    WHERE size_ms IS NULL AND (SELECT contiguous FROM shape)
-    UNION ALL
-    SELECT CASE WHEN size_n IS NOT NULL THEN (row_number() OVER (ORDER BY seq) - 1) // size_n
-                ELSE error('windows: give size_n (requests) or size_ms (milliseconds)') END,
-           t_ms, count, ok, damaged
-    FROM _window_input(exp, role_name)
-    WHERE size_ms IS NULL AND (SELECT runs = 1 AND NOT contiguous FROM shape)
-    UNION ALL
-    SELECT CASE WHEN size_n IS NOT NULL THEN (row_number() OVER (ORDER BY run, seq) - 1) // size_n
-                ELSE error('windows: give size_n (requests) or size_ms (milliseconds)') END,
-           t_ms, count, ok, damaged
-    FROM _window_input(exp, role_name)
-    WHERE size_ms IS NULL AND (SELECT runs > 1 FROM shape)
-    UNION ALL
-    SELECT floor(t_ms / size_ms)::BIGINT, t_ms, count, ok, damaged
-    FROM _window_input(exp, role_name)
-    WHERE size_ms IS NOT NULL AND t_ms IS NOT NULL;
-
 CREATE OR REPLACE MACRO windows(exp, role_name, size_n := NULL, size_ms := NULL) AS TABLE
-    SELECT
-        w + 1 AS window_no,
-        min(t_ms) AS first_t_ms,
-        max(t_ms) AS last_t_ms,
-        sum(count)::BIGINT AS requests,
-        coalesce(sum(count) FILTER (WHERE ok), 0)::BIGINT AS ok,
-        coalesce(sum(count) FILTER (WHERE damaged), 0)::BIGINT AS damage
-    FROM _window_rows(exp, role_name, size_n, size_ms)
-    GROUP BY ALL
-    ORDER BY window_no;
+    SELECT window_no, first_t_ms, last_t_ms, requests, ok, damage
+    FROM side_windows(exp, role_name := role_name, size_n := size_n, size_ms := size_ms);

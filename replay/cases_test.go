@@ -122,7 +122,7 @@ func controlBaseline(fracs []string) (*big.Rat, error) {
 		}
 		ws = append(ws, Window{Requests: n, OK: ok})
 	}
-	return Baseline(ws)
+	return Baseline(ws, "ok_share")
 }
 
 func threeInts(f []string) (a, b, c int64, err error) {

@@ -66,7 +66,7 @@ func Follow(ctx context.Context, c FollowConfig, fn func(Verdict) error) (Summar
 	if err != nil {
 		return Summary{}, err
 	}
-	t := &tail{cfg: c, ev: ev, fn: fn, roles: map[string]string{}, open: Window{N: 1}, f: f}
+	t := &tail{cfg: c, ev: ev, stats: newStats(c.Rule.Metric), fn: fn, roles: map[string]string{}, open: Window{N: 1}, f: f}
 	defer func() { t.f.Close() }()
 	err = t.run(ctx)
 	if errors.Is(err, errStop) {
@@ -81,6 +81,7 @@ var errStop = errors.New("stop fired")
 type tail struct {
 	cfg     FollowConfig
 	ev      *Evaluator
+	stats   *stats            // the open window's latencies, for the metric
 	fn      func(Verdict) error
 	roles   map[string]string // run -> role, from run records
 	open    Window            // the open window
@@ -352,6 +353,11 @@ func (t *tail) add(a ingest.Attempt) {
 	} else if a.Tagged && a.Outcome != "" {
 		w.Damage += a.Count
 	}
+	if a.Tagged {
+		w.Tagged += a.Count
+	}
+	w.TagField = w.TagField || a.HasTagged
+	t.stats.add(a.LatencyMs, a.HasLatency, a.Count)
 	if a.HasTMs {
 		if !w.HasTMs || a.TMs < w.FirstTMs {
 			w.FirstTMs = a.TMs
@@ -365,8 +371,13 @@ func (t *tail) add(a ingest.Attempt) {
 
 // close decides the open window and opens the next.
 func (t *tail) close() error {
+	var err error
+	if t.open.Value, err = t.stats.value(t.open.Requests, t.cfg.SizeMs); err != nil {
+		return fmt.Errorf("%s: %w", t.cfg.Path, err)
+	}
+	t.stats.reset()
 	v := t.ev.Feed(t.open)
-	t.sum.add(t.open, v)
+	t.sum.add(v)
 	t.open, t.rows = Window{N: t.open.N + 1}, 0
 	if err := t.fn(v); err != nil {
 		return err

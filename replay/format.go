@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/rewind-dev/rewind/analyze"
 )
 
 // Printer writes verdicts as they are decided, one line each, so a paced
@@ -23,6 +26,16 @@ type Printer struct {
 	w      io.Writer
 	json   bool
 	headed bool
+	metric string // "" and ok_share: the seed's columns
+}
+
+// SetMetric names the metric the verdicts judge: for any but ok_share the
+// fourth column is that metric's value (and json gains "metric" and
+// "value", in the metric's unit, as is "threshold").
+func (p *Printer) SetMetric(metric string) {
+	if metric != "ok_share" {
+		p.metric = metric
+	}
 }
 
 // Formats are the formats NewPrinter accepts.
@@ -52,6 +65,8 @@ type jsonVerdict struct {
 	Window      int64    `json:"window"`
 	Requests    int64    `json:"requests"`
 	OKShare     *float64 `json:"ok_share"`
+	Metric      string   `json:"metric,omitempty"`
+	Value       *float64 `json:"value,omitempty"`
 	Threshold   float64  `json:"threshold"`
 	Falsified   bool     `json:"falsified"`
 	Streak      int      `json:"streak"`
@@ -64,10 +79,17 @@ func (p *Printer) Verdict(v Verdict) error {
 	if p.json {
 		j := jsonVerdict{Window: v.Window, Requests: v.Requests, Falsified: v.Falsified,
 			Streak: v.Streak, DamageSoFar: v.DamageSoFar, Stop: v.Stop}
-		j.Threshold, _ = v.Threshold.Float64()
+		j.Threshold, _ = inUnit(v.Threshold, p.metric).Float64()
 		if v.OKShare != nil {
 			f, _ := v.OKShare.Float64()
 			j.OKShare = &f
+		}
+		if p.metric != "" {
+			j.Metric = p.metric
+			if v.Value != nil {
+				f, _ := inUnit(v.Value, p.metric).Float64()
+				j.Value = &f
+			}
 		}
 		b, err := json.Marshal(j)
 		if err != nil {
@@ -78,12 +100,43 @@ func (p *Printer) Verdict(v Verdict) error {
 	}
 	if !p.headed {
 		p.headed = true
-		if err := p.row(columns); err != nil {
+		head := slices.Clone(columns)
+		if p.metric != "" {
+			head[3] = p.metric
+		}
+		if err := p.row(head); err != nil {
 			return err
 		}
 	}
-	return p.row([]string{itoa(v.Window), itoa(v.Requests), itoa(v.OK), Percent(v.OKShare), Percent(v.Threshold),
+	value := v.OKShare
+	if p.metric != "" {
+		value = v.Value
+	}
+	return p.row([]string{itoa(v.Window), itoa(v.Requests), itoa(v.OK), Show(value, p.metric), Show(v.Threshold, p.metric),
 		yesNo(v.Falsified), strconv.Itoa(v.Streak), itoa(v.DamageSoFar), stopMark(v.Stop)})
+}
+
+// inUnit is an exact window value in the metric's unit: latency is exact
+// in microseconds and shown in milliseconds.
+func inUnit(r *big.Rat, metric string) *big.Rat {
+	if r == nil || analyze.MetricUnit(metric) != "ms" {
+		return r
+	}
+	return new(big.Rat).Quo(r, big.NewRat(1000, 1))
+}
+
+// Show writes a value of the metric: a share as Percent, latency in ms to
+// the microsecond, throughput in req/s ("-" for none).
+func Show(r *big.Rat, metric string) string {
+	switch {
+	case r == nil:
+		return "-"
+	case metric == "" || analyze.MetricUnit(metric) == "share":
+		return Percent(r)
+	case analyze.MetricUnit(metric) == "ms":
+		return inUnit(r, metric).FloatString(3) + " ms"
+	}
+	return r.FloatString(2) + "/s"
 }
 
 func (p *Printer) row(cells []string) error {
@@ -92,7 +145,11 @@ func (p *Printer) row(cells []string) error {
 		if i > 0 {
 			b.WriteString("  ")
 		}
-		b.WriteString(strings.Repeat(" ", max(widths[i]-len(c), 0)) + c)
+		width := widths[i]
+		if (i == 3 || i == 4) && p.metric != "" && analyze.MetricUnit(p.metric) != "share" {
+			width = 12 // "12345.678 ms", "1234.50/s"
+		}
+		b.WriteString(strings.Repeat(" ", max(width-len(c), 0)) + c)
 	}
 	b.WriteString("\n")
 	_, err := io.WriteString(p.w, strings.TrimRight(b.String(), " \n")+"\n")
@@ -140,9 +197,33 @@ func Describe(rec *Recording) string {
 	if rec.Window.N > 0 {
 		size = plural(rec.Window.N, "request")
 	}
-	return fmt.Sprintf("replay %s: %d windows of %s; baseline %s (control), margin %s, threshold %s, stop after %s",
-		rec.Experiment, len(rec.Windows), size, Percent(rec.Rule.Baseline), Decimal(rec.Rule.Margin),
-		Percent(rec.Rule.Threshold()), plural(int64(rec.Rule.StopAfter), "falsified window"))
+	r := rec.Rule
+	if r.Bound == nil && r.metric() == "ok_share" && rec.Sides.Control.Role == "control" && rec.Sides.Control.Run == "" {
+		return fmt.Sprintf("replay %s: %d windows of %s; baseline %s (control), margin %s, threshold %s, stop after %s",
+			rec.Experiment, len(rec.Windows), size, Percent(r.Baseline), Decimal(r.Margin),
+			Percent(r.Threshold()), plural(int64(r.StopAfter), "falsified window"))
+	}
+	base := "none"
+	if r.Baseline != nil {
+		base = Show(r.Baseline, r.Metric) + " (" + rec.Sides.Control.String() + ")"
+	}
+	var rule string
+	if r.Bound != nil {
+		rule = r.Bound.Text + ": " + r.Bound.Describe(r.metric())
+	} else {
+		rule = "margin " + Decimal(r.Margin)
+	}
+	return fmt.Sprintf("replay %s: %d windows of %s of %s; metric %s; baseline %s; threshold %s (%s); stop after %s",
+		rec.Experiment, len(rec.Windows), size, rec.Sides.Treatment, r.metric(), base,
+		Show(r.Threshold(), r.Metric), rule, plural(int64(r.StopAfter), "falsified window"))
+}
+
+// damageWhat says what the damage counts.
+func damageWhat(r Rule) string {
+	if r.Damage == DamageFailed {
+		return "not ok; the log has no tagged requests"
+	}
+	return "tagged, not ok"
 }
 
 // WriteSummary writes how a walk ended: the stop window, the damage until
@@ -150,19 +231,23 @@ func Describe(rec *Recording) string {
 func WriteSummary(w io.Writer, s Summary, r Rule) error {
 	var err error
 	if s.StopWindow == 0 {
-		_, err = fmt.Fprintf(w, "stop: never (no %d consecutive falsified windows in %d)\ndamage: %s (tagged, not ok); nothing prevented\n",
-			r.StopAfter, s.Windows, plural(s.TotalDamage, "request"))
+		_, err = fmt.Fprintf(w, "stop: never (no %d consecutive falsified windows in %d)\ndamage: %s (%s); nothing prevented\n",
+			r.StopAfter, s.Windows, plural(s.TotalDamage, "request"), damageWhat(r))
 		return err
 	}
-	_, err = fmt.Fprintf(w, "stop: window %d (after %s)\ndamage until the stop: %s (tagged, not ok)\ndamage the stop would have prevented: %s\n",
-		s.StopWindow, plural(int64(r.StopAfter), "falsified window"), plural(s.DamageUntilStop, "request"), plural(s.DamageAfter, "request"))
+	_, err = fmt.Fprintf(w, "stop: window %d (after %s)\ndamage until the stop: %s (%s)\ndamage the stop would have prevented: %s\n",
+		s.StopWindow, plural(int64(r.StopAfter), "falsified window"), plural(s.DamageUntilStop, "request"), damageWhat(r), plural(s.DamageAfter, "request"))
 	return err
 }
 
 // StopMessage is the one-line account of a stop that fired while watching.
 func StopMessage(s Summary, r Rule) string {
-	return fmt.Sprintf("stop: window %d completes %s in a row (below %s); damage until the stop: %s",
-		s.StopWindow, plural(int64(r.StopAfter), "falsified window"), Percent(r.Threshold()), plural(s.DamageUntilStop, "request"))
+	where := "below"
+	if !analyze.LowerBad(r.metric()) {
+		where = "above"
+	}
+	return fmt.Sprintf("stop: window %d completes %s in a row (%s %s); damage until the stop: %s",
+		s.StopWindow, plural(int64(r.StopAfter), "falsified window"), where, Show(r.Threshold(), r.Metric), plural(s.DamageUntilStop, "request"))
 }
 
 func plural(n int64, what string) string {

@@ -21,6 +21,9 @@ type genLog struct {
 	window analyze.Window
 	margin *big.Rat
 	lines  []map[string]any
+	// hyp and bound, for the metric property test.
+	hyp   analyze.Hypothesis
+	bound *analyze.Bound
 }
 
 // tieSizes divide 10^6, so every share ok/n of such a window, and every

@@ -15,23 +15,74 @@ import (
 	"fmt"
 	"math/big"
 	"strings"
+
+	"github.com/rewind-dev/rewind/analyze"
 )
 
 // Rule is the stop criterion.
 type Rule struct {
-	Baseline  *big.Rat // mean ok share of the control run's windows
-	Margin    *big.Rat // share subtracted from the baseline
-	StopAfter int      // consecutive falsified windows that stop (K >= 1)
+	// Metric is what a window is judged on (analyze.Metrics); "" is
+	// ok_share.
+	Metric string
+	// Baseline is the mean of the baseline side's window values, in the
+	// metric's exact unit (shares; microseconds for latency; requests per
+	// second); nil is allowed when Bound is absolute.
+	Baseline *big.Rat
+	// Margin is the share subtracted from the baseline when Bound is nil
+	// (the seed's rule: ok share below baseline − margin).
+	Margin *big.Rat
+	// Bound, when set, is the threshold F × Baseline + A.
+	Bound     *analyze.Bound
+	StopAfter int // consecutive falsified windows that stop (K >= 1)
+	// Damage says what a window's damage is.
+	Damage DamageRule
 }
 
-// Threshold is baseline - margin: a window below it is falsified.
-func (r Rule) Threshold() *big.Rat { return new(big.Rat).Sub(r.Baseline, r.Margin) }
+// DamageRule says which requests count as damage.
+type DamageRule int
+
+const (
+	// DamageTagged counts tagged requests not ok.
+	DamageTagged DamageRule = iota
+	// DamageFailed counts every request not ok: a side without tags.
+	DamageFailed
+	// DamageAuto counts tagged requests not ok once a line has given the
+	// tagged field (true or false: the log tracks tags), and every request
+	// not ok before that (a live log, whose tags are not known ahead).
+	DamageAuto
+)
+
+// metric is the rule's metric, ok_share when unset.
+func (r Rule) metric() string {
+	if r.Metric == "" {
+		return "ok_share"
+	}
+	return r.Metric
+}
+
+// Threshold is the value a window must not go past: baseline - margin, or
+// F × baseline + A.
+func (r Rule) Threshold() *big.Rat {
+	if r.Bound == nil {
+		return new(big.Rat).Sub(r.Baseline, r.Margin)
+	}
+	t := new(big.Rat).Set(r.Bound.A)
+	if r.Bound.Relative() {
+		t.Add(t, new(big.Rat).Mul(r.Bound.F, r.Baseline))
+	}
+	return t
+}
 
 func (r Rule) check() error {
-	if r.Baseline == nil || r.Margin == nil {
-		return fmt.Errorf("rule needs a baseline and a margin")
+	if err := analyze.CheckMetric(r.metric()); err != nil {
+		return err
 	}
-	if r.StopAfter < 1 {
+	switch {
+	case r.Bound == nil && (r.Baseline == nil || r.Margin == nil):
+		return fmt.Errorf("rule needs a baseline and a margin")
+	case r.Bound != nil && r.Bound.Relative() && r.Baseline == nil:
+		return fmt.Errorf("rule needs a baseline for %s", r.Bound.Text)
+	case r.StopAfter < 1:
 		return fmt.Errorf("stop after %d windows: want 1 or more", r.StopAfter)
 	}
 	return nil
@@ -43,9 +94,29 @@ type Window struct {
 	Requests int64   // requests in the window
 	OK       int64   // requests answered ok
 	Damage   int64   // tagged requests not answered ok
+	Tagged   int64   // tagged requests
+	TagField bool    // a row gave the tagged field (DamageAuto)
 	FirstTMs float64 // ms, earliest t_ms; valid when HasTMs
 	LastTMs  float64 // ms, latest t_ms; valid when HasTMs
 	HasTMs   bool
+	// Value is the metric's value, exact; nil for ok_share and error_rate
+	// (taken from the counts) and for a window without a value.
+	Value *big.Rat
+}
+
+// value is the window's value of the metric; nil when it has none.
+func (w Window) value(metric string) *big.Rat {
+	switch {
+	case w.Value != nil:
+		return w.Value
+	case w.Requests == 0:
+		return nil
+	case metric == "ok_share":
+		return big.NewRat(w.OK, w.Requests)
+	case metric == "error_rate":
+		return big.NewRat(w.Requests-w.OK, w.Requests)
+	}
+	return nil
 }
 
 // Verdict is the rule's decision on one window.
@@ -54,10 +125,12 @@ type Verdict struct {
 	Requests    int64
 	OK          int64
 	OKShare     *big.Rat // ok / requests; nil for an empty window
+	Value       *big.Rat // the metric's value (exact unit); nil without one
 	Threshold   *big.Rat
 	Falsified   bool
 	Streak      int   // consecutive falsified windows ending here
-	DamageSoFar int64 // tagged requests not ok, in this window and all before
+	Damage      int64 // the window's damage, by the rule's DamageRule
+	DamageSoFar int64 // damage in this window and all before
 	Stop        bool  // this window completes the streak that stops (first time only)
 }
 
@@ -65,9 +138,11 @@ type Verdict struct {
 // only the streak and running sums, so it runs in constant memory.
 type Evaluator struct {
 	rule      Rule
+	metric    string
 	threshold *big.Rat
 	streak    int
 	damage    int64
+	sawTags   bool
 	stopped   bool
 }
 
@@ -76,19 +151,26 @@ func NewEvaluator(r Rule) (*Evaluator, error) {
 	if err := r.check(); err != nil {
 		return nil, err
 	}
-	return &Evaluator{rule: r, threshold: r.Threshold()}, nil
+	return &Evaluator{rule: r, metric: r.metric(), threshold: r.Threshold()}, nil
 }
 
-// Feed decides one closed window. A window without requests is not
-// falsified and leaves the streak as it is (as stop-damage treats an empty
-// duration window).
+// Feed decides one closed window. A window without a value (no requests;
+// no latency, for a latency metric) is not falsified and leaves the streak
+// as it is (as stop-damage treats an empty duration window).
 func (e *Evaluator) Feed(w Window) Verdict {
 	v := Verdict{Window: w.N, Requests: w.Requests, OK: w.OK, Threshold: e.threshold}
-	e.damage += w.Damage
+	v.Damage = e.windowDamage(w)
+	e.damage += v.Damage
 	v.DamageSoFar = e.damage
 	if w.Requests > 0 {
 		v.OKShare = big.NewRat(w.OK, w.Requests)
-		v.Falsified = v.OKShare.Cmp(e.threshold) < 0
+	}
+	if v.Value = w.value(e.metric); v.Value != nil {
+		c := v.Value.Cmp(e.threshold)
+		v.Falsified = c > 0
+		if analyze.LowerBad(e.metric) {
+			v.Falsified = c < 0
+		}
 		if v.Falsified {
 			e.streak++
 		} else {
@@ -102,22 +184,34 @@ func (e *Evaluator) Feed(w Window) Verdict {
 	return v
 }
 
+func (e *Evaluator) windowDamage(w Window) int64 {
+	e.sawTags = e.sawTags || w.Tagged > 0 || w.TagField
+	switch {
+	case e.rule.Damage == DamageFailed, e.rule.Damage == DamageAuto && !e.sawTags:
+		return w.Requests - w.OK
+	}
+	return w.Damage
+}
+
 // Stopped reports whether the stop criterion has fired.
 func (e *Evaluator) Stopped() bool { return e.stopped }
 
-// Baseline is the mean of the windows' ok shares, exactly. Windows without
-// requests do not count. It fails when no window has requests.
-func Baseline(ws []Window) (*big.Rat, error) {
+// Baseline is the mean of the windows' values of a metric, exactly.
+// Windows without a value do not count. It fails when no window has one.
+func Baseline(ws []Window, metric string) (*big.Rat, error) {
+	if metric == "" {
+		metric = "ok_share"
+	}
 	sum := new(big.Rat)
 	n := int64(0)
 	for _, w := range ws {
-		if w.Requests > 0 {
-			sum.Add(sum, big.NewRat(w.OK, w.Requests))
+		if v := w.value(metric); v != nil {
+			sum.Add(sum, v)
 			n++
 		}
 	}
 	if n == 0 {
-		return nil, fmt.Errorf("no control window has requests: no baseline")
+		return nil, fmt.Errorf("no baseline window has a %s: no baseline", metric)
 	}
 	return sum.Quo(sum, big.NewRat(n, 1)), nil
 }

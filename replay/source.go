@@ -25,8 +25,10 @@ var DefaultMargin = big.NewRat(1, 10)
 type Config struct {
 	Experiment string         // "" when the database holds one
 	Window     analyze.Window // zero: the experiment's stored window
-	Margin     *big.Rat       // nil: the stored "margin", else DefaultMargin
+	Margin     *big.Rat       // nil: the stored "margin", else DefaultMargin (ok_share, error_rate)
 	StopAfter  int            // 0: 1
+	Hypothesis analyze.Hypothesis
+	Bound      *analyze.Bound // replaces Margin; nil: the margin, or analyze.DefaultTolerance
 }
 
 // Recording is an experiment run cut into windows, with the rule that
@@ -35,13 +37,15 @@ type Recording struct {
 	Experiment string
 	Window     analyze.Window
 	Rule       Rule
-	Windows    []Window // the experiment run's windows, in order
+	Sides      analyze.Sides
+	Windows    []Window // the treatment side's windows, in order
 }
 
-// Load reads the experiment run's windows and the control run's baseline
-// from the SQL windows macro.
+// Load reads the treatment side's windows and the baseline side's baseline
+// from the SQL side_windows macro, for the hypothesis of c.
 func Load(ctx context.Context, db DB, c Config) (*Recording, error) {
-	e, err := analyze.FindExperiment(analyze.WithContext(ctx, db), c.Experiment)
+	q := analyze.WithContext(ctx, db)
+	e, err := analyze.FindExperiment(q, c.Experiment)
 	if err != nil {
 		return nil, err
 	}
@@ -51,60 +55,120 @@ func Load(ctx context.Context, db DB, c Config) (*Recording, error) {
 			return nil, err
 		}
 	}
-	if rec.Rule.Margin, err = margin(e, c.Margin); err != nil {
+	r := &rec.Rule
+	r.Metric, r.Bound, r.StopAfter = c.Hypothesis.Metric, c.Bound, max(c.StopAfter, 1)
+	metric := r.metric()
+	if r.Bound == nil {
+		m, err := margin(e, c.Margin)
+		if err != nil {
+			return nil, err
+		}
+		switch analyze.MetricUnit(metric) {
+		case "share":
+			r.Margin = m
+			if metric != "ok_share" {
+				b, err := analyze.ParseBound("margin", m.FloatString(6), metric)
+				if err != nil {
+					return nil, err
+				}
+				r.Bound = &b
+			}
+		default:
+			b, err := analyze.ParseBound("tolerance", analyze.DefaultTolerance, metric)
+			if err != nil {
+				return nil, err
+			}
+			r.Bound = &b
+		}
+	}
+	absolute := r.Bound != nil && !r.Bound.Relative()
+	if rec.Sides, err = analyze.ResolveSides(q, e, c.Hypothesis, absolute); err != nil {
 		return nil, err
 	}
-	rec.Rule.StopAfter = max(c.StopAfter, 1)
-	if rec.Rule.Baseline, err = ControlBaseline(ctx, db, e.Name, rec.Window); err != nil {
+	if rec.Sides.HasControl && !absolute {
+		ws, err := SideWindows(ctx, db, rec.Sides.Control, rec.Window, metric)
+		if err != nil {
+			return nil, err
+		}
+		if r.Baseline, err = Baseline(ws, metric); err != nil {
+			return nil, err
+		}
+	}
+	if rec.Windows, err = SideWindows(ctx, db, rec.Sides.Treatment, rec.Window, metric); err != nil {
 		return nil, err
 	}
-	if rec.Windows, err = Windows(ctx, db, e.Name, "experiment", rec.Window); err != nil {
-		return nil, err
-	}
-	if len(rec.Windows) == 0 {
-		return nil, fmt.Errorf("experiment %q has no requests with role experiment: nothing to replay", e.Name)
+	r.Damage = DamageFailed
+	for _, w := range rec.Windows {
+		if w.Tagged > 0 {
+			r.Damage = DamageTagged
+		}
 	}
 	return rec, nil
 }
 
 // ControlBaseline is the mean ok share of the control run's windows, exact.
 func ControlBaseline(ctx context.Context, db DB, exp string, w analyze.Window) (*big.Rat, error) {
-	ws, err := Windows(ctx, db, exp, "control", w)
+	return SideBaseline(ctx, db, analyze.Side{Experiment: exp, Role: "control"}, w, "ok_share")
+}
+
+// SideBaseline is the mean of a side's window values of a metric, exact.
+func SideBaseline(ctx context.Context, db DB, s analyze.Side, w analyze.Window, metric string) (*big.Rat, error) {
+	ws, err := SideWindows(ctx, db, s, w, metric)
 	if err != nil {
 		return nil, err
 	}
 	if len(ws) == 0 {
-		return nil, fmt.Errorf("experiment %q has no requests with role control: no baseline", exp)
+		return nil, fmt.Errorf("the baseline side, %s, has no requests: no baseline", s)
 	}
-	return Baseline(ws)
+	return Baseline(ws, metric)
 }
 
 // Windows returns the per-window counts of one role's run, from the SQL
 // windows macro (so replay cuts windows exactly as the analyses do).
 func Windows(ctx context.Context, db DB, exp, role string, w analyze.Window) ([]Window, error) {
+	return SideWindows(ctx, db, analyze.Side{Experiment: exp, Role: role}, w, "ok_share")
+}
+
+// SideWindows returns a side's windows with the metric's exact value, from
+// the SQL side_windows macro.
+func SideWindows(ctx context.Context, db DB, s analyze.Side, w analyze.Window, metric string) ([]Window, error) {
+	if err := analyze.CheckMetric(metric); err != nil {
+		return nil, err
+	}
 	var n, ms any
 	if w.N > 0 {
 		n = w.N
 	} else {
 		ms = w.Ms
 	}
-	rows, err := db.QueryContext(ctx, `SELECT window_no, first_t_ms, last_t_ms, requests, ok, damage
-		FROM windows(?, ?, size_n := ?, size_ms := ?)`, exp, role, n, ms)
+	rows, err := db.QueryContext(ctx, fmt.Sprintf(`SELECT window_no, first_t_ms, last_t_ms, requests, ok, damage, tagged,
+		value_num::VARCHAR, value_den::VARCHAR
+		FROM side_windows(?, size_n := ?, size_ms := ?, metric := '%s'%s)`, metric, s.WindowArgs()), s.Experiment, n, ms)
 	if err != nil {
-		return nil, fmt.Errorf("%s windows of %q: %w", role, exp, err)
+		return nil, fmt.Errorf("windows of %s: %w", s, err)
 	}
 	defer rows.Close()
 	var out []Window
 	for rows.Next() {
 		var x Window
 		var first, last sql.NullFloat64
-		if err := rows.Scan(&x.N, &first, &last, &x.Requests, &x.OK, &x.Damage); err != nil {
+		var num, den sql.NullString
+		if err := rows.Scan(&x.N, &first, &last, &x.Requests, &x.OK, &x.Damage, &x.Tagged, &num, &den); err != nil {
 			return nil, err
 		}
 		x.FirstTMs, x.LastTMs, x.HasTMs = first.Float64, last.Float64, first.Valid && last.Valid
+		if num.Valid && den.Valid && analyze.MetricUnit(metric) != "share" {
+			x.Value, _ = new(big.Rat).SetString(num.String + "/" + den.String)
+		}
 		out = append(out, x)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s has no requests in windows of %s: nothing to replay", s, w)
+	}
+	return out, nil
 }
 
 // storedWindow is the window the experiment stores: a count under "window",
@@ -136,11 +200,13 @@ func margin(e analyze.Experiment, flag *big.Rat) (*big.Rat, error) {
 	return DefaultMargin, nil
 }
 
-// RecordedBaseline is the control baseline of a recorded experiment for
-// rewind watch, with the window it was computed on: w, or the experiment's
-// stored window when w is zero.
-func RecordedBaseline(ctx context.Context, db DB, name string, w analyze.Window) (analyze.Window, *big.Rat, error) {
-	e, err := analyze.FindExperiment(analyze.WithContext(ctx, db), name)
+// RecordedBaseline is the baseline of a recorded experiment for rewind
+// watch, with the window it was computed on: w, or the experiment's stored
+// window when w is zero. The baseline side is run ref (RUN or
+// EXPERIMENT/RUN), or the experiment's control role when ref is empty.
+func RecordedBaseline(ctx context.Context, db DB, name, ref string, w analyze.Window, metric string) (analyze.Window, *big.Rat, error) {
+	q := analyze.WithContext(ctx, db)
+	e, err := analyze.FindExperiment(q, name)
 	if err != nil {
 		return w, nil, err
 	}
@@ -149,6 +215,10 @@ func RecordedBaseline(ctx context.Context, db DB, name string, w analyze.Window)
 			return w, nil, err
 		}
 	}
-	b, err := ControlBaseline(ctx, db, e.Name, w)
+	s, err := analyze.ResolveSide(q, e.Name, ref, "control")
+	if err != nil {
+		return w, nil, err
+	}
+	b, err := SideBaseline(ctx, db, s, w, metric)
 	return w, b, err
 }

@@ -10,22 +10,22 @@ import (
 type Summary struct {
 	Windows         int   // windows decided
 	StopWindow      int64 // 1-based window where the stop fired; 0 when it never did
-	DamageUntilStop int64 // tagged requests not ok up to and including the stop window (all when no stop)
-	DamageAfter     int64 // tagged requests not ok after the stop window: what the stop prevents
-	TotalDamage     int64 // tagged requests not ok in every window decided
+	DamageUntilStop int64 // damage up to and including the stop window (all when no stop)
+	DamageAfter     int64 // damage after the stop window: what the stop prevents
+	TotalDamage     int64 // damage in every window decided
 }
 
 // add counts one decided window.
-func (s *Summary) add(w Window, v Verdict) {
+func (s *Summary) add(v Verdict) {
 	s.Windows++
-	s.TotalDamage += w.Damage
+	s.TotalDamage += v.Damage
 	if v.Stop {
 		s.StopWindow = v.Window
 	}
 	if s.StopWindow == 0 || v.Stop {
-		s.DamageUntilStop += w.Damage
+		s.DamageUntilStop += v.Damage
 	} else {
-		s.DamageAfter += w.Damage
+		s.DamageAfter += v.Damage
 	}
 }
 
@@ -57,7 +57,7 @@ func (r *Recording) Walk(ctx context.Context, speed float64, fn func(Verdict) er
 			}
 		}
 		v := ev.Feed(w)
-		s.add(w, v)
+		s.add(v)
 		if err := fn(v); err != nil {
 			return s, err
 		}

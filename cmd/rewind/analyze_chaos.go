@@ -73,20 +73,33 @@ baseline - margin", swept over margins. The baseline is the mean of the
 control run's per-window ok shares; a window below the threshold is
 falsified (decided exactly: a tie does not falsify). Columns: margin,
 baseline, control_falsified, control_windows, experiment_falsified,
-experiment_windows, first_falsified_window.
+experiment_windows, first_falsified_window (control = the baseline side,
+experiment = the treatment side).
+
+` + hypothesisHelp + `
+
+With --tolerance, --max or --min (comma-separated values are swept; latency
+and throughput sweep 0%,10%,20%,50% by default) the first column is that
+flag's value as given, followed by baseline and threshold in the metric's
+unit; notes on stderr state the sides and each threshold exactly.
 
 Examples:
   rewind analyze falsification
-  rewind analyze falsification --window 40 --margins 0,0.05,0.1,0.2 --format csv`
+  rewind analyze falsification --window 40 --margins 0,0.05,0.1,0.2 --format csv
+  rewind analyze falsification --control baseline --treatment canary --metric p95 --window 30s --tolerance 10%,20%,50%
+  rewind analyze falsification --treatment canary --baseline-until 2m --metric p95 --window 30s
+  rewind analyze falsification --metric error_rate --max 1% --window 30s`
 
 func runFalsification(ctx context.Context, e *env, args []string) error {
 	var d dbFlags
+	var h hypothesisFlags
 	var o analyze.FalsificationOptions
 	var window, margins string
 	fs := newFlags(e, "analyze falsification", falsUsage)
 	d.add(fs, true)
 	fs.StringVar(&window, "window", "", "window: requests (40) or a duration (1s) (default: the stored window)")
 	fs.StringVar(&margins, "margins", "0,0.05,0.10,0.20", "margins to sweep, as shares")
+	h.add(fs, true, false)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -94,7 +107,10 @@ func runFalsification(ctx context.Context, e *env, args []string) error {
 	if o.Window, err = windowFlag(window); err != nil {
 		return err
 	}
-	if o.Margins, err = floatList("margins", margins); err != nil {
+	if o.Hypothesis, err = h.hypothesis(); err != nil {
+		return err
+	}
+	if o.Bounds, err = h.bounds("margins", true); err != nil {
 		return err
 	}
 	o.Experiment = d.experiment
@@ -106,16 +122,26 @@ func runFalsification(ctx context.Context, e *env, args []string) error {
 const stopUsage = `Usage: rewind analyze stop-damage [flags]
 
 The stop criterion "stop after k consecutive falsified windows", swept
-over k: the window where the experiment stops and the tagged requests
-damaged until then. Columns: k, stop_window, damage_until_stop,
-extra_over_k1, total_damage.
+over k: the window where the experiment stops and the damage until then.
+Damage is tagged treatment requests not ok; when the treatment side has no
+tagged request, every treatment request not ok (a note says so). Columns:
+k, stop_window, damage_until_stop, extra_over_k1, total_damage.
+
+` + hypothesisHelp + `
+
+The threshold is one value: --margin (default: the stored margin, else
+0.10), or --tolerance (default 20% for latency and throughput), --max or
+--min.
 
 Examples:
   rewind analyze stop-damage
-  rewind analyze stop-damage --margin 0.05 --k 1,2,3 --format json`
+  rewind analyze stop-damage --margin 0.05 --k 1,2,3 --format json
+  rewind analyze stop-damage --control baseline --treatment canary --metric p95 --window 30s --tolerance 20%
+  rewind analyze stop-damage --metric p99 --max 800ms --window 30s`
 
 func runStopDamage(ctx context.Context, e *env, args []string) error {
 	var d dbFlags
+	var h hypothesisFlags
 	var o analyze.StopDamageOptions
 	var window, ks string
 	fs := newFlags(e, "analyze stop-damage", stopUsage)
@@ -123,6 +149,7 @@ func runStopDamage(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&window, "window", "", "window: requests (40) or a duration (1s) (default: the stored window)")
 	fs.Float64Var(&o.Margin, "margin", 0.10, "margin below the baseline, as a share")
 	fs.StringVar(&ks, "k", "1,2,3,4", "consecutive falsified windows that stop the experiment")
+	h.add(fs, false, false)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -137,6 +164,16 @@ func runStopDamage(ctx context.Context, e *env, args []string) error {
 		if k < 1 {
 			return usagef("--k %d: want 1 or more consecutive windows", k)
 		}
+	}
+	if o.Hypothesis, err = h.hypothesis(); err != nil {
+		return err
+	}
+	bounds, err := h.bounds("margin", false)
+	if err != nil {
+		return err
+	}
+	if len(bounds) == 1 {
+		o.Bound = &bounds[0]
 	}
 	o.MarginSet = fs.Changed("margin")
 	o.Experiment = d.experiment

@@ -103,6 +103,10 @@ func explain(err error, cmd string) error {
 	if errors.Is(err, analyze.ErrNoExperiment) {
 		return hinted{err, "rewind ingest FILE"}
 	}
+	var se *analyze.SidesError
+	if errors.As(err, &se) && se.Try != "" {
+		return hinted{err, cmd + " " + se.Try}
+	}
 	return err
 }
 

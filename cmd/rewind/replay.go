@@ -22,8 +22,11 @@ STOP on the stopping window. It ends with the stop window, the damage until
 the stop and the damage the stop would have prevented. The numbers are
 those of 'rewind analyze stop-damage'.
 
---speed paces the windows by the log's own t_ms (2 = twice as fast); --max,
-the default when stdout is not a terminal, does not wait. --format json
+` + hypothesisHelp + `
+
+--speed paces the windows by the log's own t_ms (2 = twice as fast); --fast
+(also --max with no value), the default when stdout is not a terminal, does
+not wait. --format json
 writes one object per window (keys window, requests, ok_share, threshold,
 falsified, streak, damage_so_far, stop) and the summary on stderr.
 
@@ -31,7 +34,8 @@ Examples:
   rewind replay
   rewind replay --margin 0.05 --stop-after 2
   rewind replay --window 1s --speed 10
-  rewind replay --format json | jq 'select(.stop)'`
+  rewind replay --format json | jq 'select(.stop)'
+  rewind replay --control baseline --treatment canary --metric p95 --window 30s --tolerance 20%`
 
 func init() {
 	register(command{name: "replay", summary: "walk a recorded experiment window by window with a stop rule", run: runReplay})
@@ -39,12 +43,13 @@ func init() {
 
 type replayOptions struct {
 	d      dbFlags
+	h      hypothesisFlags
 	format string
 	window string
 	margin string
 	k      int
 	speed  float64
-	max    bool
+	fast   bool
 }
 
 func runReplay(ctx context.Context, e *env, args []string) error {
@@ -56,16 +61,26 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&o.margin, "margin", "", "margin below the baseline, as an exact share (default: the stored margin, else 0.10)")
 	fs.IntVar(&o.k, "stop-after", 1, "consecutive falsified windows that stop the experiment")
 	fs.Float64Var(&o.speed, "speed", 0, "pace windows by the log's t_ms, this many times faster")
-	fs.BoolVar(&o.max, "max", false, "do not wait between windows (the default when stdout is not a terminal)")
+	fs.BoolVar(&o.fast, "fast", false, "do not wait between windows (the default when stdout is not a terminal)")
+	o.h.add(fs, false, false)
+	fs.Lookup("max").NoOptDefVal = noWait
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	wait, err := o.h.maxAsNoWait()
+	if err != nil {
+		return err
+	}
+	o.fast = o.fast || wait
+	if fs.NArg() > 0 && o.h.max == "" {
+		return usagef("replay takes no arguments, got %q", fs.Arg(0))
 	}
 	cfg, err := o.config()
 	if err != nil {
 		return err
 	}
-	if fs.Changed("speed") && (o.max || o.speed <= 0) {
-		return usagef("--speed %g: want a positive speed, and not with --max", o.speed)
+	if fs.Changed("speed") && (o.fast || o.speed <= 0) {
+		return usagef("--speed %g: want a positive speed, and not with --fast", o.speed)
 	}
 	p, err := replay.NewPrinter(e.stdout, o.format)
 	if err != nil {
@@ -80,6 +95,7 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return explain(err, "rewind replay")
 	}
+	p.SetMetric(rec.Rule.Metric)
 	speed := o.pace(e, fs.Changed("speed"), rec)
 	return walk(ctx, e, p, rec, speed)
 }
@@ -98,6 +114,16 @@ func (o *replayOptions) config() (replay.Config, error) {
 	if o.k < 1 {
 		return c, usagef("--stop-after %d: want 1 or more consecutive windows", o.k)
 	}
+	if c.Hypothesis, err = o.h.hypothesis(); err != nil {
+		return c, err
+	}
+	bounds, err := o.h.bounds("margin", false)
+	if err != nil || len(bounds) == 0 {
+		return c, err
+	}
+	if bounds[0].Kind != "margin" || c.Hypothesis.Metric != "ok_share" {
+		c.Bound = &bounds[0]
+	}
 	return c, nil
 }
 
@@ -107,7 +133,7 @@ func (o *replayOptions) pace(e *env, speedSet bool, rec *replay.Recording) float
 	switch {
 	case speedSet:
 		return o.speed
-	case o.max || !e.stdoutTTY:
+	case o.fast || !e.stdoutTTY:
 		return 0
 	}
 	if _, err := replay.Schedule(rec.Windows, 1); err != nil {
@@ -120,7 +146,7 @@ func walk(ctx context.Context, e *env, p *replay.Printer, rec *replay.Recording,
 	var bar *progress.Bar
 	if speed > 0 {
 		if _, err := replay.Schedule(rec.Windows, speed); err != nil {
-			return hinted{err, "rewind replay --max"}
+			return hinted{err, "rewind replay --fast"}
 		}
 		bar = progress.New(e.stderr, e.stderrTTY, int64(len(rec.Windows)), "replay")
 		defer bar.Finish()

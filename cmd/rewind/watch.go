@@ -38,14 +38,22 @@ stderr and reads the new content from its first line (line numbers restart;
 the windows and the streak carry on, as the new file continues the log).
 A removed log is waited for until a new one appears (or --idle-timeout).
 
-The baseline is --baseline-share, or the mean control-run window share of a
-recorded experiment (--baseline-experiment, same window size).
+The baseline is --baseline-share (or --baseline in the metric's unit: 0.96,
+230ms, 50/s), or the mean window value of a recorded run: the control role
+of --baseline-experiment, or --control RUN of it (--control
+EXPERIMENT/RUN alone names both), with the same window size. --max and
+--min need no baseline. Damage counts every request not ok until the log
+shows a tagged request, then tagged requests not ok.
+
+` + hypothesisHelp + `
 
 Examples:
   rewind watch live.ndjson --baseline-experiment gunluk
   rewind watch live.ndjson --baseline-share 0.96 --window 40 --stop-after 2
   rewind watch run.ndjson --baseline-share 0.955 --window 100 --until-eof && echo "no stop"
-  rewind watch live.ndjson --baseline-share 0.96 --window 1s --idle-timeout 30s`
+  rewind watch live.ndjson --baseline-share 0.96 --window 1s --idle-timeout 30s
+  rewind watch live.ndjson --control checkout/baseline --metric p95 --tolerance 20% --window 30s
+  rewind watch live.ndjson --metric p99 --max 800ms --window 30s --stop-after 2`
 
 func init() {
 	register(command{name: "watch", summary: "follow a growing log and exit 3 when the stop criterion fires", run: runWatch})
@@ -53,6 +61,8 @@ func init() {
 
 type watchOptions struct {
 	db, baselineExp, baselineShare string
+	baseline                       string
+	h                              hypothesisFlags
 	opts                           openFlags
 	window                         string
 	margin                         string
@@ -74,6 +84,8 @@ func watchFlags(e *env) (*watchOptions, *pflag.FlagSet) {
 	fs.BoolVar(&o.untilEOF, "until-eof", false, "end at the end of the file instead of following it")
 	fs.DurationVar(&o.idle, "idle-timeout", 0, "end when the file has not grown for this long")
 	fs.StringVarP(&o.format, "format", "f", "table", "output format: table or json")
+	fs.StringVar(&o.baseline, "baseline", "", "the baseline in the metric's unit: 0.96 (shares), 230ms, 50/s")
+	o.h.add(fs, false, true)
 	o.opts.add(fs)
 	return o, fs
 }
@@ -96,6 +108,7 @@ func runWatch(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usageError{err}
 	}
+	p.SetMetric(cfg.Rule.Metric)
 	s, err := replay.Follow(ctx, cfg, p.Verdict)
 	if err != nil {
 		return err
@@ -109,7 +122,7 @@ func runWatch(ctx context.Context, e *env, args []string) error {
 // config checks the flags and resolves the baseline and window.
 func (o *watchOptions) config(ctx context.Context) (replay.FollowConfig, error) {
 	c := replay.FollowConfig{UntilEOF: o.untilEOF, IdleTimeout: o.idle}
-	c.Rule.StopAfter = o.k
+	c.Rule.StopAfter, c.Rule.Damage = o.k, replay.DamageAuto
 	if o.k < 1 {
 		return c, usagef("--stop-after %d: want 1 or more consecutive windows", o.k)
 	}
@@ -121,35 +134,90 @@ func (o *watchOptions) config(ctx context.Context) (replay.FollowConfig, error) 
 		return c, err
 	}
 	c.Size, c.SizeMs = w.N, w.Ms
-	if c.Rule.Margin, err = replay.ParseMargin(o.margin); err != nil {
-		return c, usagef("--margin %v", err)
+	h, err := o.h.hypothesis()
+	if err != nil {
+		return c, err
+	}
+	c.Rule.Metric = h.Metric
+	if err := o.rule(&c.Rule); err != nil {
+		return c, err
+	}
+	if c.Rule.Bound != nil && !c.Rule.Bound.Relative() {
+		if w.IsZero() {
+			return c, usagef("--window: give the window (rows, e.g. 40, or a duration, e.g. 1s) with --%s", c.Rule.Bound.Kind)
+		}
+		return c, nil
+	}
+	given := o.baselineShare
+	if o.baseline != "" {
+		given = o.baseline
 	}
 	switch {
-	case (o.baselineExp == "") == (o.baselineShare == ""):
-		return c, usageError{hinted{fmt.Errorf("give the baseline: --baseline-experiment NAME or --baseline-share X"),
+	case (o.baselineExp == "" && o.h.control == "") == (given == ""):
+		return c, usageError{hinted{fmt.Errorf("give the baseline: --baseline-experiment NAME, --control EXPERIMENT/RUN, or --baseline-share X"),
 			"rewind watch FILE --baseline-share 0.96 --window 40"}}
-	case o.baselineShare != "":
-		if c.Rule.Baseline, err = replay.ParseShare(o.baselineShare); err != nil {
-			return c, usagef("--baseline-share %v", err)
+	case o.baselineShare != "" && o.baseline != "":
+		return c, usagef("--baseline and --baseline-share: give one")
+	case given != "":
+		if c.Rule.Baseline, err = analyze.ParseAmount(given, h.Metric); err != nil {
+			return c, usagef("--baseline %q: %v", given, err)
 		}
 		if w.IsZero() {
 			return c, usagef("--window: give the window (rows, e.g. 40, or a duration, e.g. 1s) with --baseline-share")
 		}
 		return c, nil
 	}
-	c.Rule.Baseline, w, err = o.recordedBaseline(ctx, w)
+	c.Rule.Baseline, w, err = o.recordedBaseline(ctx, w, h.Metric)
 	c.Size, c.SizeMs = w.N, w.Ms
 	return c, err
 }
 
+// rule reads the threshold: --margin (shares), --tolerance, --max or --min.
+func (o *watchOptions) rule(r *replay.Rule) error {
+	bounds, err := o.h.bounds("", false)
+	if err != nil {
+		return err
+	}
+	metric := o.h.metric
+	switch {
+	case len(bounds) == 1:
+		if o.h.fs.Changed("margin") {
+			return usagef("--margin and --%s: give one threshold form", bounds[0].Kind)
+		}
+		r.Bound = &bounds[0]
+	case analyze.MetricUnit(metric) != "share":
+		if o.h.fs.Changed("margin") {
+			_, err := analyze.ParseBound("margin", o.margin, metric)
+			return usageError{err}
+		}
+		b, err := analyze.ParseBound("tolerance", analyze.DefaultTolerance, metric)
+		if err != nil {
+			return err
+		}
+		r.Bound = &b
+	default:
+		if r.Margin, err = replay.ParseMargin(o.margin); err != nil {
+			return usagef("--margin %v", err)
+		}
+		if metric == "error_rate" {
+			b, err := analyze.ParseBound("margin", o.margin, metric)
+			if err != nil {
+				return usageError{err}
+			}
+			r.Bound = &b
+		}
+	}
+	return nil
+}
+
 // recordedBaseline reads the baseline (and, without --window, the window)
 // from a recorded experiment.
-func (o *watchOptions) recordedBaseline(ctx context.Context, flag analyze.Window) (*big.Rat, analyze.Window, error) {
+func (o *watchOptions) recordedBaseline(ctx context.Context, flag analyze.Window, metric string) (*big.Rat, analyze.Window, error) {
 	db, err := o.opts.open(ctx, o.db, false)
 	if err != nil {
 		return nil, flag, err
 	}
 	defer db.Close()
-	w, b, err := replay.RecordedBaseline(ctx, db, o.baselineExp, flag)
+	w, b, err := replay.RecordedBaseline(ctx, db, o.baselineExp, o.h.control, flag, metric)
 	return b, w, err
 }

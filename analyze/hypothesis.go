@@ -1,0 +1,608 @@
+package analyze
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/big"
+	"slices"
+	"strings"
+	"time"
+)
+
+// A hypothesis says which two sides are compared (two runs, or the parts of
+// one run before and after a moment) and what each window is judged on (a
+// metric and a threshold). The SQL macros side_windows, hypothesis_sweep and
+// stop_damage are its definition; this file resolves the flags into their
+// arguments.
+
+// Metrics are the per-window statistics a hypothesis can judge.
+var Metrics = []string{"ok_share", "error_rate", "p50", "p90", "p95", "p99", "p99.9", "max", "mean", "throughput"}
+
+// MetricUnit is a metric's unit: share, ms or req/s ("" is ok_share).
+func MetricUnit(metric string) string {
+	switch metric {
+	case "ok_share", "error_rate", "":
+		return "share"
+	case "throughput":
+		return "req/s"
+	}
+	return "ms"
+}
+
+// LowerBad reports whether lower values of the metric break a hypothesis
+// (ok share, throughput); for the others higher values do.
+func LowerBad(metric string) bool { return metric == "ok_share" || metric == "throughput" }
+
+// perUnit is how many exact units of a window value (value_num / value_den
+// of side_windows) make one of the metric's unit: latency is exact in
+// microseconds.
+func perUnit(metric string) int64 {
+	if MetricUnit(metric) == "ms" {
+		return 1000
+	}
+	return 1
+}
+
+// CheckMetric accepts the names of Metrics.
+func CheckMetric(metric string) error {
+	if slices.Contains(Metrics, metric) {
+		return nil
+	}
+	return fmt.Errorf("metric %q: want one of %s", metric, strings.Join(Metrics, ", "))
+}
+
+// Bound is one threshold of a hypothesis: threshold = F × baseline + A,
+// with A in the metric's exact unit (shares, microseconds, requests per
+// second). Kind is the flag it came from: margin, tolerance, max or min.
+type Bound struct {
+	Kind string
+	Text string // as given, e.g. 0.05, 20%, 50ms, 250ms, 1%
+	F, A *big.Rat
+}
+
+// Relative reports whether the threshold needs a baseline.
+func (t Bound) Relative() bool { return t.F.Sign() != 0 }
+
+// millionths returns F and A as whole millionths, the SQL's exact form.
+func (t Bound) millionths() (f, a *big.Int, err error) {
+	m := big.NewRat(1000000, 1)
+	fr, ar := new(big.Rat).Mul(t.F, m), new(big.Rat).Mul(t.A, m)
+	if !fr.IsInt() || !ar.IsInt() {
+		return nil, nil, fmt.Errorf("--%s %s: too fine (shares and percentages to 6 decimals of a share, durations to the microsecond)", t.Kind, t.Text)
+	}
+	return fr.Num(), ar.Num(), nil
+}
+
+// SQL is the threshold as a hypothesis_sweep struct literal.
+func (t Bound) SQL() (string, error) {
+	f, a, err := t.millionths()
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("{'f': %s::HUGEINT, 'a': %s::HUGEINT}", f, a), nil
+}
+
+// Describe states the threshold exactly, e.g. "p95 > baseline × 1.2
+// falsifies" or "error_rate > 1 % falsifies".
+func (t Bound) Describe(metric string) string {
+	op := ">"
+	if LowerBad(metric) {
+		op = "<"
+	}
+	unit := MetricUnit(metric)
+	per := big.NewRat(perUnit(metric), 1)
+	a := new(big.Rat).Quo(t.A, per)
+	var rhs string
+	switch {
+	case !t.Relative():
+		rhs = showValue(a, unit)
+	case t.F.Cmp(big.NewRat(1, 1)) == 0 && a.Sign() == 0:
+		rhs = "baseline"
+	case t.F.Cmp(big.NewRat(1, 1)) == 0 && a.Sign() > 0:
+		rhs = "baseline + " + showValue(a, unit)
+	case t.F.Cmp(big.NewRat(1, 1)) == 0:
+		rhs = "baseline − " + showValue(new(big.Rat).Neg(a), unit)
+	default:
+		rhs = "baseline × " + trimRat(t.F)
+	}
+	return fmt.Sprintf("a window with %s %s %s falsifies", metric, op, rhs)
+}
+
+func showValue(r *big.Rat, unit string) string {
+	switch unit {
+	case "share":
+		return trimRat(new(big.Rat).Mul(r, big.NewRat(100, 1))) + " %"
+	case "ms":
+		return trimRat(r) + " ms"
+	}
+	return trimRat(r) + " req/s"
+}
+
+// trimRat writes a rational in decimals (to 6 places), without trailing
+// zeros.
+func trimRat(r *big.Rat) string {
+	s := r.FloatString(6)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
+
+// ParseBound reads one threshold of a kind (margin, tolerance, max or
+// min) for a metric:
+//
+//	margin     0.05 or 5%   shares only: baseline − margin (ok_share), + margin (error_rate)
+//	tolerance  20%          baseline × 1.2 (× 0.8 where lower is bad)
+//	           50ms, 5/s    baseline + 50 ms (− 5 req/s where lower is bad)
+//	max        250ms, 1%    absolute, for metrics where higher is bad
+//	min        99%, 100/s   absolute, for metrics where lower is bad
+func ParseBound(kind, text, metric string) (Bound, error) {
+	t := Bound{Kind: kind, Text: strings.TrimSpace(text)}
+	bad := func(want string) (Bound, error) {
+		return t, fmt.Errorf("--%s %q: want %s", kind, text, want)
+	}
+	sign := big.NewRat(1, 1)
+	if LowerBad(metric) {
+		sign = big.NewRat(-1, 1)
+	}
+	unit := MetricUnit(metric)
+	switch kind {
+	case "margin":
+		if unit != "share" {
+			return bad(fmt.Sprintf("a margin is for shares (ok_share, error_rate); %s takes --tolerance (20%%, 50ms) or --max", metric))
+		}
+		m, ok := parseShareText(t.Text)
+		if !ok || m.Sign() < 0 || m.Cmp(big.NewRat(1, 1)) >= 0 {
+			return bad("a share in [0, 1), e.g. 0.05 or 5%")
+		}
+		t.F, t.A = big.NewRat(1, 1), new(big.Rat).Mul(sign, m)
+	case "tolerance":
+		if p, ok := strings.CutSuffix(t.Text, "%"); ok {
+			r, ok := new(big.Rat).SetString(strings.TrimSpace(p))
+			if !ok || r.Sign() < 0 || strings.ContainsAny(p, "eE") {
+				return bad("a percentage such as 20%")
+			}
+			r.Quo(r, big.NewRat(100, 1))
+			t.F, t.A = new(big.Rat).Add(big.NewRat(1, 1), r.Mul(r, sign)), new(big.Rat)
+			break
+		}
+		v, err := parseAmount(t.Text, unit)
+		if err != nil || v.Sign() < 0 {
+			return bad(fmt.Sprintf("a percentage (20%%) or an amount in %s (%s)", unit, amountExample(unit)))
+		}
+		t.F, t.A = big.NewRat(1, 1), v.Mul(v, sign)
+	case "max", "min":
+		if (kind == "max") == LowerBad(metric) {
+			other := map[string]string{"max": "--min", "min": "--max"}[kind]
+			return bad(fmt.Sprintf("%s is judged with %s (lower %s is worse)", metric, other, metric))
+		}
+		v, err := parseAmount(t.Text, unit)
+		if err != nil || v.Sign() < 0 {
+			return bad(fmt.Sprintf("an amount in %s (%s)", unit, amountExample(unit)))
+		}
+		t.F, t.A = new(big.Rat), v
+	default:
+		return t, fmt.Errorf("threshold kind %q: want margin, tolerance, max or min", kind)
+	}
+	if _, _, err := t.millionths(); err != nil {
+		return t, err
+	}
+	return t, nil
+}
+
+// ParseAmount reads a value of the metric in its exact unit, as a window
+// value is: a share (0.96 or 96%), a duration (230ms, read in
+// microseconds) or requests per second (50/s).
+func ParseAmount(s, metric string) (*big.Rat, error) {
+	if metric == "" {
+		metric = "ok_share"
+	}
+	unit := MetricUnit(metric)
+	r, err := parseAmount(s, unit)
+	if err != nil {
+		return nil, fmt.Errorf("want an amount in %s (%s)", unit, amountExample(unit))
+	}
+	return r, nil
+}
+
+func amountExample(unit string) string {
+	return map[string]string{"share": "1% or 0.01", "ms": "250ms, 1.5s", "req/s": "100/s"}[unit]
+}
+
+// parseAmount reads an amount in the metric's exact unit: a share (0.01 or
+// 1%), a duration (in microseconds: 250ms is 250000) or requests per second
+// (100/s or 100).
+func parseAmount(s, unit string) (*big.Rat, error) {
+	switch unit {
+	case "share":
+		if r, ok := parseShareText(s); ok {
+			return r, nil
+		}
+	case "ms":
+		d, err := time.ParseDuration(s)
+		if err == nil && d%time.Microsecond == 0 {
+			return big.NewRat(int64(d/time.Microsecond), 1), nil
+		}
+	default:
+		t := strings.TrimSuffix(strings.TrimSpace(s), "/s")
+		if r, ok := new(big.Rat).SetString(t); ok && !strings.ContainsAny(t, "eE") {
+			return r, nil
+		}
+	}
+	return nil, errors.New("bad amount")
+}
+
+// parseShareText reads 0.05 or 5% exactly.
+func parseShareText(s string) (*big.Rat, bool) {
+	t := strings.TrimSpace(s)
+	pct := strings.HasSuffix(t, "%")
+	t = strings.TrimSpace(strings.TrimSuffix(t, "%"))
+	r, ok := new(big.Rat).SetString(t)
+	if !ok || strings.ContainsAny(t, "eE") {
+		return nil, false
+	}
+	if pct {
+		r.Quo(r, big.NewRat(100, 1))
+	}
+	return r, true
+}
+
+// Hypothesis names the sides. Empty fields take the defaults: the run with
+// role control against the run with role experiment.
+type Hypothesis struct {
+	Control       string // RUN or EXPERIMENT/RUN: the baseline
+	Treatment     string // RUN or EXPERIMENT/RUN
+	BaselineUntil string // DURATION (2m) or EVENT (action_start, action_start:NAME): a time split of one run
+	Metric        string // default ok_share
+}
+
+// IsDefault reports whether nothing was named.
+func (h Hypothesis) IsDefault() bool {
+	return h.Control == "" && h.Treatment == "" && h.BaselineUntil == "" && (h.Metric == "" || h.Metric == "ok_share")
+}
+
+func (h Hypothesis) metric() string {
+	if h.Metric == "" {
+		return "ok_share"
+	}
+	return h.Metric
+}
+
+// Side is one side of a hypothesis: a run, or every run with a role.
+type Side struct {
+	Experiment, Run, Role string
+	FromMs, UntilMs       *float64
+}
+
+func (s Side) String() string {
+	var b string
+	if s.Run != "" {
+		b = "run " + s.Experiment + "/" + s.Run
+	} else {
+		b = "role " + s.Role + " of " + s.Experiment
+	}
+	switch {
+	case s.UntilMs != nil:
+		b += fmt.Sprintf(" before t = %s ms", trimFloat(*s.UntilMs))
+	case s.FromMs != nil:
+		b += fmt.Sprintf(" from t = %s ms", trimFloat(*s.FromMs))
+	}
+	return b
+}
+
+// WindowArgs are the side's named arguments of side_windows, each with a
+// leading comma.
+func (s Side) WindowArgs() string {
+	a := ", role_name := " + sqlString(s.Role)
+	if s.Run != "" {
+		a = ", run_name := " + sqlString(s.Run)
+	}
+	if s.FromMs != nil {
+		a += ", from_ms := " + trimFloat(*s.FromMs) + "::DOUBLE"
+	}
+	if s.UntilMs != nil {
+		a += ", until_ms := " + trimFloat(*s.UntilMs) + "::DOUBLE"
+	}
+	return a
+}
+
+func trimFloat(f float64) string { return trimRat(new(big.Rat).SetFloat64(f)) }
+
+// Sides is a resolved hypothesis.
+type Sides struct {
+	Metric             string
+	Control, Treatment Side
+	HasControl         bool   // the control side has rows
+	Split              string // how the split was given, when there is one
+}
+
+// Args are the named macro arguments that select the sides and the metric,
+// each with a leading comma.
+func (s Sides) Args() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, ", metric := %s", sqlString(s.Metric))
+	side := func(prefix string, x Side) {
+		fmt.Fprintf(&b, ", %s_exp := %s", prefix, sqlString(x.Experiment))
+		if x.Run != "" {
+			fmt.Fprintf(&b, ", %s_run := %s", prefix, sqlString(x.Run))
+		} else {
+			fmt.Fprintf(&b, ", %s_role := %s", prefix, sqlString(x.Role))
+		}
+	}
+	side("control", s.Control)
+	side("treatment", s.Treatment)
+	if s.Treatment.FromMs != nil {
+		fmt.Fprintf(&b, ", split_ms := %s::DOUBLE", trimFloat(*s.Treatment.FromMs))
+	}
+	return b.String()
+}
+
+// SidesError is a hypothesis that does not fit the database, with the
+// flags of a command that does (for a Try line).
+type SidesError struct {
+	Msg, Try string
+}
+
+func (e *SidesError) Error() string { return e.Msg }
+
+// runInfo is one run of an experiment, for messages.
+type runInfo struct {
+	Run, Role string
+	Requests  int64
+	SpanMs    sql.NullFloat64
+}
+
+func experimentRuns(db Querier, exp string) ([]runInfo, error) {
+	rows, err := db.Query(`SELECT run, any_value(role), sum(count)::BIGINT, max(t_ms) - min(t_ms)
+		FROM requests WHERE experiment = ? GROUP BY run ORDER BY run`, exp)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []runInfo
+	for rows.Next() {
+		var r runInfo
+		if err := rows.Scan(&r.Run, &r.Role, &r.Requests, &r.SpanMs); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+func listRuns(runs []runInfo) string {
+	parts := make([]string, len(runs))
+	for i, r := range runs {
+		parts[i] = fmt.Sprintf("%s (role %s, %d requests)", r.Run, r.Role, r.Requests)
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ResolveSides turns a hypothesis into its sides in experiment e. absolute
+// says the threshold needs no baseline: the control side may then be
+// missing.
+func ResolveSides(db Querier, e Experiment, h Hypothesis, absolute bool) (Sides, error) {
+	s := Sides{Metric: h.metric()}
+	if err := CheckMetric(s.Metric); err != nil {
+		return s, err
+	}
+	var err error
+	if h.BaselineUntil != "" {
+		if err := resolveSplit(db, e, h, &s); err != nil {
+			return s, err
+		}
+	} else {
+		if s.Control, err = ResolveSide(db, e.Name, h.Control, "control"); err != nil {
+			return s, err
+		}
+		if s.Treatment, err = ResolveSide(db, e.Name, h.Treatment, "experiment"); err != nil {
+			return s, err
+		}
+	}
+	if s.Control == s.Treatment && h.BaselineUntil == "" {
+		return s, fmt.Errorf("--control and --treatment name the same run (%s): compare two runs, or split one with --baseline-until", s.Control)
+	}
+	n, err := sideRequests(db, s.Treatment)
+	if err != nil {
+		return s, err
+	}
+	c, err := sideRequests(db, s.Control)
+	if err != nil {
+		return s, err
+	}
+	s.HasControl = c > 0
+	if n > 0 && (c > 0 || absolute) {
+		return s, nil
+	}
+	return s, sidesError(db, e, h, s, n == 0)
+}
+
+// sidesError explains a side without rows: which runs there are, and a
+// command that works.
+func sidesError(db Querier, e Experiment, h Hypothesis, s Sides, treatment bool) error {
+	runs, err := experimentRuns(db, e.Name)
+	if err != nil {
+		return err
+	}
+	side, what := s.Control, "baseline (control)"
+	if treatment {
+		side, what = s.Treatment, "treatment"
+	}
+	msg := fmt.Sprintf("experiment %q: the %s side, %s, has no requests; its runs: %s", e.Name, what, side, listRuns(runs))
+	var try string
+	switch {
+	case len(runs) >= 2:
+		try = fmt.Sprintf("--control %s --treatment %s", runs[0].Run, runs[1].Run)
+	case len(runs) == 1 && runs[0].SpanMs.Valid && runs[0].SpanMs.Float64 >= 4000:
+		try = "--baseline-until " + roundDuration(runs[0].SpanMs.Float64/4)
+	}
+	if try != "" && h.Metric != "" && h.Metric != "ok_share" {
+		try = "--metric " + h.Metric + " " + try
+	}
+	return &SidesError{Msg: msg, Try: try}
+}
+
+// roundDuration writes about ms as a short duration: whole seconds, or
+// whole minutes from two minutes on.
+func roundDuration(ms float64) string {
+	d := time.Duration(ms) * time.Millisecond
+	if d >= 2*time.Minute {
+		return (d.Round(time.Minute)).String()
+	}
+	return max(d.Round(time.Second), time.Second).String()
+}
+
+// where is the side's filter over requests, with its arguments.
+func (s Side) where() (string, []any) {
+	q, args := "experiment = ? AND role = ?", []any{s.Experiment, s.Role}
+	if s.Run != "" {
+		q, args = "experiment = ? AND run = ?", []any{s.Experiment, s.Run}
+	}
+	if s.FromMs != nil {
+		q += " AND t_ms >= ?"
+		args = append(args, *s.FromMs)
+	}
+	if s.UntilMs != nil {
+		q += " AND t_ms < ?"
+		args = append(args, *s.UntilMs)
+	}
+	return q, args
+}
+
+func sideRequests(db Querier, s Side) (int64, error) {
+	where, args := s.where()
+	var n int64
+	err := db.QueryRow(`SELECT count(*) FROM requests WHERE `+where, args...).Scan(&n)
+	return n, err
+}
+
+// ResolveSide reads a --control or --treatment value: RUN of exp, or
+// EXPERIMENT/RUN. Empty is every run with the default role.
+func ResolveSide(db Querier, exp, ref, role string) (Side, error) {
+	if ref == "" {
+		return Side{Experiment: exp, Role: role}, nil
+	}
+	if ok, err := runExists(db, exp, ref); err != nil || ok {
+		return Side{Experiment: exp, Run: ref}, err
+	}
+	for i := len(ref) - 1; i > 0; i-- {
+		if ref[i] != '/' {
+			continue
+		}
+		if ok, err := runExists(db, ref[:i], ref[i+1:]); err != nil || ok {
+			return Side{Experiment: ref[:i], Run: ref[i+1:]}, err
+		}
+	}
+	runs, err := experimentRuns(db, exp)
+	if err != nil {
+		return Side{}, err
+	}
+	return Side{}, fmt.Errorf("no run %q in experiment %q, nor EXPERIMENT/RUN in the database; the runs of %s: %s",
+		ref, exp, exp, listRuns(runs))
+}
+
+func runExists(db Querier, exp, run string) (bool, error) {
+	var n int64
+	err := db.QueryRow(`SELECT count(*) FROM runs WHERE experiment = ? AND run = ?`, exp, run).Scan(&n)
+	return n > 0, err
+}
+
+// resolveSplit makes the two parts of one run: before --baseline-until and
+// from it.
+func resolveSplit(db Querier, e Experiment, h Hypothesis, s *Sides) error {
+	if h.Control != "" && h.Treatment != "" && h.Control != h.Treatment {
+		return fmt.Errorf("--baseline-until splits one run: give it with --treatment (or --control), not two runs")
+	}
+	ref := h.Treatment
+	if ref == "" {
+		ref = h.Control
+	}
+	var side Side
+	var err error
+	switch runs, rerr := experimentRuns(db, e.Name); {
+	case rerr != nil:
+		return rerr
+	case ref != "":
+		if side, err = ResolveSide(db, e.Name, ref, ""); err != nil {
+			return err
+		}
+	case len(runs) == 1:
+		side = Side{Experiment: e.Name, Run: runs[0].Run}
+	case slices.ContainsFunc(runs, func(r runInfo) bool { return r.Role == "experiment" }):
+		side = Side{Experiment: e.Name, Role: "experiment"}
+	default:
+		return &SidesError{
+			Msg: fmt.Sprintf("experiment %q: which run should --baseline-until split? Its runs: %s", e.Name, listRuns(runs)),
+			Try: fmt.Sprintf("--treatment %s --baseline-until %s", runs[0].Run, h.BaselineUntil),
+		}
+	}
+	at, how, err := splitMs(db, side.Experiment, h.BaselineUntil)
+	if err != nil {
+		return err
+	}
+	s.Control, s.Treatment = side, side
+	s.Control.UntilMs, s.Treatment.FromMs = &at, &at
+	s.Split = how
+	return nil
+}
+
+// splitMs reads --baseline-until: a duration from t_ms 0, or the first
+// event of a type (action_start), or of a type and subject
+// (action_start:inject-latency), in the experiment's events.
+func splitMs(db Querier, exp, v string) (float64, string, error) {
+	if d, err := time.ParseDuration(v); err == nil {
+		if d <= 0 {
+			return 0, "", fmt.Errorf("--baseline-until %s: want a positive duration or an event", v)
+		}
+		return float64(d) / float64(time.Millisecond), "t = " + v, nil
+	}
+	typ, subject, bySubject := strings.Cut(v, ":")
+	var at sql.NullFloat64
+	err := db.QueryRow(`SELECT min(t_ms) FROM events WHERE experiment = ? AND type = ? AND (NOT ? OR subject = ?)`,
+		exp, typ, bySubject, subject).Scan(&at)
+	if err != nil {
+		return 0, "", err
+	}
+	if at.Valid {
+		return at.Float64, fmt.Sprintf("the first %s (t = %s ms)", v, trimFloat(at.Float64)), nil
+	}
+	rows, err := db.Query(`SELECT DISTINCT type FROM events WHERE experiment = ? AND t_ms IS NOT NULL ORDER BY type`, exp)
+	if err != nil {
+		return 0, "", err
+	}
+	defer rows.Close()
+	var types []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return 0, "", err
+		}
+		types = append(types, t)
+	}
+	have := "it has no timed events (ingest a Chaos Toolkit journal into the experiment for action_start)"
+	if len(types) > 0 {
+		have = "its timed event types: " + strings.Join(types, ", ")
+	}
+	return 0, "", fmt.Errorf("--baseline-until %s: not a duration (2m, 90s) and no such event in experiment %q; %s", v, exp, have)
+}
+
+// hasTags reports whether the treatment side has tagged requests: damage is
+// then tagged requests not ok, else every treatment request not ok.
+func hasTags(db Querier, s Side) (bool, error) {
+	where, args := s.where()
+	var b bool
+	err := db.QueryRow(`SELECT coalesce(bool_or(tagged), false) FROM requests WHERE `+where, args...).Scan(&b)
+	return b, err
+}
+
+// damageNote says which damage definition a result used.
+func damageNote(tagged bool) string {
+	if tagged {
+		return "damage: tagged treatment requests not ok"
+	}
+	return "damage: every treatment request not ok (the treatment side has no tagged requests)"
+}
