@@ -58,7 +58,7 @@ type FalsificationOptions struct {
 	Hypothesis Hypothesis
 	// Thresholds, when given, replace Margins: one kind (tolerance, max,
 	// min or margin), swept.
-	Bounds     []Bound
+	Bounds []Bound
 }
 
 // DefaultMargins are the margins the seed sweeps.
@@ -224,7 +224,7 @@ type StopDamageOptions struct {
 	MarginSet  bool
 	Ks         []int64 // default 1, 2, 3, 4
 	Hypothesis Hypothesis
-	Bound  *Bound // replaces Margin when set
+	Bound      *Bound // replaces Margin when set
 }
 
 var stopUnits = map[string]string{

@@ -81,7 +81,7 @@ var errStop = errors.New("stop fired")
 type tail struct {
 	cfg     FollowConfig
 	ev      *Evaluator
-	stats   *stats            // the open window's latencies, for the metric
+	stats   *stats // the open window's latencies, for the metric
 	fn      func(Verdict) error
 	roles   map[string]string // run -> role, from run records
 	open    Window            // the open window
