@@ -75,7 +75,7 @@ var falsUnits = map[string]string{
 // Falsification sweeps the steady-state hypothesis over margins, or any
 // hypothesis over its thresholds.
 func Falsification(db Querier, o FalsificationOptions) (*Result, error) {
-	e, w, err := experimentWindow(db, o.Experiment, o.Window)
+	e, w, err := experimentWindow(db, o.Hypothesis.ExperimentIn(db, o.Experiment), o.Window)
 	if err != nil {
 		return nil, err
 	}
@@ -202,8 +202,15 @@ func (s Sides) notes(w Window, ths []Bound) []string {
 		}
 		notes = append(notes, fmt.Sprintf("baseline: %s; treatment: %s", ctl, s.Treatment.runText()))
 	}
-	what := "mean of the baseline windows' values"
-	notes = append(notes, fmt.Sprintf("metric: %s (%s) per %s window; baseline = %s", s.Metric, MetricUnit(s.Metric), w, what))
+	size := w.String() + " window"
+	if w.N > 0 {
+		size = fmt.Sprintf("window of %d requests", w.N)
+	}
+	base := "the mean of the baseline windows' values"
+	if !anyRelative(ths) {
+		base = "not needed (absolute thresholds)"
+	}
+	notes = append(notes, fmt.Sprintf("metric: %s (%s) per %s; baseline: %s", s.Metric, MetricUnit(s.Metric), size, base))
 	for _, t := range ths {
 		notes = append(notes, t.Text+": "+t.Describe(s.Metric))
 	}
@@ -238,7 +245,7 @@ const DefaultTolerance = "20%"
 
 // StopDamage sweeps the stop criterion "k consecutive falsified windows".
 func StopDamage(db Querier, o StopDamageOptions) (*Result, error) {
-	e, w, err := experimentWindow(db, o.Experiment, o.Window)
+	e, w, err := experimentWindow(db, o.Hypothesis.ExperimentIn(db, o.Experiment), o.Window)
 	if err != nil {
 		return nil, err
 	}

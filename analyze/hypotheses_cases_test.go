@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,7 +29,27 @@ type hypothesisCase struct {
 	log  []string
 	th   ThresholdsOptions
 	br   BurnRateOptions
+	hy   hypothesisCaseOptions
 	want string
+}
+
+// hypothesisCaseOptions are a testdata/hypotheses case's:
+//
+//	falsification | stop-damage                     the analysis
+//	role RUN ROLE                                   a run record
+//	event TYPE T_MS [SUBJECT]                       an event (e.g. action_start)
+//	windows 2 | windows 1s                          the window
+//	judge METRIC                                    --metric
+//	bound KIND TEXT                                 --margin(s), --tolerance, --max, --min (repeatable: swept)
+//	control RUN | treatment RUN | baseline-until X  the sides
+//	k 1,2                                           stop-damage's k
+type hypothesisCaseOptions struct {
+	analysis string
+	window   Window
+	hyp      Hypothesis
+	bounds   []Bound
+	ks       []int64
+	err      error
 }
 
 func readHypothesisCase(t *testing.T, path string) hypothesisCase {
@@ -93,6 +114,45 @@ func (c *hypothesisCase) directive(line string) error {
 		c.br.Period, err = ParseLongDuration(rest)
 	case "partial":
 		c.br.Partial = true
+	case "falsification", "stop-damage":
+		c.hy.analysis = word
+	case "role":
+		c.log = append(c.log, fmt.Sprintf(`{"record":"run","experiment":"case","run":%q,"role":%q}`, f[0], f[1]))
+	case "event":
+		subject := ""
+		if len(f) > 2 {
+			subject = f[2]
+		}
+		c.log = append(c.log, fmt.Sprintf(`{"record":"event","experiment":"case","run":"","type":%q,"t_ms":%s,"subject":%q}`, f[0], f[1], subject))
+	case "windows":
+		c.hy.window, err = ParseWindow(rest)
+	case "judge":
+		c.hy.hyp.Metric = rest
+	case "bound":
+		var b Bound
+		if len(f) != 2 {
+			return fmt.Errorf("want bound KIND TEXT")
+		}
+		metric := c.hy.hyp.Metric
+		if metric == "" {
+			metric = "ok_share"
+		}
+		b, err = ParseBound(f[0], f[1], metric)
+		c.hy.bounds = append(c.hy.bounds, b)
+	case "control":
+		c.hy.hyp.Control = rest
+	case "treatment":
+		c.hy.hyp.Treatment = rest
+	case "baseline-until":
+		c.hy.hyp.BaselineUntil = rest
+	case "k":
+		for _, p := range strings.Split(rest, ",") {
+			k, err := strconv.ParseInt(p, 10, 64)
+			if err != nil {
+				return err
+			}
+			c.hy.ks = append(c.hy.ks, k)
+		}
 	default:
 		return fmt.Errorf("cannot read %q", line)
 	}
@@ -149,6 +209,8 @@ func (c *hypothesisCase) add(rec map[string]any, kvs []string, into map[string]a
 		v = strings.ReplaceAll(v, "_", " ")
 		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
 			into[k] = n
+		} else if b, err := strconv.ParseBool(v); err == nil && (v == "true" || v == "false") {
+			into[k] = b
 		} else {
 			into[k] = v
 		}
@@ -186,6 +248,19 @@ func runHypothesisCases(t *testing.T, dir string, run func(*testing.T, hypothesi
 			} else {
 				got = csvWithNotes(t, r)
 			}
+			if *updateCases && dir == "hypotheses" {
+				// The cases of that folder are approved by reading them: -update
+				// writes what the analysis says after "expect".
+				raw, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				head, _, _ := strings.Cut(string(raw), "\nexpect\n")
+				if err := os.WriteFile(f, []byte(head+"\nexpect\n"+got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
 			if diff := cmp.Diff(c.want, got); diff != "" {
 				t.Errorf("%s (-want +got):\n%s", f, diff)
 			}
@@ -206,3 +281,26 @@ func TestBurnRateCases(t *testing.T) {
 		return BurnRate(logsDB(t, strings.Join(c.log, "\n")+"\n"), c.br)
 	})
 }
+
+// TestHypothesisCases runs the data-driven cases of testdata/hypotheses:
+// every metric and threshold form, with ties, through falsification and
+// stop-damage.
+func TestHypothesisCases(t *testing.T) {
+	runHypothesisCases(t, "hypotheses", func(t *testing.T, c hypothesisCase) (*Result, error) {
+		db := logsDB(t, strings.Join(c.log, "\n")+"\n")
+		switch c.hy.analysis {
+		case "falsification":
+			return Falsification(db, FalsificationOptions{Window: c.hy.window, Hypothesis: c.hy.hyp, Bounds: c.hy.bounds})
+		case "stop-damage":
+			o := StopDamageOptions{Window: c.hy.window, Hypothesis: c.hy.hyp, Ks: c.hy.ks}
+			if len(c.hy.bounds) > 0 {
+				o.Bound = &c.hy.bounds[0]
+			}
+			return StopDamage(db, o)
+		}
+		t.Fatal("the case names no analysis: falsification or stop-damage")
+		return nil, nil
+	})
+}
+
+var updateCases = flag.Bool("update-cases", false, "write testdata/hypotheses expectations from the analyses (approve them by reading)")

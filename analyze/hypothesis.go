@@ -262,6 +262,37 @@ func (h Hypothesis) IsDefault() bool {
 	return h.Control == "" && h.Treatment == "" && h.BaselineUntil == "" && (h.Metric == "" || h.Metric == "ok_share")
 }
 
+// ExperimentIn is the experiment the hypothesis is judged in: name when
+// given, else the one the treatment run (or, for a split, the named run)
+// belongs to when only one experiment has a run of that name, else "" (the
+// database's only experiment, or an AmbiguousError).
+func (h Hypothesis) ExperimentIn(db Querier, name string) string {
+	ref := h.Treatment
+	if ref == "" && h.BaselineUntil != "" {
+		ref = h.Control
+	}
+	if name != "" || ref == "" {
+		return name
+	}
+	rows, err := db.Query(`SELECT DISTINCT experiment FROM runs WHERE run = ?
+		UNION SELECT experiment FROM runs WHERE experiment || '/' || run = ?`, ref, ref)
+	if err != nil {
+		return ""
+	}
+	defer rows.Close()
+	var exps []string
+	for rows.Next() {
+		var e string
+		if rows.Scan(&e) == nil {
+			exps = append(exps, e)
+		}
+	}
+	if len(exps) == 1 {
+		return exps[0]
+	}
+	return ""
+}
+
 func (h Hypothesis) metric() string {
 	if h.Metric == "" {
 		return "ok_share"
@@ -374,7 +405,11 @@ func experimentRuns(db Querier, exp string) ([]runInfo, error) {
 func listRuns(runs []runInfo) string {
 	parts := make([]string, len(runs))
 	for i, r := range runs {
-		parts[i] = fmt.Sprintf("%s (role %s, %d requests)", r.Run, r.Role, r.Requests)
+		role := "role " + r.Role
+		if r.Role == "" {
+			role = "no role"
+		}
+		parts[i] = fmt.Sprintf("%s (%s, %s)", r.Run, role, plural(r.Requests, "request"))
 	}
 	if len(parts) == 0 {
 		return "none"
@@ -415,10 +450,29 @@ func ResolveSides(db Querier, e Experiment, h Hypothesis, absolute bool) (Sides,
 		return s, err
 	}
 	s.HasControl = c > 0
-	if n > 0 && (c > 0 || absolute) {
-		return s, nil
+	if n == 0 || (c == 0 && !absolute) {
+		return s, sidesError(db, e, h, s, n == 0)
 	}
-	return s, sidesError(db, e, h, s, n == 0)
+	return s, checkWeights(db, s)
+}
+
+// checkWeights refuses a latency quantile over rows that stand for several
+// requests, naming the side (the SQL refuses it too, less plainly).
+func checkWeights(db Querier, s Sides) error {
+	if s.Metric == "mean" || MetricUnit(s.Metric) != "ms" {
+		return nil
+	}
+	for _, side := range []Side{s.Control, s.Treatment} {
+		where, args := side.where()
+		var n int64
+		if err := db.QueryRow(`SELECT count(*) FROM requests WHERE count > 1 AND latency_ms IS NOT NULL AND `+where, args...).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return fmt.Errorf("metric %s: %s has %d rows that stand for several requests (count > 1, e.g. a Locust stats history); a latency quantile needs one row per request: use --metric mean", s.Metric, side, n)
+		}
+	}
+	return nil
 }
 
 // sidesError explains a side without rows: which runs there are, and a
@@ -605,4 +659,11 @@ func damageNote(tagged bool) string {
 		return "damage: tagged treatment requests not ok"
 	}
 	return "damage: every treatment request not ok (the treatment side has no tagged requests)"
+}
+
+func plural(n int64, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -124,7 +124,7 @@ CREATE OR REPLACE MACRO hypothesis_sweep(exp, thresholds, size_n := NULL, size_m
         SELECT m.i, c.role, c.window_no, c.value_den IS NOT NULL AS valued,
                _breaks(c.value_num, c.value_den, c.sl, c.w, c.l, m.th.f, m.th.a, _metric_lower_bad(metric)) AS falsified,
                CASE WHEN c.w > 0 THEN c.sl / (c.w * c.l) END AS baseline,
-               (m.th.f * coalesce(c.sl / (c.w * c.l), 0) + m.th.a) / 1000000 AS threshold
+               (m.th.f * CASE WHEN c.w > 0 THEN c.sl / (c.w * c.l) ELSE 0 END + m.th.a) / 1000000 AS threshold
         FROM _judged_windows(exp, size_n, size_ms, metric, control_exp, control_run, control_role,
                              treatment_exp, treatment_run, treatment_role, split_ms) c, m
         WHERE c.w > 0 OR m.th.f = 0

@@ -45,7 +45,7 @@ type Recording struct {
 // from the SQL side_windows macro, for the hypothesis of c.
 func Load(ctx context.Context, db DB, c Config) (*Recording, error) {
 	q := analyze.WithContext(ctx, db)
-	e, err := analyze.FindExperiment(q, c.Experiment)
+	e, err := analyze.FindExperiment(q, c.Hypothesis.ExperimentIn(q, c.Experiment))
 	if err != nil {
 		return nil, err
 	}
