@@ -139,8 +139,8 @@ func trimRat(r *big.Rat) string {
 //	min        99%, 100/s   absolute, for metrics where lower is bad
 func ParseBound(kind, text, metric string) (Bound, error) {
 	t := Bound{Kind: kind, Text: strings.TrimSpace(text)}
-	bad := func(want string) (Bound, error) {
-		return t, fmt.Errorf("--%s %q: want %s", kind, text, want)
+	bad := func(msg string) (Bound, error) {
+		return t, fmt.Errorf("--%s %q: %s", kind, text, msg)
 	}
 	sign := big.NewRat(1, 1)
 	if LowerBad(metric) {
@@ -150,18 +150,19 @@ func ParseBound(kind, text, metric string) (Bound, error) {
 	switch kind {
 	case "margin":
 		if unit != "share" {
-			return bad(fmt.Sprintf("a margin is for shares (ok_share, error_rate); %s takes --tolerance (20%%, 50ms) or --max", metric))
+			abs := map[bool]string{true: "--min", false: "--max"}[LowerBad(metric)]
+			return bad(fmt.Sprintf("a margin is for shares (ok_share, error_rate); %s takes --tolerance (20%%, %s) or %s", metric, amountExample(unit), abs))
 		}
 		m, ok := parseShareText(t.Text)
 		if !ok || m.Sign() < 0 || m.Cmp(big.NewRat(1, 1)) >= 0 {
-			return bad("a share in [0, 1), e.g. 0.05 or 5%")
+			return bad("want a share in [0, 1), e.g. 0.05 or 5%")
 		}
 		t.F, t.A = big.NewRat(1, 1), new(big.Rat).Mul(sign, m)
 	case "tolerance":
 		if p, ok := strings.CutSuffix(t.Text, "%"); ok {
 			r, ok := new(big.Rat).SetString(strings.TrimSpace(p))
 			if !ok || r.Sign() < 0 || strings.ContainsAny(p, "eE") {
-				return bad("a percentage such as 20%")
+				return bad("want a percentage such as 20%")
 			}
 			r.Quo(r, big.NewRat(100, 1))
 			t.F, t.A = new(big.Rat).Add(big.NewRat(1, 1), r.Mul(r, sign)), new(big.Rat)
@@ -169,17 +170,18 @@ func ParseBound(kind, text, metric string) (Bound, error) {
 		}
 		v, err := parseAmount(t.Text, unit)
 		if err != nil || v.Sign() < 0 {
-			return bad(fmt.Sprintf("a percentage (20%%) or an amount in %s (%s)", unit, amountExample(unit)))
+			return bad(fmt.Sprintf("want a percentage (20%%) or an amount in %s (%s)%s", unit, amountExample(unit), finer(err)))
 		}
 		t.F, t.A = big.NewRat(1, 1), v.Mul(v, sign)
 	case "max", "min":
 		if (kind == "max") == LowerBad(metric) {
 			other := map[string]string{"max": "--min", "min": "--max"}[kind]
-			return bad(fmt.Sprintf("%s is judged with %s (lower %s is worse)", metric, other, metric))
+			worse := map[bool]string{true: "lower", false: "higher"}[LowerBad(metric)]
+			return bad(fmt.Sprintf("%s is judged with %s (%s %s is worse)", metric, other, worse, metric))
 		}
 		v, err := parseAmount(t.Text, unit)
 		if err != nil || v.Sign() < 0 {
-			return bad(fmt.Sprintf("an amount in %s (%s)", unit, amountExample(unit)))
+			return bad(fmt.Sprintf("want an amount in %s (%s)%s", unit, amountExample(unit), finer(err)))
 		}
 		t.F, t.A = new(big.Rat), v
 	default:
@@ -206,6 +208,16 @@ func ParseAmount(s, metric string) (*big.Rat, error) {
 	return r, nil
 }
 
+// errTooFine is a duration finer than the microsecond latencies are read in.
+var errTooFine = errors.New("finer than a microsecond")
+
+func finer(err error) string {
+	if errors.Is(err, errTooFine) {
+		return ", to the microsecond (latencies are read rounded to it)"
+	}
+	return ""
+}
+
 func amountExample(unit string) string {
 	return map[string]string{"share": "1% or 0.01", "ms": "250ms, 1.5s", "req/s": "100/s"}[unit]
 }
@@ -221,7 +233,10 @@ func parseAmount(s, unit string) (*big.Rat, error) {
 		}
 	case "ms":
 		d, err := time.ParseDuration(s)
-		if err == nil && d%time.Microsecond == 0 {
+		if err == nil && d%time.Microsecond != 0 {
+			return nil, errTooFine
+		}
+		if err == nil {
 			return big.NewRat(int64(d/time.Microsecond), 1), nil
 		}
 	default:
@@ -434,7 +449,7 @@ func ResolveSides(db Querier, e Experiment, h Hypothesis, absolute bool) (Sides,
 		if s.Control, err = ResolveSide(db, e.Name, h.Control, "control"); err != nil {
 			return s, err
 		}
-		if s.Treatment, err = ResolveSide(db, e.Name, h.Treatment, "experiment"); err != nil {
+		if s.Treatment, err = defaultTreatment(db, e.Name, h.Treatment); err != nil {
 			return s, err
 		}
 	}
@@ -475,6 +490,24 @@ func checkWeights(db Querier, s Sides) error {
 	return nil
 }
 
+// defaultTreatment is --treatment, else every run with role experiment,
+// else the experiment's only run (a load-test log of one run, judged
+// against an absolute threshold or another experiment's run).
+func defaultTreatment(db Querier, exp, ref string) (Side, error) {
+	s, err := ResolveSide(db, exp, ref, "experiment")
+	if err != nil || ref != "" {
+		return s, err
+	}
+	if n, err := sideRequests(db, s); err != nil || n > 0 {
+		return s, err
+	}
+	runs, err := experimentRuns(db, exp)
+	if err != nil || len(runs) != 1 {
+		return s, err
+	}
+	return Side{Experiment: exp, Run: runs[0].Run}, nil
+}
+
 // sidesError explains a side without rows: which runs there are, and a
 // command that works.
 func sidesError(db Querier, e Experiment, h Hypothesis, s Sides, treatment bool) error {
@@ -482,11 +515,15 @@ func sidesError(db Querier, e Experiment, h Hypothesis, s Sides, treatment bool)
 	if err != nil {
 		return err
 	}
-	side, what := s.Control, "baseline (control)"
-	if treatment {
-		side, what = s.Treatment, "treatment"
+	msg := fmt.Sprintf("experiment %q has no baseline: no run with role control (its runs: %s); name the baseline with --control RUN (or EXPERIMENT/RUN), split a run with --baseline-until, or judge an absolute threshold (--max, --min)",
+		e.Name, listRuns(runs))
+	if s.Control.Run != "" {
+		msg = fmt.Sprintf("experiment %q: the baseline, %s, has no requests; its runs: %s", e.Name, s.Control, listRuns(runs))
 	}
-	msg := fmt.Sprintf("experiment %q: the %s side, %s, has no requests; its runs: %s", e.Name, what, side, listRuns(runs))
+	if treatment {
+		msg = fmt.Sprintf("experiment %q: the treatment side, %s, has no requests; its runs: %s; name it with --treatment RUN",
+			e.Name, s.Treatment, listRuns(runs))
+	}
 	var try string
 	switch {
 	case len(runs) >= 2:

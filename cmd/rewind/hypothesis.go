@@ -61,7 +61,7 @@ func (h *hypothesisFlags) add(fs *pflag.FlagSet, sweep, live bool) {
 func (h *hypothesisFlags) hypothesis() (analyze.Hypothesis, error) {
 	hy := analyze.Hypothesis{Control: h.control, Treatment: h.treatment, BaselineUntil: h.until, Metric: h.metric}
 	if err := analyze.CheckMetric(h.metric); err != nil {
-		return hy, usagef("--metric: %v", err)
+		return hy, usagef("--%v", err)
 	}
 	return hy, nil
 }

@@ -154,8 +154,11 @@ func (o *watchOptions) config(ctx context.Context) (replay.FollowConfig, error) 
 	}
 	switch {
 	case (o.baselineExp == "" && o.h.control == "") == (given == ""):
-		return c, usageError{hinted{fmt.Errorf("give the baseline: --baseline-experiment NAME, --control EXPERIMENT/RUN, or --baseline-share X"),
-			"rewind watch FILE --baseline-share 0.96 --window 40"}}
+		try := "rewind watch FILE --baseline-share 0.96 --window 40"
+		if analyze.MetricUnit(h.Metric) == "ms" {
+			try = "rewind watch FILE --metric " + h.Metric + " --max 250ms --window 30s"
+		}
+		return c, usageError{hinted{fmt.Errorf("give the baseline: --baseline-experiment NAME, --control EXPERIMENT/RUN, or --baseline VALUE (0.96, 230ms, 50/s); or an absolute --max or --min"), try}}
 	case o.baselineShare != "" && o.baseline != "":
 		return c, usagef("--baseline and --baseline-share: give one")
 	case given != "":
