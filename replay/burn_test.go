@@ -34,9 +34,10 @@ func TestBurnAlertAgreesWithSQL(t *testing.T) {
 		logs[i].cfg, logs[i].lines = randomBurn(rng, logs[i].name)
 		gens = append(gens, logs[i].genLog)
 	}
-	db, _ := ingestLogs(t, gens)
+	db, paths := ingestLogs(t, gens)
 	fired := 0
-	for _, l := range logs {
+	for i, l := range logs {
+		stopsAgree(t, db, paths[i], l.name, l.cfg, i%2 == 0)
 		want := sqlFirstFire(t, db, l.name, l.cfg)
 		a, err := newBurnAlert(l.cfg)
 		if err != nil {
@@ -140,4 +141,34 @@ func sqlFirstFire(t *testing.T, db DB, exp string, c BurnConfig) *BurnFire {
 		fires = append(fires, f)
 	}
 	return firstFire(fires)
+}
+
+// stopsAgree checks --stop-on burn-rate end to end: replay (the alert from
+// the macro, mapped to the window of the first request sent after it) and
+// Follow (the Go twin, deciding as the lines arrive) stop at the same
+// window with the same alert.
+func stopsAgree(t *testing.T, db DB, path, exp string, c BurnConfig, count bool) {
+	t.Helper()
+	w := analyze.Window{Ms: 500}
+	if count {
+		w = analyze.Window{N: 7}
+	}
+	rec, err := Load(context.Background(), db, Config{Experiment: exp, Window: w, Burn: &c})
+	if err != nil {
+		t.Fatalf("%s: %v", exp, err)
+	}
+	s, err := rec.Walk(context.Background(), 0, func(Verdict) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := FollowConfig{Path: path, Rule: rec.Rule, Size: w.N, SizeMs: w.Ms, UntilEOF: true, Burn: &c}
+	cfg.Rule.Burn = nil
+	f, err := Follow(context.Background(), cfg, func(Verdict) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [2]any{s.StopWindow, rec.Rule.Burn}
+	if diff := cmp.Diff(want, [2]any{f.StopWindow, f.Burn}); diff != "" {
+		t.Errorf("%s (%+v, window %s): stop window and alert, replay vs watch (-replay +watch):\n%s", exp, c, w, diff)
+	}
 }

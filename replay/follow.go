@@ -25,6 +25,11 @@ type FollowConfig struct {
 	// Notice, when set, is told when the log is truncated, removed or
 	// replaced: a sentence naming Path, for stderr.
 	Notice func(msg string)
+	// Burn, when set, is the stop (--stop-on burn-rate): the open window
+	// stops the moment the first alert is decided, which is when the first
+	// row sent after it arrives (or at the end of the log). Good requests
+	// are those with outcome ok; a row without an outcome is no event.
+	Burn *BurnConfig
 }
 
 // Follow reads a canonical NDJSON log as tail -f does and decides each
@@ -67,8 +72,15 @@ func Follow(ctx context.Context, c FollowConfig, fn func(Verdict) error) (Summar
 		return Summary{}, err
 	}
 	t := &tail{cfg: c, ev: ev, stats: newStats(c.Rule.Metric), fn: fn, roles: map[string]string{}, open: Window{N: 1}, f: f}
+	if c.Burn != nil {
+		if t.burn, err = newBurnAlert(*c.Burn); err != nil {
+			f.Close()
+			return Summary{}, err
+		}
+	}
 	defer func() { t.f.Close() }()
 	err = t.run(ctx)
+	t.sum.TagsSeen = ev.TagsSeen()
 	if errors.Is(err, errStop) {
 		err = nil
 	}
@@ -81,7 +93,9 @@ var errStop = errors.New("stop fired")
 type tail struct {
 	cfg     FollowConfig
 	ev      *Evaluator
-	stats   *stats // the open window's latencies, for the metric
+	stats   *stats     // the open window's latencies, for the metric
+	burn    *burnAlert // the burn-rate stop, when asked for
+	fired   *BurnFire  // the alert that fired
 	fn      func(Verdict) error
 	roles   map[string]string // run -> role, from run records
 	open    Window            // the open window
@@ -273,6 +287,11 @@ func (t *tail) end() error {
 			return err
 		}
 	}
+	if t.burn != nil && t.fired == nil {
+		if t.fired = t.burn.end(); t.fired != nil {
+			return t.stopOnAlert()
+		}
+	}
 	if t.rows > 0 {
 		return t.close()
 	}
@@ -304,13 +323,43 @@ func (t *tail) lineDone(b []byte) error {
 		return nil
 	}
 	if t.cfg.SizeMs > 0 {
-		return t.addTimed(a)
+		if err := t.addTimed(a); err != nil {
+			return err
+		}
+	} else {
+		t.add(a)
 	}
-	t.add(a)
-	if t.rows == t.cfg.Size {
+	if t.burn != nil && t.fired == nil {
+		if !a.HasTMs {
+			return &ingest.LineError{File: t.cfg.Path, Line: t.line, Field: "t_ms", Msg: "missing: a burn-rate alert needs send times"}
+		}
+		var good *bool
+		if a.Outcome != "" {
+			g := a.Outcome == "ok"
+			good = &g
+		}
+		if t.fired = t.burn.add(a.TMs, a.LatencyMs, a.Count, good); t.fired != nil {
+			return t.stopOnAlert()
+		}
+	}
+	if t.cfg.SizeMs == 0 && t.rows == t.cfg.Size {
 		return t.close()
 	}
 	return nil
+}
+
+// stopOnAlert closes the open window as the stop: the alert fired.
+func (t *tail) stopOnAlert() error {
+	t.sum.Burn = t.fired
+	if t.rows == 0 { // the last window closed full before the alert was decided
+		t.sum.StopWindow = t.open.N - 1
+		return errStop
+	}
+	t.ev.ForceStop()
+	if err := t.close(); err != nil {
+		return err
+	}
+	return errStop
 }
 
 // addTimed places a row in its duration window, closing the open window

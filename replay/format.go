@@ -67,7 +67,7 @@ type jsonVerdict struct {
 	OKShare     *float64 `json:"ok_share"`
 	Metric      string   `json:"metric,omitempty"`
 	Value       *float64 `json:"value,omitempty"`
-	Threshold   float64  `json:"threshold"`
+	Threshold   *float64 `json:"threshold"`
 	Falsified   bool     `json:"falsified"`
 	Streak      int      `json:"streak"`
 	DamageSoFar int64    `json:"damage_so_far"`
@@ -79,7 +79,10 @@ func (p *Printer) Verdict(v Verdict) error {
 	if p.json {
 		j := jsonVerdict{Window: v.Window, Requests: v.Requests, Falsified: v.Falsified,
 			Streak: v.Streak, DamageSoFar: v.DamageSoFar, Stop: v.Stop}
-		j.Threshold, _ = inUnit(v.Threshold, p.metric).Float64()
+		if v.Threshold != nil {
+			f, _ := inUnit(v.Threshold, p.metric).Float64()
+			j.Threshold = &f
+		}
 		if v.OKShare != nil {
 			f, _ := v.OKShare.Float64()
 			j.OKShare = &f
@@ -198,7 +201,7 @@ func Describe(rec *Recording) string {
 		size = plural(rec.Window.N, "request")
 	}
 	r := rec.Rule
-	if r.Bound == nil && r.metric() == "ok_share" && rec.Sides.Control.Role == "control" && rec.Sides.Control.Run == "" {
+	if r.Bound == nil && r.metric() == "ok_share" && rec.Sides.Control.Role == "control" && rec.Sides.Control.Run == "" && r.BurnText == "" {
 		return fmt.Sprintf("replay %s: %d windows of %s; baseline %s (control), margin %s, threshold %s, stop after %s",
 			rec.Experiment, len(rec.Windows), size, Percent(r.Baseline), Decimal(r.Margin),
 			Percent(r.Threshold()), plural(int64(r.StopAfter), "falsified window"))
@@ -213,14 +216,22 @@ func Describe(rec *Recording) string {
 	} else {
 		rule = "margin " + Decimal(r.Margin)
 	}
-	return fmt.Sprintf("replay %s: %d windows of %s of %s; metric %s; baseline %s; threshold %s (%s); stop after %s",
+	stop := "stop after " + plural(int64(r.StopAfter), "falsified window")
+	if r.BurnText != "" {
+		stop = "stop on " + r.BurnText
+	}
+	if r.Unjudged {
+		return fmt.Sprintf("replay %s: %d windows of %s of %s; metric %s; no baseline, windows not judged; %s",
+			rec.Experiment, len(rec.Windows), size, rec.Sides.Treatment, r.metric(), stop)
+	}
+	return fmt.Sprintf("replay %s: %d windows of %s of %s; metric %s; baseline %s; threshold %s (%s); %s",
 		rec.Experiment, len(rec.Windows), size, rec.Sides.Treatment, r.metric(), base,
-		Show(r.Threshold(), r.Metric), rule, plural(int64(r.StopAfter), "falsified window"))
+		Show(r.Threshold(), r.Metric), rule, stop)
 }
 
 // damageWhat says what the damage counts.
-func damageWhat(r Rule) string {
-	if r.Damage == DamageFailed {
+func damageWhat(r Rule, s Summary) string {
+	if r.Damage == DamageFailed || (r.Damage == DamageAuto && !s.TagsSeen) {
 		return "not ok; the log has no tagged requests"
 	}
 	return "tagged, not ok"
@@ -230,18 +241,48 @@ func damageWhat(r Rule) string {
 // the stop and the damage the stop prevented.
 func WriteSummary(w io.Writer, s Summary, r Rule) error {
 	var err error
-	if s.StopWindow == 0 {
-		_, err = fmt.Fprintf(w, "stop: never (no %d consecutive falsified windows in %d)\ndamage: %s (%s); nothing prevented\n",
-			r.StopAfter, s.Windows, plural(s.TotalDamage, "request"), damageWhat(r))
+	if r.BurnText != "" {
+		if err := writeBurn(w, r); err != nil {
+			return err
+		}
+	}
+	if s.StopWindow == 0 && r.BurnText != "" {
+		_, err = fmt.Fprintf(w, "stop: never (no rule of %s fired)\ndamage: %s (%s); nothing prevented\n",
+			r.BurnText, plural(s.TotalDamage, "request"), damageWhat(r, s))
 		return err
 	}
-	_, err = fmt.Fprintf(w, "stop: window %d (after %s)\ndamage until the stop: %s (%s)\ndamage the stop would have prevented: %s\n",
-		s.StopWindow, plural(int64(r.StopAfter), "falsified window"), plural(s.DamageUntilStop, "request"), damageWhat(r), plural(s.DamageAfter, "request"))
+	if s.StopWindow == 0 {
+		_, err = fmt.Fprintf(w, "stop: never (no %d consecutive falsified windows in %d)\ndamage: %s (%s); nothing prevented\n",
+			r.StopAfter, s.Windows, plural(s.TotalDamage, "request"), damageWhat(r, s))
+		return err
+	}
+	after := "after " + plural(int64(r.StopAfter), "falsified window")
+	if r.BurnText != "" {
+		after = "the alert fired in it"
+	}
+	_, err = fmt.Fprintf(w, "stop: window %d (%s)\ndamage until the stop: %s (%s)\ndamage the stop would have prevented: %s\n",
+		s.StopWindow, after, plural(s.DamageUntilStop, "request"), damageWhat(r, s), plural(s.DamageAfter, "request"))
+	return err
+}
+
+// writeBurn says when the first alert fired, as analyze burn-rate counts
+// it: requests that had ended by then, and the bad ones.
+func writeBurn(w io.Writer, r Rule) error {
+	if r.Burn == nil {
+		return nil
+	}
+	_, err := fmt.Fprintf(w, "alert: %s fired at %s ms of test time; %s of %s ended by then had failed\n",
+		r.Burn.Rule, strconv.FormatFloat(r.Burn.AtMs, 'f', -1, 64), plural(r.Burn.FailedBefore, "request"), itoa(r.Burn.Requests))
 	return err
 }
 
 // StopMessage is the one-line account of a stop that fired while watching.
 func StopMessage(s Summary, r Rule) string {
+	if b := s.Burn; b != nil {
+		return fmt.Sprintf("stop: window %d: %s fired at %s ms of test time (%s of %s failed by then); damage until the stop: %s",
+			s.StopWindow, b.Rule, strconv.FormatFloat(b.AtMs, 'f', -1, 64), plural(b.FailedBefore, "request"),
+			itoa(b.Requests), plural(s.DamageUntilStop, "request"))
+	}
 	where := "below"
 	if !analyze.LowerBad(r.metric()) {
 		where = "above"

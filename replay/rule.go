@@ -36,6 +36,16 @@ type Rule struct {
 	StopAfter int // consecutive falsified windows that stop (K >= 1)
 	// Damage says what a window's damage is.
 	Damage DamageRule
+	// Unjudged leaves the windows without a threshold (never falsified):
+	// with --stop-on burn-rate when no baseline is at hand.
+	Unjudged bool
+	// StopWindow, when set, is where the stop fires instead of a streak:
+	// the first window numbered at least this (--stop-on burn-rate: the
+	// window in which the first alert fires).
+	StopWindow int64
+	// Burn is that alert, for the summary; BurnText names the rules.
+	Burn     *BurnFire
+	BurnText string
 }
 
 // DamageRule says which requests count as damage.
@@ -63,6 +73,9 @@ func (r Rule) metric() string {
 // Threshold is the value a window must not go past: baseline - margin, or
 // F × baseline + A.
 func (r Rule) Threshold() *big.Rat {
+	if r.Unjudged {
+		return nil
+	}
 	if r.Bound == nil {
 		return new(big.Rat).Sub(r.Baseline, r.Margin)
 	}
@@ -78,6 +91,7 @@ func (r Rule) check() error {
 		return err
 	}
 	switch {
+	case r.Unjudged:
 	case r.Bound == nil && (r.Baseline == nil || r.Margin == nil):
 		return fmt.Errorf("rule needs a baseline and a margin")
 	case r.Bound != nil && r.Bound.Relative() && r.Baseline == nil:
@@ -144,6 +158,7 @@ type Evaluator struct {
 	damage    int64
 	sawTags   bool
 	stopped   bool
+	force     bool
 }
 
 // NewEvaluator returns an Evaluator for r.
@@ -165,7 +180,7 @@ func (e *Evaluator) Feed(w Window) Verdict {
 	if w.Requests > 0 {
 		v.OKShare = big.NewRat(w.OK, w.Requests)
 	}
-	if v.Value = w.value(e.metric); v.Value != nil {
+	if v.Value = w.value(e.metric); v.Value != nil && e.threshold != nil {
 		c := v.Value.Cmp(e.threshold)
 		v.Falsified = c > 0
 		if analyze.LowerBad(e.metric) {
@@ -178,11 +193,23 @@ func (e *Evaluator) Feed(w Window) Verdict {
 		}
 	}
 	v.Streak = e.streak
-	if !e.stopped && e.streak >= e.rule.StopAfter {
+	fire := e.streak >= e.rule.StopAfter
+	if e.rule.StopWindow > 0 || e.rule.Unjudged {
+		fire = e.rule.StopWindow > 0 && w.N >= e.rule.StopWindow
+	}
+	if !e.stopped && (fire || e.force) {
 		v.Stop, e.stopped = true, true
 	}
 	return v
 }
+
+// TagsSeen reports whether a window fed so far had tagged requests or a
+// row giving the tagged field.
+func (e *Evaluator) TagsSeen() bool { return e.sawTags }
+
+// ForceStop makes the next window fed the stop (a burn-rate alert fired
+// while it was open).
+func (e *Evaluator) ForceStop() { e.force = true }
 
 func (e *Evaluator) windowDamage(w Window) int64 {
 	e.sawTags = e.sawTags || w.Tagged > 0 || w.TagField

@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"math/big"
 	"strconv"
+	"strings"
 
 	"github.com/rewind-dev/rewind/analyze"
 )
@@ -29,6 +31,12 @@ type Config struct {
 	StopAfter  int            // 0: 1
 	Hypothesis analyze.Hypothesis
 	Bound      *analyze.Bound // replaces Margin; nil: the margin, or analyze.DefaultTolerance
+	// Burn, when set, stops the walk where the first burn-rate alert fires
+	// (--stop-on burn-rate), from the burn_rate macro; Good is its good
+	// expression ("" is outcome = 'ok'). The windows are still judged by
+	// the hypothesis when a baseline is at hand.
+	Burn *BurnConfig
+	Good string
 }
 
 // Recording is an experiment run cut into windows, with the rule that
@@ -82,9 +90,10 @@ func Load(ctx context.Context, db DB, c Config) (*Recording, error) {
 		}
 	}
 	absolute := r.Bound != nil && !r.Bound.Relative()
-	if rec.Sides, err = analyze.ResolveSides(q, e, c.Hypothesis, absolute); err != nil {
+	if rec.Sides, err = analyze.ResolveSides(q, e, c.Hypothesis, absolute || c.Burn != nil); err != nil {
 		return nil, err
 	}
+	r.Unjudged = !rec.Sides.HasControl && !absolute
 	if rec.Sides.HasControl && !absolute {
 		ws, err := SideWindows(ctx, db, rec.Sides.Control, rec.Window, metric)
 		if err != nil {
@@ -103,7 +112,98 @@ func Load(ctx context.Context, db DB, c Config) (*Recording, error) {
 			r.Damage = DamageTagged
 		}
 	}
+	if c.Burn != nil {
+		if err := rec.burnStop(ctx, db, *c.Burn, c.Good); err != nil {
+			return nil, err
+		}
+	}
 	return rec, nil
+}
+
+// burnStop finds where the first burn-rate alert fires on the treatment
+// run (analyze burn-rate's numbers) and makes the stop the window of the
+// first request sent after that moment (watch decides the alert when that
+// request arrives), else the last window (it fired on the requests still
+// in flight). Times compare in integer ns, as the SQL rounds them.
+func (rec *Recording) burnStop(ctx context.Context, db DB, c BurnConfig, good string) error {
+	q := analyze.WithContext(ctx, db)
+	side := rec.Sides.Treatment
+	run := side.Run
+	if run == "" {
+		runs, err := sideRuns(ctx, db, side)
+		if err != nil {
+			return err
+		}
+		if len(runs) != 1 {
+			return fmt.Errorf("--stop-on burn-rate follows one run; %s has %d (%s): name one with --treatment", side, len(runs), strings.Join(runs, ", "))
+		}
+		run = runs[0]
+	}
+	res, err := analyze.BurnRate(q, analyze.BurnRateOptions{Experiment: side.Experiment, SLO: c.SLO, Rules: c.Rules,
+		Good: good, Step: c.Step, Partial: c.Partial})
+	if err != nil {
+		return err
+	}
+	var fires []BurnFire
+	ci := func(name string) int { return res.Col(name) }
+	for _, row := range res.Rows {
+		at, ok := row[ci("fired_at_ms")].(float64)
+		if row[ci("run")] != run || !ok {
+			continue
+		}
+		fires = append(fires, BurnFire{Rule: row[ci("rule")].(string), AtMs: at,
+			Requests: row[ci("requests_before")].(int64), FailedBefore: row[ci("failed_before")].(int64)})
+	}
+	rec.Rule.StopWindow = math.MaxInt64 // judged by the alert alone: no alert, no stop
+	rec.Rule.BurnText = c.Text()
+	f := firstFire(fires)
+	if f == nil {
+		return nil
+	}
+	var origin float64
+	if err := db.QueryRowContext(ctx, `SELECT min(t_ms) FROM requests WHERE experiment = ? AND run = ?`, side.Experiment, run).Scan(&origin); err != nil {
+		return err
+	}
+	rec.Rule.Burn = f
+	rec.Rule.StopWindow = rec.Windows[len(rec.Windows)-1].N
+	at := nsOf(f.AtMs)
+	for _, w := range rec.Windows {
+		if w.HasTMs && nsOf(w.LastTMs)-nsOf(origin) > at {
+			rec.Rule.StopWindow = w.N
+			break
+		}
+	}
+	return nil
+}
+
+// Text names the rules and the SLO, e.g. "5m/1h>14.4, 30m/6h>6 at SLO 0.999".
+func (c BurnConfig) Text() string {
+	rules := c.Rules
+	if len(rules) == 0 {
+		rules = analyze.DefaultBurnRules
+	}
+	names := make([]string, len(rules))
+	for i, r := range rules {
+		names[i] = r.Name
+	}
+	return "burn-rate " + strings.Join(names, ", ") + " at SLO " + string(c.SLO)
+}
+
+func sideRuns(ctx context.Context, db DB, s analyze.Side) ([]string, error) {
+	rows, err := db.QueryContext(ctx, `SELECT DISTINCT run FROM requests WHERE experiment = ? AND role = ? ORDER BY run`, s.Experiment, s.Role)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var r string
+		if err := rows.Scan(&r); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
 }
 
 // ControlBaseline is the mean ok share of the control run's windows, exact.

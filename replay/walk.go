@@ -8,11 +8,13 @@ import (
 
 // Summary is what a walk comes to.
 type Summary struct {
-	Windows         int   // windows decided
-	StopWindow      int64 // 1-based window where the stop fired; 0 when it never did
-	DamageUntilStop int64 // damage up to and including the stop window (all when no stop)
-	DamageAfter     int64 // damage after the stop window: what the stop prevents
-	TotalDamage     int64 // damage in every window decided
+	Windows         int       // windows decided
+	StopWindow      int64     // 1-based window where the stop fired; 0 when it never did
+	DamageUntilStop int64     // damage up to and including the stop window (all when no stop)
+	DamageAfter     int64     // damage after the stop window: what the stop prevents
+	TotalDamage     int64     // damage in every window decided
+	Burn            *BurnFire // the burn-rate alert that stopped a watch
+	TagsSeen        bool      // DamageAuto: a line gave the tagged field
 }
 
 // add counts one decided window.

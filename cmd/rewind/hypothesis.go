@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/replay"
 )
 
 // hypothesisFlags are the flags that state a hypothesis, shared by
@@ -122,4 +123,65 @@ func (h *hypothesisFlags) maxAsNoWait() (bool, error) {
 		return false, nil
 	}
 	return false, usagef("--max takes one value (250ms, 1%%), got %d arguments", h.fs.NArg())
+}
+
+// stopFlags choose the stop criterion of replay and watch: the
+// hypothesis's K consecutive falsified windows (default), or the first
+// burn-rate alert (--stop-on burn-rate), with the flags of analyze
+// burn-rate.
+type stopFlags struct {
+	on, slo, rules, good, step string
+	partial                    bool
+	fs                         *pflag.FlagSet
+}
+
+const stopHelp = `--stop-on burn-rate stops where the first multi-window burn-rate alert
+fires instead (the rules of 'rewind analyze burn-rate': --slo, --rules,
+--step, --partial); the windows are still shown, judged by the hypothesis
+when a baseline is at hand.`
+
+func (s *stopFlags) add(fs *pflag.FlagSet, good bool) {
+	s.fs = fs
+	fs.StringVar(&s.on, "stop-on", "windows", "the stop criterion: windows (K consecutive falsified windows) or burn-rate")
+	fs.StringVar(&s.slo, "slo", "", "with --stop-on burn-rate: the SLO, `PERCENT` such as 99.9%")
+	fs.StringVar(&s.rules, "rules", "", "with --stop-on burn-rate: `SHORT/LONG>FACTOR,...` (default: 5m/1h>14.4,30m/6h>6,6h/3d>1)")
+	fs.StringVar(&s.step, "step", "", "with --stop-on burn-rate: evaluate every `DURATION` of test time (default: at every change)")
+	fs.BoolVar(&s.partial, "partial", false, "with --stop-on burn-rate: evaluate windows that reach before the run's start")
+	if good {
+		fs.StringVar(&s.good, "good", "", "with --stop-on burn-rate: a SQL boolean that makes a request good (default: outcome = 'ok')")
+	}
+}
+
+// burn reads the flags: nil for the window stop.
+func (s *stopFlags) burn() (*replay.BurnConfig, error) {
+	switch s.on {
+	case "windows":
+		for _, f := range []string{"slo", "rules", "step", "partial", "good"} {
+			if s.fs.Lookup(f) != nil && s.fs.Changed(f) {
+				return nil, usagef("--%s is for --stop-on burn-rate", f)
+			}
+		}
+		return nil, nil
+	case "burn-rate":
+	default:
+		return nil, usagef("--stop-on %q: want windows or burn-rate", s.on)
+	}
+	if s.slo == "" {
+		return nil, usagef("--stop-on burn-rate needs --slo, e.g. --slo 99.9%%")
+	}
+	var c replay.BurnConfig
+	var err error
+	if c.SLO, err = analyze.ParseSLO(s.slo); err != nil {
+		return nil, usagef("--slo: %v", err)
+	}
+	if s.rules != "" {
+		if c.Rules, err = analyze.ParseBurnRules(s.rules); err != nil {
+			return nil, usagef("--rules: %v", err)
+		}
+	}
+	if c.Step, err = optionalDuration("step", s.step); err != nil {
+		return nil, err
+	}
+	c.Partial = s.partial
+	return &c, nil
 }

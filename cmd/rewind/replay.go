@@ -24,6 +24,11 @@ those of 'rewind analyze stop-damage'.
 
 ` + hypothesisHelp + `
 
+` + stopHelp + ` Replay takes the alert from the burn_rate
+macro (analyze burn-rate's numbers) and stops at the window of the first
+request sent after it fired; the summary adds the alert's moment and the
+requests that had failed by then.
+
 --speed paces the windows by the log's own t_ms (2 = twice as fast); --fast
 (also --max with no value), the default when stdout is not a terminal, does
 not wait. --format json
@@ -35,7 +40,8 @@ Examples:
   rewind replay --margin 0.05 --stop-after 2
   rewind replay --window 1s --speed 10
   rewind replay --format json | jq 'select(.stop)'
-  rewind replay --control baseline --treatment canary --metric p95 --window 30s --tolerance 20%`
+  rewind replay --control baseline --treatment canary --metric p95 --window 30s --tolerance 20%
+  rewind replay --window 30s --stop-on burn-rate --slo 99% --rules '1m/5m>5'`
 
 func init() {
 	register(command{name: "replay", summary: "walk a recorded experiment window by window with a stop rule", run: runReplay})
@@ -44,6 +50,7 @@ func init() {
 type replayOptions struct {
 	d      dbFlags
 	h      hypothesisFlags
+	stop   stopFlags
 	format string
 	window string
 	margin string
@@ -63,6 +70,7 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	fs.Float64Var(&o.speed, "speed", 0, "pace windows by the log's t_ms, this many times faster")
 	fs.BoolVar(&o.fast, "fast", false, "do not wait between windows (the default when stdout is not a terminal)")
 	o.h.add(fs, false, false)
+	o.stop.add(fs, true)
 	fs.Lookup("max").NoOptDefVal = noWait
 	if err := parse(fs, args); err != nil {
 		return err
@@ -117,6 +125,10 @@ func (o *replayOptions) config() (replay.Config, error) {
 	if c.Hypothesis, err = o.h.hypothesis(); err != nil {
 		return c, err
 	}
+	if c.Burn, err = o.stop.burn(); err != nil {
+		return c, err
+	}
+	c.Good = o.stop.good
 	bounds, err := o.h.bounds("margin", false)
 	if err != nil || len(bounds) == 0 {
 		return c, err

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/big"
 	"time"
 
@@ -47,13 +48,19 @@ shows a tagged request, then tagged requests not ok.
 
 ` + hypothesisHelp + `
 
+` + stopHelp + ` Watch evaluates the alert itself,
+as the lines arrive (good: outcome ok), with the same result as the macro:
+the stop fires in the open window the moment the first request sent after
+the alert arrives (or at the end of the log); no baseline is needed.
+
 Examples:
   rewind watch live.ndjson --baseline-experiment gunluk
   rewind watch live.ndjson --baseline-share 0.96 --window 40 --stop-after 2
   rewind watch run.ndjson --baseline-share 0.955 --window 100 --until-eof && echo "no stop"
   rewind watch live.ndjson --baseline-share 0.96 --window 1s --idle-timeout 30s
   rewind watch live.ndjson --control checkout/baseline --metric p95 --tolerance 20% --window 30s
-  rewind watch live.ndjson --metric p99 --max 800ms --window 30s --stop-after 2`
+  rewind watch live.ndjson --metric p99 --max 800ms --window 30s --stop-after 2
+  rewind watch live.ndjson --window 30s --stop-on burn-rate --slo 99.9% --rules '1m/5m>14.4'`
 
 func init() {
 	register(command{name: "watch", summary: "follow a growing log and exit 3 when the stop criterion fires", run: runWatch})
@@ -63,6 +70,7 @@ type watchOptions struct {
 	db, baselineExp, baselineShare string
 	baseline                       string
 	h                              hypothesisFlags
+	stop                           stopFlags
 	opts                           openFlags
 	window                         string
 	margin                         string
@@ -86,6 +94,7 @@ func watchFlags(e *env) (*watchOptions, *pflag.FlagSet) {
 	fs.StringVarP(&o.format, "format", "f", "table", "output format: table or json")
 	fs.StringVar(&o.baseline, "baseline", "", "the baseline in the metric's unit: 0.96 (shares), 230ms, 50/s")
 	o.h.add(fs, false, true)
+	o.stop.add(fs, false)
 	o.opts.add(fs)
 	return o, fs
 }
@@ -141,6 +150,20 @@ func (o *watchOptions) config(ctx context.Context) (replay.FollowConfig, error) 
 	c.Rule.Metric = h.Metric
 	if err := o.rule(&c.Rule); err != nil {
 		return c, err
+	}
+	if c.Burn, err = o.stop.burn(); err != nil {
+		return c, err
+	}
+	if c.Burn != nil {
+		if w.IsZero() {
+			return c, usagef("--window: give the window (rows, e.g. 40, or a duration, e.g. 30s) with --stop-on burn-rate")
+		}
+		c.Rule.StopWindow, c.Rule.BurnText = math.MaxInt64, c.Burn.Text()
+		if o.baselineExp == "" && o.h.control == "" && o.baseline == "" && o.baselineShare == "" &&
+			(c.Rule.Bound == nil || c.Rule.Bound.Relative()) {
+			c.Rule.Unjudged = true // the alert alone decides
+			return c, nil
+		}
 	}
 	if c.Rule.Bound != nil && !c.Rule.Bound.Relative() {
 		if w.IsZero() {
