@@ -93,20 +93,29 @@ func FindExperiment(db Querier, name string) (Experiment, error) {
 
 // Experiments lists the experiments in the database, by name.
 func Experiments(db Querier) ([]string, error) {
-	rows, err := db.Query(`SELECT experiment FROM experiments ORDER BY experiment`)
+	names, err := QueryStrings(db, `SELECT experiment FROM experiments ORDER BY experiment`)
 	if err != nil {
 		return nil, fmt.Errorf("list experiments: %w", err)
 	}
+	return names, nil
+}
+
+// QueryStrings runs a query of one text column and returns its values.
+func QueryStrings(db Querier, q string, args ...any) ([]string, error) {
+	rows, err := db.Query(q, args...)
+	if err != nil {
+		return nil, err
+	}
 	defer rows.Close()
-	var names []string
+	var out []string
 	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
+		var s string
+		if err := rows.Scan(&s); err != nil {
 			return nil, err
 		}
-		names = append(names, n)
+		out = append(out, s)
 	}
-	return names, rows.Err()
+	return out, rows.Err()
 }
 
 // Number returns a numeric parameter.

@@ -289,18 +289,10 @@ func (h Hypothesis) ExperimentIn(db Querier, name string) string {
 	if name != "" || ref == "" {
 		return name
 	}
-	rows, err := db.Query(`SELECT DISTINCT experiment FROM runs WHERE run = ?
+	exps, err := QueryStrings(db, `SELECT DISTINCT experiment FROM runs WHERE run = ?
 		UNION SELECT experiment FROM runs WHERE experiment || '/' || run = ?`, ref, ref)
 	if err != nil {
 		return ""
-	}
-	defer rows.Close()
-	var exps []string
-	for rows.Next() {
-		var e string
-		if rows.Scan(&e) == nil {
-			exps = append(exps, e)
-		}
 	}
 	if len(exps) == 1 {
 		return exps[0]
@@ -661,18 +653,9 @@ func splitMs(db Querier, exp, v string) (float64, string, error) {
 	if at.Valid {
 		return at.Float64, fmt.Sprintf("the first %s (t = %s ms)", v, trimFloat(at.Float64)), nil
 	}
-	rows, err := db.Query(`SELECT DISTINCT type FROM events WHERE experiment = ? AND t_ms IS NOT NULL ORDER BY type`, exp)
+	types, err := QueryStrings(db, `SELECT DISTINCT type FROM events WHERE experiment = ? AND t_ms IS NOT NULL ORDER BY type`, exp)
 	if err != nil {
 		return 0, "", err
-	}
-	defer rows.Close()
-	var types []string
-	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			return 0, "", err
-		}
-		types = append(types, t)
 	}
 	have := "it has no timed events (ingest a Chaos Toolkit journal into the experiment for action_start)"
 	if len(types) > 0 {

@@ -84,9 +84,14 @@ func replayAll(t *testing.T, rec *Recording) ([]Verdict, []stopRow) {
 func sqlStops(t *testing.T, db DB, g genLog) []stopRow {
 	t.Helper()
 	n, ms := sizeArgs(g)
-	q := fmt.Sprintf(`SELECT k, coalesce(stop_window, 0), damage_until_stop
-		FROM stop_damage(?, size_n := ?, size_ms := ?, margin := %s::DECIMAL(18,6), ks := [1, 2, 3, 4, 5])`, Decimal(g.margin))
-	rows, err := db.QueryContext(context.Background(), q, g.name, n, ms)
+	return queryStops(t, db, fmt.Sprintf(`SELECT k, coalesce(stop_window, 0), damage_until_stop
+		FROM stop_damage(?, size_n := ?, size_ms := ?, margin := %s::DECIMAL(18,6), ks := [1, 2, 3, 4, 5])`, Decimal(g.margin)), g.name, n, ms)
+}
+
+// queryStops reads (k, stop window, damage until the stop) rows.
+func queryStops(t *testing.T, db DB, q string, args ...any) []stopRow {
+	t.Helper()
+	rows, err := db.QueryContext(context.Background(), q, args...)
 	if err != nil {
 		t.Fatal(err)
 	}

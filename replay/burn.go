@@ -41,13 +41,13 @@ type burnAlert struct {
 	partial bool
 
 	started bool
-	origin  int64    // ns, the first send
-	pending endHeap  // events not yet final
-	ends    []int64  // final events' end times (ns from origin), in order
-	cumN    []int64  // running sums over ends
-	cumBad  []int64  //
-	cands   candHeap // moments still to decide
-	nextK   int64    // the next step multiple (step mode)
+	origin  int64              // ns, the first send
+	pending *minHeap[endEvent] // events not yet final, by end
+	ends    []int64            // final events' end times (ns from origin), in order
+	cumN    []int64            // running sums over ends
+	cumBad  []int64            //
+	cands   *minHeap[cand]     // moments still to decide, by time then rule
+	nextK   int64              // the next step multiple (step mode)
 	fired   *BurnFire
 }
 
@@ -59,38 +59,27 @@ type burnRule struct {
 
 type endEvent struct{ end, n, bad int64 }
 
-type endHeap []endEvent
-
-func (h endHeap) Len() int           { return len(h) }
-func (h endHeap) Less(i, j int) bool { return h[i].end < h[j].end }
-func (h endHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *endHeap) Push(x any)        { *h = append(*h, x.(endEvent)) }
-func (h *endHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
 type cand struct {
 	t    int64
 	rule int
 }
 
-type candHeap []cand
-
-func (h candHeap) Len() int { return len(h) }
-func (h candHeap) Less(i, j int) bool {
-	return h[i].t < h[j].t || (h[i].t == h[j].t && h[i].rule < h[j].rule)
+// minHeap is a container/heap of T ordered by less.
+type minHeap[T any] struct {
+	items []T
+	less  func(a, b T) bool
 }
-func (h candHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *candHeap) Push(x any)   { *h = append(*h, x.(cand)) }
-func (h *candHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
+
+func (h *minHeap[T]) Len() int           { return len(h.items) }
+func (h *minHeap[T]) Less(i, j int) bool { return h.less(h.items[i], h.items[j]) }
+func (h *minHeap[T]) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *minHeap[T]) Push(x any)         { h.items = append(h.items, x.(T)) }
+func (h *minHeap[T]) Pop() any {
+	x := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
 	return x
 }
+func (h *minHeap[T]) peek() T { return h.items[0] }
 
 func newBurnAlert(c BurnConfig) (*burnAlert, error) {
 	slo, ok := new(big.Rat).SetString(string(c.SLO))
@@ -102,7 +91,9 @@ func newBurnAlert(c BurnConfig) (*burnAlert, error) {
 	if len(rules) == 0 {
 		rules = analyze.DefaultBurnRules
 	}
-	a := &burnAlert{step: int64(c.Step), partial: c.Partial, nextK: 1}
+	a := &burnAlert{step: int64(c.Step), partial: c.Partial, nextK: 1,
+		pending: &minHeap[endEvent]{less: func(x, y endEvent) bool { return x.end < y.end }},
+		cands:   &minHeap[cand]{less: func(x, y cand) bool { return x.t < y.t || (x.t == y.t && x.rule < y.rule) }}}
 	for _, r := range rules {
 		f, ok := new(big.Rat).SetString(string(r.Factor))
 		if !ok {
@@ -125,7 +116,7 @@ func (a *burnAlert) add(tMs, latencyMs float64, count int64, good *bool) *BurnFi
 		a.started, a.origin = true, send
 		if !a.partial && a.step == 0 {
 			for i, r := range a.rules {
-				heap.Push(&a.cands, cand{r.long, i})
+				heap.Push(a.cands, cand{r.long, i})
 			}
 		}
 	}
@@ -134,9 +125,9 @@ func (a *burnAlert) add(tMs, latencyMs float64, count int64, good *bool) *BurnFi
 		if !*good {
 			bad = count
 		}
-		heap.Push(&a.pending, endEvent{end: send + nsOf(latencyMs) - a.origin, n: count, bad: bad})
+		heap.Push(a.pending, endEvent{end: send + nsOf(latencyMs) - a.origin, n: count, bad: bad})
 	} else {
-		heap.Push(&a.pending, endEvent{end: send + nsOf(latencyMs) - a.origin})
+		heap.Push(a.pending, endEvent{end: send + nsOf(latencyMs) - a.origin})
 	}
 	return a.advance(send-a.origin, false)
 }
@@ -156,8 +147,8 @@ func (a *burnAlert) advance(water int64, final bool) *BurnFire {
 	if a.fired != nil {
 		return a.fired
 	}
-	for a.pending.Len() > 0 && (final || a.pending[0].end <= water) {
-		e := heap.Pop(&a.pending).(endEvent)
+	for a.pending.Len() > 0 && (final || a.pending.peek().end <= water) {
+		e := heap.Pop(a.pending).(endEvent)
 		n, bad := e.n, e.bad
 		if k := len(a.ends); k > 0 && a.ends[k-1] == e.end {
 			a.cumN[k-1] += n
@@ -170,9 +161,9 @@ func (a *burnAlert) advance(water int64, final bool) *BurnFire {
 			a.ends, a.cumN, a.cumBad = append(a.ends, e.end), append(a.cumN, pn+n), append(a.cumBad, pb+bad)
 			if a.step == 0 {
 				for i, r := range a.rules {
-					heap.Push(&a.cands, cand{e.end, i})
-					heap.Push(&a.cands, cand{e.end + r.short, i})
-					heap.Push(&a.cands, cand{e.end + r.long, i})
+					heap.Push(a.cands, cand{e.end, i})
+					heap.Push(a.cands, cand{e.end + r.short, i})
+					heap.Push(a.cands, cand{e.end + r.long, i})
 				}
 			}
 		}
@@ -186,12 +177,12 @@ func (a *burnAlert) advance(water int64, final bool) *BurnFire {
 	if a.step > 0 {
 		for ; a.nextK*a.step <= limit; a.nextK++ {
 			for i := range a.rules {
-				heap.Push(&a.cands, cand{a.nextK * a.step, i})
+				heap.Push(a.cands, cand{a.nextK * a.step, i})
 			}
 		}
 	}
-	for a.cands.Len() > 0 && a.cands[0].t <= limit {
-		c := heap.Pop(&a.cands).(cand)
+	for a.cands.Len() > 0 && a.cands.peek().t <= limit {
+		c := heap.Pop(a.cands).(cand)
 		if f := a.decide(c); f != nil {
 			a.fired = f
 			return f

@@ -67,22 +67,8 @@ func sqlBoundStops(t *testing.T, db DB, g genLog, s analyze.Sides) []stopRow {
 	t.Helper()
 	f, a := millionths(t, g.bound)
 	n, ms := sizeArgs(g)
-	q := fmt.Sprintf(`SELECT k, coalesce(stop_window, 0), damage_until_stop
-		FROM stop_damage(?, size_n := ?, size_ms := ?, ks := [1, 2, 3, 4, 5], f := %s, a := %s%s)`, f, a, s.Args())
-	rows, err := db.QueryContext(context.Background(), q, g.name, n, ms)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []stopRow
-	for rows.Next() {
-		var r stopRow
-		if err := rows.Scan(&r.K, &r.StopWindow, &r.DamageUntilStop); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, r)
-	}
-	return out
+	return queryStops(t, db, fmt.Sprintf(`SELECT k, coalesce(stop_window, 0), damage_until_stop
+		FROM stop_damage(?, size_n := ?, size_ms := ?, ks := [1, 2, 3, 4, 5], f := %s, a := %s%s)`, f, a, s.Args()), g.name, n, ms)
 }
 
 func sqlSweep(t *testing.T, db DB, g genLog, s analyze.Sides) falsRow {

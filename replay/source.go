@@ -190,20 +190,8 @@ func (c BurnConfig) Text() string {
 }
 
 func sideRuns(ctx context.Context, db DB, s analyze.Side) ([]string, error) {
-	rows, err := db.QueryContext(ctx, `SELECT DISTINCT run FROM requests WHERE experiment = ? AND role = ? ORDER BY run`, s.Experiment, s.Role)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var r string
-		if err := rows.Scan(&r); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return analyze.QueryStrings(analyze.WithContext(ctx, db),
+		`SELECT DISTINCT run FROM requests WHERE experiment = ? AND role = ? ORDER BY run`, s.Experiment, s.Role)
 }
 
 // ControlBaseline is the mean ok share of the control run's windows, exact.
