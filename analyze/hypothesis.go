@@ -556,10 +556,12 @@ func (s Side) where() (string, []any) {
 	return q, args
 }
 
+// sideRequests is 1 when the side has a row, else 0: a scan that stops at
+// the first.
 func sideRequests(db Querier, s Side) (int64, error) {
 	where, args := s.where()
 	var n int64
-	err := db.QueryRow(`SELECT count(*) FROM requests WHERE `+where, args...).Scan(&n)
+	err := db.QueryRow(`SELECT count(*) FROM (SELECT 1 FROM requests WHERE `+where+` LIMIT 1)`, args...).Scan(&n)
 	return n, err
 }
 
@@ -669,7 +671,7 @@ func splitMs(db Querier, exp, v string) (float64, string, error) {
 func hasTags(db Querier, s Side) (bool, error) {
 	where, args := s.where()
 	var b bool
-	err := db.QueryRow(`SELECT coalesce(bool_or(tagged), false) FROM requests WHERE `+where, args...).Scan(&b)
+	err := db.QueryRow(`SELECT EXISTS (SELECT 1 FROM requests WHERE tagged AND `+where+`)`, args...).Scan(&b)
 	return b, err
 }
 
