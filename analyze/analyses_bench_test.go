@@ -161,7 +161,8 @@ type stmt struct {
 type benchCase struct {
 	name string
 	// sql is what the analysis sends, calling prefix+NAME: "" for the
-	// library, "old_" for the anchor; nil when there is no anchor.
+	// library, "old_" for the anchor (nil for an analysis without one); the
+	// field is nil when there is no SQL to time apart.
 	sql func(prefix string, start int64) []stmt
 	old func(db *sql.DB) error // the anchor run another way (replay)
 	fn  func(db *sql.DB) error // the analysis's Go function, end to end
@@ -214,6 +215,41 @@ var benchCases = []benchCase{
 	}, fn: func(db *sql.DB) error {
 		_, err := analyze.Amplification(db, analyze.AmplificationOptions{Experiment: "bench"})
 		return err
+	}},
+	// The hypotheses of issue 11 (no anchor: they are new): the p95 of 1 s
+	// windows against the control's +20 %, an absolute p99 with a stop,
+	// the error rate of the experiment run's second half against its
+	// first, and replay of the p95 rule.
+	{name: "falsification-p95", sql: func(p string, _ int64) []stmt {
+		if p != "" {
+			return nil
+		}
+		return []stmt{{`SELECT * FROM hypothesis_sweep(?, [{'f': 1200000::HUGEINT, 'a': 0::HUGEINT}], size_ms := 1000, metric := 'p95')`, []any{"bench"}}}
+	}, fn: func(db *sql.DB) error {
+		b, _ := analyze.ParseBound("tolerance", "20%", "p95")
+		_, err := analyze.Falsification(db, analyze.FalsificationOptions{Experiment: "bench", Window: analyze.Window{Ms: 1000},
+			Hypothesis: analyze.Hypothesis{Metric: "p95"}, Bounds: []analyze.Bound{b}})
+		return err
+	}},
+	{name: "stop-damage-p99-max", fn: func(db *sql.DB) error {
+		b, _ := analyze.ParseBound("max", "200ms", "p99")
+		_, err := analyze.StopDamage(db, analyze.StopDamageOptions{Experiment: "bench", Window: analyze.Window{N: 40},
+			Hypothesis: analyze.Hypothesis{Metric: "p99"}, Bound: &b})
+		return err
+	}},
+	{name: "falsification-split", fn: func(db *sql.DB) error {
+		_, err := analyze.Falsification(db, analyze.FalsificationOptions{Experiment: "bench", Window: analyze.Window{N: 40},
+			Hypothesis: analyze.Hypothesis{Metric: "error_rate", Treatment: "experiment", BaselineUntil: "500ms"}})
+		return err
+	}},
+	{name: "replay-p95", fn: func(db *sql.DB) error {
+		b, _ := analyze.ParseBound("tolerance", "20%", "p95")
+		rec, err := replay.Load(context.Background(), db, replay.Config{Experiment: "bench", Window: analyze.Window{Ms: 1000},
+			Hypothesis: analyze.Hypothesis{Metric: "p95"}, Bound: &b})
+		if err != nil {
+			return err
+		}
+		return walkAndPrint(rec)
 	}},
 	{name: "replay-max", old: oldReplayMax, fn: replayMax},
 	{name: "replay-load", fn: func(db *sql.DB) error { // replay-max without the walk
@@ -306,7 +342,9 @@ func BenchmarkAnalyses(b *testing.B) {
 		variants := map[string]func() error{"func": func() error { return c.fn(db) }}
 		if c.sql != nil {
 			variants["new"] = func() error { return runStmts(db, c.sql("", start)) }
-			variants["old"] = func() error { return runStmts(db, c.sql("old_", start)) }
+			if c.sql("old_", start) != nil { // nil: no anchor
+				variants["old"] = func() error { return runStmts(db, c.sql("old_", start)) }
+			}
 		}
 		if c.old != nil {
 			variants["old"] = func() error { return c.old(db) }
