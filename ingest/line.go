@@ -1,6 +1,10 @@
 package ingest
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
 
 // Attempt is what one line of a canonical NDJSON log says, as much as a
 // consumer that reads a log line by line (rewind watch) needs. It is decoded
@@ -20,6 +24,8 @@ type Attempt struct {
 	LatencyMs  float64
 	HasLatency bool
 	Count      int64 // requests the line stands for: 1 when it gives none
+	// EventType and Subject are an event record's (TMs, HasTMs its time).
+	EventType, Subject string
 }
 
 // DecodeLine decodes one line (1-based number line, used in errors) of a
@@ -51,7 +57,19 @@ func DecodeLine(b []byte, line int64) (Attempt, bool, error) {
 	case len(c.experiments) == 1:
 		return Attempt{Record: "experiment", Experiment: c.experiments[0].experiment}, false, nil
 	}
-	return Attempt{Record: "event"}, false, nil
+	a := Attempt{Record: "event"}
+	if c.nEvents == 1 {
+		rb := c.events.NewRecordBatch()
+		defer rb.Release()
+		a.EventType = rb.Column(3).(*array.String).Value(0)
+		if sub := rb.Column(5); sub.IsValid(0) {
+			a.Subject = sub.(*array.String).Value(0)
+		}
+		if t := rb.Column(4); t.IsValid(0) {
+			a.TMs, a.HasTMs = t.(*array.Float64).Value(0), true
+		}
+	}
+	return a, false, nil
 }
 
 func attemptOf(r *row) (Attempt, bool, error) {

@@ -153,9 +153,19 @@ func countTies(vs []Verdict) int {
 // replay's first stop, and compares the verdicts up to there.
 func followAgrees(t *testing.T, path string, rec *Recording, want []Verdict) {
 	t.Helper()
+	followSplitAgrees(t, path, rec, want, nil)
+}
+
+// followSplitAgrees is followAgrees with a time split: Follow takes the
+// baseline itself from the rows before splitMs.
+func followSplitAgrees(t *testing.T, path string, rec *Recording, want []Verdict, splitMs *float64) {
+	t.Helper()
 	var got []Verdict
-	cfg := FollowConfig{Path: path, Rule: rec.Rule, Size: rec.Window.N, SizeMs: rec.Window.Ms, UntilEOF: true}
+	cfg := FollowConfig{Path: path, Rule: rec.Rule, Size: rec.Window.N, SizeMs: rec.Window.Ms, UntilEOF: true, SplitMs: splitMs}
 	cfg.Rule.StopAfter = 1
+	if splitMs != nil {
+		cfg.Rule.Baseline = nil
+	}
 	if _, err := Follow(context.Background(), cfg, func(v Verdict) error { got = append(got, v); return nil }); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"io"
 	"math"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rewind-dev/rewind/ingest"
@@ -30,6 +32,16 @@ type FollowConfig struct {
 	// row sent after it arrives (or at the end of the log). Good requests
 	// are those with outcome ok; a row without an outcome is no event.
 	Burn *BurnConfig
+	// SplitMs or SplitEvent, when set, split the log in time
+	// (--baseline-until): rows sent before the split are the baseline side,
+	// the rest the treatment, with windows counted within each part (a
+	// treatment duration window starts at the split). SplitEvent is TYPE or
+	// TYPE:SUBJECT: the t_ms of the first such event line of the log. The
+	// baseline, the mean of the baseline windows' values, is taken when the
+	// first row sent at or after the split arrives; Rule.Baseline is then
+	// set, and the baseline windows are not printed.
+	SplitMs    *float64
+	SplitEvent string
 }
 
 // Follow reads a canonical NDJSON log as tail -f does and decides each
@@ -63,15 +75,23 @@ func Follow(ctx context.Context, c FollowConfig, fn func(Verdict) error) (Summar
 	if c.Size < 1 && !(c.SizeMs > 0) {
 		return Summary{}, fmt.Errorf("watch needs a window: 1 or more rows, or a positive duration")
 	}
-	ev, err := NewEvaluator(c.Rule)
-	if err != nil {
-		return Summary{}, err
+	split := c.SplitMs != nil || c.SplitEvent != ""
+	var ev *Evaluator
+	var err error
+	if !split {
+		if ev, err = NewEvaluator(c.Rule); err != nil {
+			return Summary{}, err
+		}
 	}
 	f, err := os.Open(c.Path)
 	if err != nil {
 		return Summary{}, err
 	}
-	t := &tail{cfg: c, ev: ev, stats: newStats(c.Rule.Metric), fn: fn, roles: map[string]string{}, open: Window{N: 1}, f: f}
+	t := &tail{cfg: c, ev: ev, stats: newStats(c.Rule.Metric), fn: fn, roles: map[string]string{}, open: Window{N: 1}, f: f,
+		inBaseline: split}
+	if c.SplitMs != nil {
+		t.splitAt, t.splitKnown = *c.SplitMs, true
+	}
 	if c.Burn != nil {
 		if t.burn, err = newBurnAlert(*c.Burn); err != nil {
 			f.Close()
@@ -80,7 +100,9 @@ func Follow(ctx context.Context, c FollowConfig, fn func(Verdict) error) (Summar
 	}
 	defer func() { t.f.Close() }()
 	err = t.run(ctx)
-	t.sum.TagsSeen = ev.TagsSeen()
+	if t.ev != nil {
+		t.sum.TagsSeen = t.ev.TagsSeen()
+	}
 	if errors.Is(err, errStop) {
 		err = nil
 	}
@@ -91,18 +113,24 @@ var errStop = errors.New("stop fired")
 
 // tail is the state of one Follow.
 type tail struct {
-	cfg     FollowConfig
-	ev      *Evaluator
-	stats   *stats     // the open window's latencies, for the metric
-	burn    *burnAlert // the burn-rate stop, when asked for
-	fired   *BurnFire  // the alert that fired
-	fn      func(Verdict) error
-	roles   map[string]string // run -> role, from run records
-	open    Window            // the open window
-	rows    int64             // rows in the open window
-	line    int64             // lines read
-	pending []byte            // a line not yet ended by a newline
-	sum     Summary
+	cfg   FollowConfig
+	ev    *Evaluator
+	stats *stats     // the open window's latencies, for the metric
+	burn  *burnAlert // the burn-rate stop, when asked for
+	fired *BurnFire  // the alert that fired
+
+	inBaseline bool     // before the split: rows go to the baseline windows
+	splitAt    float64  // ms, the split
+	splitKnown bool     // splitAt is known (SplitMs, or the event arrived)
+	origin     float64  // ms, where duration windows are aligned: 0, or the split
+	baseWins   []Window // the baseline side's closed windows
+	fn         func(Verdict) error
+	roles      map[string]string // run -> role, from run records
+	open       Window            // the open window
+	rows       int64             // rows in the open window
+	line       int64             // lines read
+	pending    []byte            // a line not yet ended by a newline
+	sum        Summary
 
 	f       *os.File // the file open at Path, or the one that was there
 	off     int64    // bytes of f read
@@ -282,6 +310,20 @@ func (t *tail) feed(data []byte) error {
 // end closes the log: a last line without a newline is complete now, and
 // the open window closes short.
 func (t *tail) end() error {
+	if t.inBaseline {
+		if len(bytes.TrimSpace(t.pending)) > 0 {
+			if err := t.lineDone(t.pending); err != nil {
+				return err
+			}
+			t.pending = nil
+		}
+		if t.inBaseline && !t.splitKnown {
+			return fmt.Errorf("%s: the log has no event line %s with a t_ms (--baseline-until): nothing to split at", t.cfg.Path, t.cfg.SplitEvent)
+		}
+		if t.inBaseline {
+			return fmt.Errorf("%s: the log ended before the split (--baseline-until): no treatment to judge", t.cfg.Path)
+		}
+	}
 	if len(bytes.TrimSpace(t.pending)) > 0 {
 		if err := t.lineDone(t.pending); err != nil {
 			return err
@@ -317,10 +359,23 @@ func (t *tail) lineDone(b []byte) error {
 		if a.Record == "run" && a.HasRole {
 			t.roles[a.Run] = a.Role
 		}
+		if a.Record == "event" && !t.splitKnown && t.cfg.SplitEvent != "" && a.HasTMs && eventIs(a, t.cfg.SplitEvent) {
+			t.splitAt, t.splitKnown = a.TMs, true
+		}
 		return nil
 	}
 	if !t.counts(a) {
 		return nil
+	}
+	if t.inBaseline {
+		if !a.HasTMs {
+			return &ingest.LineError{File: t.cfg.Path, Line: t.line, Field: "t_ms", Msg: "missing: a time split (--baseline-until) needs send times"}
+		}
+		if t.splitKnown && a.TMs >= t.splitAt {
+			if err := t.endBaseline(); err != nil {
+				return err
+			}
+		}
 	}
 	if t.cfg.SizeMs > 0 {
 		if err := t.addTimed(a); err != nil {
@@ -329,7 +384,7 @@ func (t *tail) lineDone(b []byte) error {
 	} else {
 		t.add(a)
 	}
-	if t.burn != nil && t.fired == nil {
+	if t.burn != nil && t.fired == nil && !t.inBaseline {
 		if !a.HasTMs {
 			return &ingest.LineError{File: t.cfg.Path, Line: t.line, Field: "t_ms", Msg: "missing: a burn-rate alert needs send times"}
 		}
@@ -344,6 +399,46 @@ func (t *tail) lineDone(b []byte) error {
 	}
 	if t.cfg.SizeMs == 0 && t.rows == t.cfg.Size {
 		return t.close()
+	}
+	return nil
+}
+
+// eventIs reports whether an event line is TYPE or TYPE:SUBJECT.
+func eventIs(a ingest.Attempt, want string) bool {
+	typ, subject, bySubject := strings.Cut(want, ":")
+	return a.EventType == typ && (!bySubject || a.Subject == subject)
+}
+
+// endBaseline closes the baseline side at the split: its last window, its
+// baseline, and the evaluator of the treatment, whose windows start again
+// at 1 (duration windows aligned at the split).
+func (t *tail) endBaseline() error {
+	if t.rows > 0 {
+		if err := t.close(); err != nil {
+			return err
+		}
+	}
+	t.inBaseline = false
+	metric := t.cfg.Rule.metric()
+	if t.cfg.Rule.Bound == nil || t.cfg.Rule.Bound.Relative() {
+		b, err := Baseline(t.baseWins, metric)
+		if err != nil {
+			return fmt.Errorf("%s: --baseline-until: %w", t.cfg.Path, err)
+		}
+		t.cfg.Rule.Baseline, t.sum.Baseline = b, b
+	}
+	ev, err := NewEvaluator(t.cfg.Rule)
+	if err != nil {
+		return err
+	}
+	t.ev, t.origin, t.open, t.rows = ev, t.splitAt, Window{N: 1}, 0
+	if t.cfg.Notice != nil {
+		base := "-"
+		if t.cfg.Rule.Baseline != nil {
+			base = Show(t.cfg.Rule.Baseline, metric)
+		}
+		t.cfg.Notice(fmt.Sprintf("baseline: %s over %d windows before t = %s ms; judging the rest", base, len(t.baseWins),
+			strconv.FormatFloat(t.splitAt, 'f', -1, 64)))
 	}
 	return nil
 }
@@ -368,7 +463,7 @@ func (t *tail) addTimed(a ingest.Attempt) error {
 	if !a.HasTMs {
 		return &ingest.LineError{File: t.cfg.Path, Line: t.line, Field: "t_ms", Msg: "missing: duration windows need send times"}
 	}
-	n := int64(math.Floor(a.TMs/t.cfg.SizeMs)) + 1
+	n := int64(math.Floor((a.TMs-t.origin)/t.cfg.SizeMs)) + 1
 	if t.rows > 0 && n > t.open.N {
 		if err := t.close(); err != nil {
 			return err
@@ -425,6 +520,11 @@ func (t *tail) close() error {
 		return fmt.Errorf("%s: %w", t.cfg.Path, err)
 	}
 	t.stats.reset()
+	if t.inBaseline {
+		t.baseWins = append(t.baseWins, t.open)
+		t.open, t.rows = Window{N: t.open.N + 1}, 0
+		return nil
+	}
 	v := t.ev.Feed(t.open)
 	t.sum.add(v)
 	t.open, t.rows = Window{N: t.open.N + 1}, 0

@@ -100,3 +100,42 @@ func TestParseShare(t *testing.T) {
 		t.Errorf("ParseMargin(0.0000005): want an error (finer than a millionth)")
 	}
 }
+
+// TestFollowSplitAtEvent: --baseline-until EVENT on a live log splits at
+// the first event line of that type (and subject); the baseline is the
+// mean of the windows before it, here the case of
+// analyze/testdata/hypotheses/split-event.txt: windows of 2, baseline
+// (1 + 1/2) / 2 = 3/4, margin 1/4, so the treatment's 1/2 ties and its 0
+// falsifies. A row sent before the event line but after it in time still
+// counts as the baseline's, as in the SQL (t_ms < split).
+func TestFollowSplitAtEvent(t *testing.T) {
+	log := strings.Join([]string{
+		`{"run":"only","t_ms":0,"outcome":"ok"}`,
+		`{"run":"only","t_ms":500,"outcome":"ok"}`,
+		`{"record":"event","type":"action_start","subject":"warm-up","t_ms":900}`, // another subject: not the split
+		`{"run":"only","t_ms":1000,"outcome":"ok"}`,
+		`{"record":"event","type":"action_start","subject":"inject-latency","t_ms":1500}`,
+		`{"run":"only","t_ms":1400,"outcome":"error"}`,
+		`{"run":"only","t_ms":1500,"outcome":"ok"}`,
+		`{"run":"only","t_ms":1600,"outcome":"error"}`,
+		`{"run":"only","t_ms":1700,"outcome":"error"}`,
+		`{"run":"only","t_ms":1800,"outcome":"error"}`,
+	}, "\n") + "\n"
+	path := filepath.Join(t.TempDir(), "live.ndjson")
+	if err := os.WriteFile(path, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	cfg := FollowConfig{Path: path, Rule: Rule{Margin: big.NewRat(1, 4), StopAfter: 1, Damage: DamageFailed}, Size: 2,
+		UntilEOF: true, SplitEvent: "action_start:inject-latency"}
+	s, err := Follow(context.Background(), cfg, func(v Verdict) error { got = append(got, verdictText(v)); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"no 0 1", "yes 1 3 stop"}, got); diff != "" {
+		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+	if s.Baseline == nil || s.Baseline.Cmp(big.NewRat(3, 4)) != 0 {
+		t.Errorf("baseline %v, want 3/4", s.Baseline)
+	}
+}

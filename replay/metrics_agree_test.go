@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -29,7 +30,7 @@ func TestMetricsAgreeWithSQL(t *testing.T) {
 	}
 	db, paths := ingestLogs(t, logs)
 	ctx := context.Background()
-	ties, metrics := 0, map[string]int{}
+	ties, splits, metrics := 0, 0, map[string]int{}
 	for i, g := range logs {
 		rec, err := Load(ctx, db, Config{Experiment: g.name, Window: g.window, Hypothesis: g.hyp, Bound: g.bound})
 		if err != nil {
@@ -49,9 +50,21 @@ func TestMetricsAgreeWithSQL(t *testing.T) {
 				ties++
 			}
 		}
-		if g.hyp.Control == "" && g.hyp.BaselineUntil == "" {
+		switch {
+		case g.hyp.Control == "" && g.hyp.BaselineUntil == "":
 			followAgrees(t, paths[i], rec, verdicts)
+		case g.hyp.BaselineUntil != "":
+			d, err := time.ParseDuration(g.hyp.BaselineUntil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ms := float64(d) / float64(time.Millisecond)
+			followSplitAgrees(t, paths[i], rec, verdicts, &ms)
+			splits++
 		}
+	}
+	if splits < 10 {
+		t.Errorf("only %d logs split in time: the generator no longer tests watch's split", splits)
 	}
 	if ties < 30 {
 		t.Errorf("only %d windows tie the threshold: the generator no longer tests ties", ties)

@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"errors"
+	"math/big"
 	"time"
 )
 
@@ -15,6 +16,7 @@ type Summary struct {
 	TotalDamage     int64     // damage in every window decided
 	Burn            *BurnFire // the burn-rate alert that stopped a watch
 	TagsSeen        bool      // DamageAuto: a line gave the tagged field
+	Baseline        *big.Rat  // the baseline a time split took (Follow with SplitMs or SplitEvent)
 }
 
 // add counts one decided window.

@@ -40,15 +40,14 @@ absolute SLO where higher is worse), --min 99% or --min 100/s (where lower
 is worse). Every comparison is exact: a window at the threshold holds.`
 
 // add registers the flags; sweep makes the thresholds comma lists. live
-// (rewind watch, whose log is the treatment) leaves out --treatment and
-// --baseline-until.
+// (rewind watch, whose log is the treatment) leaves out --treatment.
 func (h *hypothesisFlags) add(fs *pflag.FlagSet, sweep, live bool) {
 	h.fs = fs
 	fs.StringVar(&h.control, "control", "", "the baseline run: RUN or EXPERIMENT/RUN (default: the run with role control)")
 	if !live {
 		fs.StringVar(&h.treatment, "treatment", "", "the treatment run: RUN or EXPERIMENT/RUN (default: the run with role experiment)")
-		fs.StringVar(&h.until, "baseline-until", "", "split one run: the baseline before DURATION (2m) or EVENT (action_start), the treatment after")
 	}
+	fs.StringVar(&h.until, "baseline-until", "", "split one run: the baseline before DURATION (2m) or EVENT (action_start), the treatment after")
 	fs.StringVar(&h.metric, "metric", "ok_share", "what a window is judged on: "+strings.Join(analyze.Metrics, ", "))
 	many := ""
 	if sweep {

@@ -42,8 +42,12 @@ A removed log is waited for until a new one appears (or --idle-timeout).
 The baseline is --baseline-share (or --baseline in the metric's unit: 0.96,
 230ms, 50/s), or the mean window value of a recorded run: the control role
 of --baseline-experiment, or --control RUN of it (--control
-EXPERIMENT/RUN alone names both), with the same window size. --max and
---min need no baseline. Damage counts every request not ok until the log
+EXPERIMENT/RUN alone names both), with the same window size; or the log's
+own first part (--baseline-until 2m, or an event line's type such as
+action_start): its windows make the baseline, taken when the first row
+sent at or after the split arrives, and are not printed; the rest is
+judged, its windows counted from the split. --max and --min need no
+baseline. Damage counts every request not ok until the log
 shows a tagged request, then tagged requests not ok.
 
 ` + hypothesisHelp + `
@@ -60,6 +64,7 @@ Examples:
   rewind watch live.ndjson --baseline-share 0.96 --window 1s --idle-timeout 30s
   rewind watch live.ndjson --control checkout/baseline --metric p95 --tolerance 20% --window 30s
   rewind watch live.ndjson --metric p99 --max 800ms --window 30s --stop-after 2
+  rewind watch live.ndjson --baseline-until action_start --metric p95 --tolerance 20% --window 30s
   rewind watch live.ndjson --window 30s --stop-on burn-rate --slo 99.9% --rules '1m/5m>14.4'`
 
 func init() {
@@ -122,6 +127,9 @@ func runWatch(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if s.Baseline != nil {
+		cfg.Rule.Baseline = s.Baseline
+	}
 	if s.StopWindow > 0 {
 		return stopFired{replay.StopMessage(s, cfg.Rule)}
 	}
@@ -164,6 +172,24 @@ func (o *watchOptions) config(ctx context.Context) (replay.FollowConfig, error) 
 			c.Rule.Unjudged = true // the alert alone decides
 			return c, nil
 		}
+	}
+	if h.BaselineUntil != "" {
+		if o.baselineExp != "" || o.h.control != "" || o.baseline != "" || o.baselineShare != "" {
+			return c, usagef("--baseline-until takes the baseline from the log itself: not with --baseline-experiment, --control, --baseline or --baseline-share")
+		}
+		if w.IsZero() {
+			return c, usagef("--window: give the window (rows, e.g. 40, or a duration, e.g. 30s) with --baseline-until")
+		}
+		if d, err := time.ParseDuration(h.BaselineUntil); err == nil {
+			if d <= 0 {
+				return c, usagef("--baseline-until %s: want a positive duration or an event type", h.BaselineUntil)
+			}
+			ms := float64(d) / float64(time.Millisecond)
+			c.SplitMs = &ms
+		} else {
+			c.SplitEvent = h.BaselineUntil
+		}
+		return c, nil
 	}
 	if c.Rule.Bound != nil && !c.Rule.Bound.Relative() {
 		if w.IsZero() {
