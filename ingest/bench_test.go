@@ -113,13 +113,13 @@ func BenchmarkDuckDBReadJSON(b *testing.B) {
 // BenchmarkDuckDBReadJSONToRequests loads the same file with read_json into
 // rewind's 22-column requests table (the width rewind writes), without
 // what the Arrow path adds: no line numbers, no file order, no validation
-// with file:line:field errors, unknown fields dropped.
+// with file:line:field errors, unknown fields dropped, no run_pos.
 func BenchmarkDuckDBReadJSONToRequests(b *testing.B) {
 	setup := func(db *sql.DB) error { return EnsureSchema(context.Background(), db) }
 	benchLoad(b, setup, func(db *sql.DB, path string) error {
 		return execAll(db, "SET preserve_insertion_order = false",
 			`INSERT INTO requests SELECT 'bench', run, '', 0, req, NULL, attempt, t_ms, NULL, latency_ms, outcome, NULL,
-				tagged, NULL, NULL, NULL, NULL, NULL, 1, NULL, 1, 0
+				tagged, NULL, NULL, NULL, NULL, NULL, 1, NULL, 1, 0, NULL
 			 FROM read_json('`+path+`', format = 'newline_delimited')`)
 	})
 }

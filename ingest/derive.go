@@ -14,6 +14,12 @@ func (l *loader) finishRows(ctx context.Context, fileID int64, res *Result) erro
 	if err := l.applyMaps(ctx, fileID); err != nil {
 		return err
 	}
+	if l.renumber || len(l.dirtyRuns) > 0 || l.mapsRun() {
+		if err := l.renumberRuns(ctx, fileID); err != nil {
+			return err
+		}
+		l.renumber = false
+	}
 	if err := l.fillDerived(ctx, fileID); err != nil {
 		return err
 	}

@@ -137,6 +137,10 @@ type loader struct {
 	// fileRuns: --experiment was given, so each file is a run of it, named
 	// from the file where its rows name none.
 	fileRuns bool
+	// renumber: the file's rows need their run_pos from SQL (runpos.go);
+	// dirtyRuns are runs an earlier file was taken out of (--replace).
+	renumber  bool
+	dirtyRuns []runKey
 	seen     map[string]Result // hashes loaded by this ingest
 	tOrigin  string            // the experiment whose origin the current file's t_ms came from
 }

@@ -16,11 +16,15 @@ import (
 // continues the table's order, so rows of a run keep file order across
 // files. What needs the whole file is derived afterwards (finishRows).
 func (l *loader) insertRequests(ctx context.Context, p produce, fileID int64, experiment, fileRun string) (int64, error) {
-	checked := l.requireColumns(validated(p))
-	s := newStream(ctx, stageSchema, checked)
+	pos, err := l.newPositioner(ctx, experiment, fileRun)
+	if err != nil {
+		return 0, err
+	}
+	checked := pos.wrap(l.requireColumns(validated(p)))
+	s := newStream(ctx, posSchema, checked)
 	defer s.Release()
 	var n int64
-	err := l.registered(ctx, s, func(view string) error {
+	err = l.registered(ctx, s, func(view string) error {
 		var base int64
 		if err := l.conn.QueryRowContext(ctx, `SELECT coalesce(max(seq) + 1, 0) FROM requests`).Scan(&base); err != nil {
 			return err
@@ -41,7 +45,7 @@ SELECT %s, %s, coalesce(role, CASE WHEN %s IN ('control', 'experiment') THEN %s 
        $base::BIGINT + ord, req, req_text, coalesce(attempt, 0), t_ms, make_timestamp(ts_us), latency_ms,
        coalesce(outcome, %s), status,
        coalesce(tagged, false), user_id, batch_id, client_id, retried, drop_reason, coalesce(count, 1),
-       attrs::JSON, $file::INTEGER, line
+       attrs::JSON, $file::INTEGER, line, run_pos
 FROM %s`, expExpr, runExpr, runExpr, runExpr, statusOutcomeSQL(l.ok), view)
 		res, err := l.conn.ExecContext(ctx, q, namedArgs(map[string]any{"exp": experiment, "run": nullIfEmpty(l.opts.Run),
 			"filerun": fileRun, "base": base, "file": fileID})...)
@@ -59,6 +63,7 @@ FROM %s`, expExpr, runExpr, runExpr, runExpr, statusOutcomeSQL(l.ok), view)
 	if err != nil {
 		return 0, fmt.Errorf("insert requests: %w", err)
 	}
+	l.renumber = l.renumber || pos.outOrder
 	return n, nil
 }
 

@@ -41,6 +41,24 @@ func (l *loader) repeatAfterDecode(ctx context.Context, sum string, fileID int64
 	return true, l.dropFile(ctx, fileID)
 }
 
+// dirty notes the runs of a file about to be taken out: their positions
+// (run_pos) get a gap, so they are numbered again after the new rows are in.
+func (l *loader) dirty(ctx context.Context, fileID int64) error {
+	rows, err := l.conn.QueryContext(ctx, `SELECT DISTINCT experiment, run FROM requests WHERE file_id = ?`, fileID)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k runKey
+		if err := rows.Scan(&k.experiment, &k.run); err != nil {
+			return err
+		}
+		l.dirtyRuns = append(l.dirtyRuns, k)
+	}
+	return rows.Err()
+}
+
 func (l *loader) dropFile(ctx context.Context, fileID int64) error {
 	for _, q := range []string{`DELETE FROM requests WHERE file_id = ?`, `DELETE FROM events WHERE file_id = ?`, `DELETE FROM files WHERE file_id = ?`} {
 		if _, err := l.conn.ExecContext(ctx, q, fileID); err != nil {
@@ -81,6 +99,9 @@ func (l *loader) samePath(ctx context.Context, in *input, sum string) error {
 	}
 	if l.opts.Replace {
 		for _, e := range prev {
+			if err := l.dirty(ctx, e.id); err != nil {
+				return err
+			}
 			if err := l.dropFile(ctx, e.id); err != nil {
 				return err
 			}

@@ -90,6 +90,7 @@ CREATE TABLE IF NOT EXISTS events (
 	line       BIGINT NOT NULL
 );
 ALTER TABLE events ADD COLUMN IF NOT EXISTS ts TIMESTAMP;
+ALTER TABLE requests ADD COLUMN IF NOT EXISTS run_pos BIGINT; -- 0-based position among its (experiment, run)'s rows in seq order (runpos.go)
 `
 
 // EnsureSchema creates the tables when they are missing.

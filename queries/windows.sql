@@ -27,7 +27,7 @@
 -- carried only when need_lat (a latency metric): the other metrics never
 -- read it.
 CREATE OR REPLACE MACRO _side_input(exp, run_name, role_name, from_ms, until_ms, need_lat) AS TABLE
-    SELECT run, seq, t_ms, count, outcome = 'ok' AS ok, tagged, tagged AND outcome <> 'ok' AS damaged,
+    SELECT run, seq, run_pos, t_ms, count, outcome = 'ok' AS ok, tagged, tagged AND outcome <> 'ok' AS damaged,
            CASE WHEN need_lat THEN round(latency_ms * 1000)::BIGINT END AS lat_us
     FROM requests
     WHERE experiment = exp
@@ -35,17 +35,33 @@ CREATE OR REPLACE MACRO _side_input(exp, run_name, role_name, from_ms, until_ms,
       AND (from_ms IS NULL OR t_ms >= from_ms)
       AND (until_ms IS NULL OR t_ms < until_ms);
 
--- The shape of a side's rows: how many runs, and whether a single run's
--- seqs are contiguous (no other row in between: a run logged on its own).
+-- The shape of a side's rows: how many runs; whether a single run's seqs
+-- are contiguous (no other row in between: a run logged on its own); and
+-- whether every run's rows carry dense positions (run_pos, kept at ingest:
+-- the side holds the whole of each run, or a part of it in a row, as a time
+-- split of rows in time order does), which makes a row's position a sum
+-- instead of a sort. first_pos and off are per run: its first position,
+-- and the rows of the runs named before it.
+CREATE OR REPLACE MACRO _side_runs(exp, run_name, role_name, from_ms, until_ms) AS TABLE
+    SELECT run, count(*) AS n, min(seq) AS first_seq, max(seq) AS last_seq,
+           min(run_pos) AS first_pos,
+           count(run_pos) = count(*) AND max(run_pos) - min(run_pos) + 1 = count(*) AS dense,
+           sum(count(*)) OVER (ORDER BY run) - count(*) AS off
+    FROM _side_input(exp, run_name, role_name, from_ms, until_ms, false)
+    GROUP BY run;
+
 CREATE OR REPLACE MACRO _side_shape(exp, run_name, role_name, from_ms, until_ms) AS TABLE
-    SELECT count(DISTINCT run) AS runs, min(seq) AS first_seq,
-           count(DISTINCT run) = 1 AND max(seq) - min(seq) + 1 = count(*) AS contiguous
-    FROM _side_input(exp, run_name, role_name, from_ms, until_ms, false);
+    SELECT count(*) AS runs, min(first_seq) AS first_seq,
+           count(*) = 1 AND max(last_seq) - min(first_seq) + 1 = sum(n) AS contiguous,
+           coalesce(bool_and(dense), false) AS dense, min(first_pos) AS first_pos
+    FROM _side_runs(exp, run_name, role_name, from_ms, until_ms);
 
 -- Each row's window, 0-based, with what the counts need. Exactly one branch
 -- gets rows: numbering rows means sorting them, so a contiguous run takes
--- its position from seq alone, a single run sorts by the integer seq, and
--- only a side of several runs sorts by (run, seq). Duration windows need no
+-- its position from seq alone, a single run with dense positions from
+-- run_pos, several such runs from run_pos and their offsets (a join with
+-- one row per run); only without positions does a single run sort by the
+-- integer seq, and several runs by (run, seq). Duration windows need no
 -- position; they are aligned at from_ms (0 without it). The branches name
 -- their columns: DuckDB does not prune columns through UNION ALL.
 CREATE OR REPLACE MACRO _side_rows(exp, run_name, role_name, from_ms, until_ms, size_n, size_ms, need_lat) AS TABLE
@@ -56,17 +72,30 @@ CREATE OR REPLACE MACRO _side_rows(exp, run_name, role_name, from_ms, until_ms, 
     FROM _side_input(exp, run_name, role_name, from_ms, until_ms, need_lat)
     WHERE size_ms IS NULL AND (SELECT contiguous FROM shape)
     UNION ALL
+    SELECT CASE WHEN size_n IS NOT NULL THEN (run_pos - (SELECT first_pos FROM shape)) // size_n
+                ELSE error('windows: give size_n (requests) or size_ms (milliseconds)') END,
+           t_ms, count, ok, tagged, damaged, lat_us
+    FROM _side_input(exp, run_name, role_name, from_ms, until_ms, need_lat)
+    WHERE size_ms IS NULL AND (SELECT runs = 1 AND NOT contiguous AND dense FROM shape)
+    UNION ALL
+    SELECT CASE WHEN size_n IS NOT NULL THEN (i.run_pos - r.first_pos + r.off) // size_n
+                ELSE error('windows: give size_n (requests) or size_ms (milliseconds)') END,
+           i.t_ms, i.count, i.ok, i.tagged, i.damaged, i.lat_us
+    FROM _side_input(exp, run_name, role_name, from_ms, until_ms, need_lat) i
+    JOIN _side_runs(exp, run_name, role_name, from_ms, until_ms) r ON i.run = r.run
+    WHERE size_ms IS NULL AND (SELECT runs > 1 AND dense FROM shape)
+    UNION ALL
     SELECT CASE WHEN size_n IS NOT NULL THEN (row_number() OVER (ORDER BY seq) - 1) // size_n
                 ELSE error('windows: give size_n (requests) or size_ms (milliseconds)') END,
            t_ms, count, ok, tagged, damaged, lat_us
     FROM _side_input(exp, run_name, role_name, from_ms, until_ms, need_lat)
-    WHERE size_ms IS NULL AND (SELECT runs = 1 AND NOT contiguous FROM shape)
+    WHERE size_ms IS NULL AND (SELECT runs = 1 AND NOT contiguous AND NOT dense FROM shape)
     UNION ALL
     SELECT CASE WHEN size_n IS NOT NULL THEN (row_number() OVER (ORDER BY run, seq) - 1) // size_n
                 ELSE error('windows: give size_n (requests) or size_ms (milliseconds)') END,
            t_ms, count, ok, tagged, damaged, lat_us
     FROM _side_input(exp, run_name, role_name, from_ms, until_ms, need_lat)
-    WHERE size_ms IS NULL AND (SELECT runs > 1 FROM shape)
+    WHERE size_ms IS NULL AND (SELECT runs > 1 AND NOT dense FROM shape)
     UNION ALL
     SELECT floor((t_ms - coalesce(from_ms, 0)) / size_ms)::BIGINT, t_ms, count, ok, tagged, damaged, lat_us
     FROM _side_input(exp, run_name, role_name, from_ms, until_ms, need_lat)

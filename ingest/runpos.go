@@ -1,0 +1,175 @@
+package ingest
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// run_pos is a request's 0-based position among the rows of its
+// (experiment, run) in seq order: what makes a count window a plain scan
+// (position // size) instead of a sort of the run. Ingest gives it as the
+// rows stream in: the rows the run already has plus the row's index among
+// the file's rows of that run, counted in file order, which is seq order.
+// Where that cannot hold (rows emitted out of order, --map setting run or
+// experiment, --replace taking rows out of the middle of a run), the runs
+// concerned are numbered again in SQL, a sort paid at that ingest only.
+// The analyses check that a side's positions are dense before using them
+// (a database from before run_pos has none: it sorts, as before).
+
+// posSchema is stageSchema with run_pos: what insertRequests reads.
+var posSchema = arrow.NewSchema(append(stageSchema.Fields(), arrow.Field{Name: "run_pos", Type: arrow.PrimitiveTypes.Int64}), nil)
+
+type runKey struct{ experiment, run string }
+
+// positioner numbers a file's rows per (experiment, run).
+type positioner struct {
+	next     map[runKey]int64
+	lastOrd  int64
+	outOrder bool // a row came with a smaller ord than one before: renumber
+	// what the INSERT's coalesce of the experiment and the run sees
+	expArg, runArg, fileRun string
+	expFirst, fileRuns      bool
+}
+
+// newPositioner reads how many rows each run already has.
+func (l *loader) newPositioner(ctx context.Context, experiment, fileRun string) (*positioner, error) {
+	p := &positioner{next: map[runKey]int64{}, lastOrd: -1, expArg: experiment, runArg: l.opts.Run,
+		fileRun: fileRun, expFirst: l.opts.Experiment != "", fileRuns: l.fileRuns}
+	rows, err := l.conn.QueryContext(ctx, `SELECT experiment, run, count(*) FROM requests GROUP BY ALL`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k runKey
+		var n int64
+		if err := rows.Scan(&k.experiment, &k.run, &n); err != nil {
+			return nil, err
+		}
+		p.next[k] = n
+	}
+	return p, rows.Err()
+}
+
+// key is the row's (experiment, run) as the INSERT computes them.
+func (p *positioner) key(exp, run, group *array.String, i int) runKey {
+	k := runKey{experiment: p.expArg}
+	if !p.expFirst && exp.IsValid(i) {
+		k.experiment = exp.Value(i)
+	}
+	switch {
+	case run.IsValid(i):
+		k.run = run.Value(i)
+	case p.runArg != "":
+		k.run = p.runArg
+	case p.fileRuns:
+		k.run = p.fileRun
+	case group.IsValid(i):
+		k.run = group.Value(i)
+	default:
+		k.run = p.fileRun
+	}
+	return k
+}
+
+// wrap adds run_pos to each batch.
+func (p *positioner) wrap(in produce) produce {
+	return func(ctx context.Context, emit func(arrow.RecordBatch) error) error {
+		return in(ctx, func(rb arrow.RecordBatch) error {
+			defer rb.Release()
+			exp := rb.Column(colExperiment).(*array.String)
+			run := rb.Column(colRun).(*array.String)
+			group := rb.Column(colGroup).(*array.String)
+			ord := rb.Column(colOrd).(*array.Int64)
+			b := array.NewInt64Builder(memory.DefaultAllocator)
+			defer b.Release()
+			b.Reserve(int(rb.NumRows()))
+			// Files hold few runs: a short list searched in order beats a map
+			// lookup per row (the map holds them past 8).
+			type counter struct {
+				k runKey
+				n int64
+			}
+			var few []*counter
+			many := map[runKey]*counter{}
+			var last *counter
+			for i := 0; i < int(rb.NumRows()); i++ {
+				if o := ord.Value(i); o < p.lastOrd {
+					p.outOrder = true
+				} else {
+					p.lastOrd = o
+				}
+				k := p.key(exp, run, group, i)
+				if last == nil || k != last.k {
+					last = nil
+					for _, c := range few {
+						if c.k == k {
+							last = c
+							break
+						}
+					}
+					if last == nil {
+						if last = many[k]; last == nil {
+							last = &counter{k: k, n: p.next[k]}
+							if len(few) < 8 {
+								few = append(few, last)
+							} else {
+								many[k] = last
+							}
+						}
+					}
+				}
+				b.UnsafeAppend(last.n)
+				last.n++
+			}
+			for _, c := range few {
+				p.next[c.k] = c.n
+			}
+			for k, c := range many {
+				p.next[k] = c.n
+			}
+			pos := b.NewArray()
+			defer pos.Release()
+			cols := make([]arrow.Array, 0, numStageCols+1)
+			for c := 0; c < int(rb.NumCols()); c++ {
+				cols = append(cols, rb.Column(c))
+			}
+			out := array.NewRecordBatch(posSchema, append(cols, pos), rb.NumRows())
+			return emit(out)
+		})
+	}
+}
+
+// renumberRuns gives the rows of the runs the file has, and of the runs
+// in dirty, their positions again, in SQL.
+func (l *loader) renumberRuns(ctx context.Context, fileID int64) error {
+	dirty := `SELECT DISTINCT experiment, run FROM requests WHERE file_id = $file`
+	for _, k := range l.dirtyRuns {
+		dirty += fmt.Sprintf(" UNION SELECT %s, %s", quoteString(k.experiment), quoteString(k.run))
+	}
+	_, err := l.conn.ExecContext(ctx, `UPDATE requests r SET run_pos = p.pos
+		FROM (SELECT seq, row_number() OVER (PARTITION BY experiment, run ORDER BY seq) - 1 AS pos
+		      FROM requests WHERE (experiment, run) IN (`+dirty+`)) p
+		WHERE r.seq = p.seq`, sql.Named("file", fileID))
+	if err != nil {
+		return fmt.Errorf("number the runs' rows: %w", err)
+	}
+	l.dirtyRuns = nil
+	return nil
+}
+
+// mapsRun reports whether a --map sets the run or the experiment: the
+// positions counted as the rows streamed in are then of other runs.
+func (l *loader) mapsRun() bool {
+	for _, m := range l.opts.Maps {
+		if m.Column == "run" || m.Column == "experiment" {
+			return true
+		}
+	}
+	return false
+}

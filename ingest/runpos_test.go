@@ -1,0 +1,81 @@
+package ingest
+
+import (
+	"database/sql"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// positionsWrong counts rows whose run_pos is not their 0-based position
+// among their (experiment, run)'s rows in seq order: the definition.
+func positionsWrong(t *testing.T, db *sql.DB) int64 {
+	t.Helper()
+	var n int64
+	err := db.QueryRow(`SELECT count(*) FROM (
+		SELECT run_pos, row_number() OVER (PARTITION BY experiment, run ORDER BY seq) - 1 AS pos FROM requests)
+		WHERE run_pos IS DISTINCT FROM pos`).Scan(&n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestRunPosIsTheRunOrder: every way rows come in keeps run_pos the
+// position of the row in its run: every real sample file of every format
+// into one database (runs from the run column, the tool's grouping, the
+// file name), two runs interleaved, a run continued by a second file, a
+// file that names no run with --run, --experiment making each file a run,
+// --map setting the run, and --replace taking a file out of the middle of
+// a run.
+func TestRunPosIsTheRunOrder(t *testing.T) {
+	db, _ := openDB(t)
+	inputs, err := filepath.Glob("testdata/real/*/*/input*")
+	if err != nil || len(inputs) < 20 {
+		t.Fatalf("real samples: %v (%d)", err, len(inputs))
+	}
+	for _, in := range inputs {
+		mustIngest(t, db, Options{}, in)
+	}
+	if n := positionsWrong(t, db); n > 0 {
+		t.Fatalf("after the real samples: %d rows with a wrong run_pos", n)
+	}
+	dir := t.TempDir()
+	write := func(name string, lines ...string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a := write("a.ndjson",
+		`{"experiment":"x","run":"c","outcome":"ok"}`, `{"experiment":"x","run":"e","outcome":"ok"}`,
+		`{"experiment":"x","run":"e","outcome":"error"}`, ``, `{"record":"run","experiment":"x","run":"e","role":"experiment"}`,
+		`{"experiment":"x","run":"c","outcome":"ok"}`, `{"experiment":"x","outcome":"ok","run":"c"}`)
+	b := write("b.ndjson", `{"experiment":"x","run":"e","outcome":"ok"}`, `{"experiment":"x","run":"c","outcome":"ok"}`)
+	anon := write("anon.ndjson", `{"outcome":"ok"}`, `{"outcome":"error"}`)
+	mapped := write("mapped.ndjson", `{"experiment":"x","who":"c","outcome":"ok"}`, `{"experiment":"x","who":"e","outcome":"ok"}`)
+	mustIngest(t, db, Options{}, a, b)
+	mustIngest(t, db, Options{Run: "solo", Experiment: "y"}, anon)
+	mustIngest(t, db, Options{Experiment: "z"}, a, b)
+	m, err := ParseMap("run=who")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustIngest(t, db, Options{Maps: []Mapping{m}}, mapped)
+	if n := positionsWrong(t, db); n > 0 {
+		t.Fatalf("after the generated files: %d rows with a wrong run_pos", n)
+	}
+	// a.ndjson changes: --replace takes its rows out of runs x/c and x/e,
+	// whose later rows (b.ndjson, mapped.ndjson) keep theirs.
+	write("a.ndjson", `{"experiment":"x","run":"c","outcome":"error"}`)
+	mustIngest(t, db, Options{Replace: true}, a)
+	if n := positionsWrong(t, db); n > 0 {
+		t.Errorf("after --replace: %d rows with a wrong run_pos", n)
+	}
+	var nulls int64
+	if err := db.QueryRow(`SELECT count(*) FROM requests WHERE run_pos IS NULL`).Scan(&nulls); err != nil || nulls > 0 {
+		t.Errorf("%d rows without run_pos (%v)", nulls, err)
+	}
+}
