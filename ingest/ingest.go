@@ -141,8 +141,8 @@ type loader struct {
 	// dirtyRuns are runs an earlier file was taken out of (--replace).
 	renumber  bool
 	dirtyRuns []runKey
-	seen     map[string]Result // hashes loaded by this ingest
-	tOrigin  string            // the experiment whose origin the current file's t_ms came from
+	seen      map[string]Result // hashes loaded by this ingest
+	tOrigin   string            // the experiment whose origin the current file's t_ms came from
 }
 
 func ingestAll(ctx context.Context, l *loader, srcs []source) ([]Result, error) {
