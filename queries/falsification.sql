@@ -35,10 +35,12 @@
 --   experiment_windows      BIGINT  experiment windows
 --   first_falsified_window  BIGINT  1-based window number; NULL when none
 
--- Both sides' windows. The control side's rows are those before split_ms,
--- the treatment side's those from it.
-CREATE OR REPLACE MACRO _hyp_windows(exp, size_n, size_ms, metric, control_exp, control_run, control_role,
-        treatment_exp, treatment_run, treatment_role, split_ms) AS TABLE
+-- Both sides' windows, in one query (DuckDB counts them side by side). The
+-- control side's rows are those before split_ms, the treatment side's
+-- those from it. replay reads it to load a recording.
+CREATE OR REPLACE MACRO _hyp_windows(exp, size_n := NULL, size_ms := NULL, metric := 'ok_share',
+        control_exp := NULL, control_run := NULL, control_role := NULL,
+        treatment_exp := NULL, treatment_run := NULL, treatment_role := NULL, split_ms := NULL) AS TABLE
     SELECT 'control' AS role, * FROM side_windows(coalesce(control_exp, exp), run_name := control_run,
         role_name := coalesce(control_role, 'control'), size_n := size_n, size_ms := size_ms,
         until_ms := split_ms, metric := metric)
@@ -68,8 +70,10 @@ CREATE OR REPLACE MACRO _baseline(exp, size_n, size_ms) AS TABLE
 CREATE OR REPLACE MACRO _judged_windows(exp, size_n, size_ms, metric, control_exp, control_run, control_role,
         treatment_exp, treatment_run, treatment_role, split_ms) AS TABLE
     WITH c AS MATERIALIZED (
-        SELECT * FROM _hyp_windows(exp, size_n, size_ms, metric, control_exp, control_run, control_role,
-                                   treatment_exp, treatment_run, treatment_role, split_ms)
+        SELECT * FROM _hyp_windows(exp, size_n := size_n, size_ms := size_ms, metric := metric,
+                                   control_exp := control_exp, control_run := control_run, control_role := control_role,
+                                   treatment_exp := treatment_exp, treatment_run := treatment_run,
+                                   treatment_role := treatment_role, split_ms := split_ms)
     ),
     b AS (
         SELECT count(*)::HUGEINT AS w, coalesce(any_value(l), 1) AS l, coalesce(_scaled_ok(value_num, value_den, l), 0) AS sl
