@@ -23,6 +23,8 @@ type Attempt struct {
 	HasTMs     bool
 	LatencyMs  float64
 	HasLatency bool
+	Status     int64
+	HasStatus  bool
 	Count      int64 // requests the line stands for: 1 when it gives none
 	// EventType and Subject are an event record's (TMs, HasTMs its time).
 	EventType, Subject string
@@ -79,7 +81,7 @@ func attemptOf(r *row) (Attempt, bool, error) {
 	// Clone: scanFlat leaves strings pointing into the caller's line buffer.
 	a := Attempt{Record: "request", Experiment: strings.Clone(r.experiment), Run: strings.Clone(r.run),
 		Role: strings.Clone(r.role), HasRole: r.is(colRole), Outcome: strings.Clone(r.outcome), Tagged: r.tagged, HasTagged: r.is(colTagged), TMs: r.tMs, HasTMs: r.is(colTMs),
-		LatencyMs: r.latency, HasLatency: r.is(colLatency), Count: 1}
+		LatencyMs: r.latency, HasLatency: r.is(colLatency), Status: int64(r.status), HasStatus: r.is(colStatus), Count: 1}
 	if r.is(colCount) {
 		a.Count = r.count
 	}

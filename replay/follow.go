@@ -30,8 +30,10 @@ type FollowConfig struct {
 	// Burn, when set, is the stop (--stop-on burn-rate): the open window
 	// stops the moment the first alert is decided, which is when the first
 	// row sent after it arrives (or at the end of the log). Good requests
-	// are those with outcome ok; a row without an outcome is no event.
+	// are those Good says are (nil: outcome ok; a row without an outcome is
+	// no event); Good's nil answer is no event.
 	Burn *BurnConfig
+	Good func(ingest.Attempt) (*bool, error)
 	// SplitMs or SplitEvent, when set, split the log in time
 	// (--baseline-until): rows sent before the split are the baseline side,
 	// the rest the treatment, with windows counted within each part (a
@@ -389,7 +391,13 @@ func (t *tail) lineDone(b []byte) error {
 			return &ingest.LineError{File: t.cfg.Path, Line: t.line, Field: "t_ms", Msg: "missing: a burn-rate alert needs send times"}
 		}
 		var good *bool
-		if a.Outcome != "" {
+		switch {
+		case t.cfg.Good != nil:
+			var err error
+			if good, err = t.cfg.Good(a); err != nil {
+				return &ingest.LineError{File: t.cfg.Path, Line: t.line, Field: "good", Msg: err.Error()}
+			}
+		case a.Outcome != "":
 			g := a.Outcome == "ok"
 			good = &g
 		}

@@ -53,7 +53,9 @@ shows a tagged request, then tagged requests not ok.
 ` + hypothesisHelp + `
 
 ` + stopHelp + ` Watch evaluates the alert itself,
-as the lines arrive (good: outcome ok), with the same result as the macro:
+as the lines arrive (good: outcome ok, or --good, evaluated on each line,
+which offers run, role, outcome, status, latency_ms, t_ms, tagged and
+count), with the same result as the macro:
 the stop fires in the open window the moment the first request sent after
 the alert arrives (or at the end of the log); no baseline is needed.
 
@@ -99,7 +101,7 @@ func watchFlags(e *env) (*watchOptions, *pflag.FlagSet) {
 	fs.StringVarP(&o.format, "format", "f", "table", "output format: table or json")
 	fs.StringVar(&o.baseline, "baseline", "", "the baseline in the metric's unit: 0.96 (shares), 230ms, 50/s")
 	o.h.add(fs, false, true)
-	o.stop.add(fs, false)
+	o.stop.add(fs, true)
 	o.opts.add(fs)
 	return o, fs
 }
@@ -123,6 +125,14 @@ func runWatch(ctx context.Context, e *env, args []string) error {
 		return usageError{err}
 	}
 	p.SetMetric(cfg.Rule.Metric)
+	if o.stop.good != "" {
+		g, err := analyze.NewGood(ctx, o.stop.good)
+		if err != nil {
+			return usageError{err}
+		}
+		defer g.Close()
+		cfg.Good = g.Eval
+	}
 	s, err := replay.Follow(ctx, cfg, p.Verdict)
 	if err != nil {
 		return err
