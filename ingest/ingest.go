@@ -141,6 +141,7 @@ type loader struct {
 	// dirtyRuns are runs an earlier file was taken out of (--replace).
 	renumber  bool
 	dirtyRuns []runKey
+	runCounts map[runKey]int64  // rows per run so far, for run_pos; nil: read it
 	seen      map[string]Result // hashes loaded by this ingest
 	tOrigin   string            // the experiment whose origin the current file's t_ms came from
 }

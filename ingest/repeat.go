@@ -60,6 +60,7 @@ func (l *loader) dirty(ctx context.Context, fileID int64) error {
 }
 
 func (l *loader) dropFile(ctx context.Context, fileID int64) error {
+	l.runCounts = nil // its runs have fewer rows now
 	for _, q := range []string{`DELETE FROM requests WHERE file_id = ?`, `DELETE FROM events WHERE file_id = ?`, `DELETE FROM files WHERE file_id = ?`} {
 		if _, err := l.conn.ExecContext(ctx, q, fileID); err != nil {
 			return err

@@ -28,7 +28,7 @@ type runKey struct{ experiment, run string }
 
 // positioner numbers a file's rows per (experiment, run).
 type positioner struct {
-	next     map[runKey]int64
+	next     map[runKey]int64 // the loader's runCounts, advanced as rows are numbered
 	lastOrd  int64
 	outOrder bool // a row came with a smaller ord than one before: renumber
 	// what the INSERT's coalesce of the experiment and the run sees
@@ -36,10 +36,23 @@ type positioner struct {
 	expFirst, fileRuns      bool
 }
 
-// newPositioner reads how many rows each run already has.
+// newPositioner numbers from how many rows each run already has: read
+// once per ingest (all its files are one transaction) and carried from
+// file to file, read again only after rows were taken out or renumbered.
 func (l *loader) newPositioner(ctx context.Context, experiment, fileRun string) (*positioner, error) {
-	p := &positioner{next: map[runKey]int64{}, lastOrd: -1, expArg: experiment, runArg: l.opts.Run,
-		fileRun: fileRun, expFirst: l.opts.Experiment != "", fileRuns: l.fileRuns}
+	if l.runCounts == nil {
+		counts, err := l.readRunCounts(ctx)
+		if err != nil {
+			return nil, err
+		}
+		l.runCounts = counts
+	}
+	return &positioner{next: l.runCounts, lastOrd: -1, expArg: experiment, runArg: l.opts.Run,
+		fileRun: fileRun, expFirst: l.opts.Experiment != "", fileRuns: l.fileRuns}, nil
+}
+
+func (l *loader) readRunCounts(ctx context.Context) (map[runKey]int64, error) {
+	counts := map[runKey]int64{}
 	rows, err := l.conn.QueryContext(ctx, `SELECT experiment, run, count(*) FROM requests GROUP BY ALL`)
 	if err != nil {
 		return nil, err
@@ -51,9 +64,9 @@ func (l *loader) newPositioner(ctx context.Context, experiment, fileRun string) 
 		if err := rows.Scan(&k.experiment, &k.run, &n); err != nil {
 			return nil, err
 		}
-		p.next[k] = n
+		counts[k] = n
 	}
-	return p, rows.Err()
+	return counts, rows.Err()
 }
 
 // key is the row's (experiment, run) as the INSERT computes them.
@@ -159,7 +172,7 @@ func (l *loader) renumberRuns(ctx context.Context, fileID int64) error {
 	if err != nil {
 		return fmt.Errorf("number the runs' rows: %w", err)
 	}
-	l.dirtyRuns = nil
+	l.dirtyRuns, l.runCounts = nil, nil
 	return nil
 }
 
