@@ -120,19 +120,7 @@ func checkGood(db Querier, good, exp string) error {
 }
 
 func goodType(db Querier, good, exp string) (string, error) {
-	rows, err := db.Query(`SELECT (`+good+`) AS good FROM requests WHERE experiment = ? LIMIT 0`, exp)
-	if err != nil {
-		return "", err
-	}
-	defer rows.Close()
-	types, err := rows.ColumnTypes()
-	if err != nil {
-		return "", err
-	}
-	if t := types[0].DatabaseTypeName(); t != "BOOLEAN" {
-		return "not " + t, nil
-	}
-	return "", nil
+	return notBoolean(db, `SELECT (`+good+`) AS good FROM requests WHERE experiment = ? LIMIT 0`, exp)
 }
 
 // burnNotes says which rules cannot fire within a run, and how many rows are

@@ -153,7 +153,13 @@ func checkExpr(v any) string {
 // checkPlannedType wants pred to be BOOLEAN over the experiment window's
 // columns (DuckDB would cast an integer or a string in WHERE silently).
 func checkPlannedType(db Querier, pred, exp string, start int64) (string, error) {
-	rows, err := db.Query(`SELECT (`+pred+`) AS planned FROM experiment_window(?, ?) LIMIT 0`, exp, start)
+	return notBoolean(db, `SELECT (`+pred+`) AS planned FROM experiment_window(?, ?) LIMIT 0`, exp, start)
+}
+
+// notBoolean runs a query of one column without reading rows and says
+// "not TYPE" unless the column is BOOLEAN ("" when it is).
+func notBoolean(db Querier, q string, args ...any) (string, error) {
+	rows, err := db.Query(q, args...)
 	if err != nil {
 		return "", err
 	}

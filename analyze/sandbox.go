@@ -39,7 +39,7 @@ func (o OpenOptions) settings(path string) ([]string, error) {
 			return nil, fmt.Errorf("memory limit %w", err)
 		}
 	}
-	s := []string{"SET memory_limit = " + quote(mem)}
+	s := []string{"SET memory_limit = " + sqlString(mem)}
 	dir := o.TempDir
 	if dir == "" && !o.Writable {
 		dir = DefaultTempDir(path)
@@ -49,7 +49,7 @@ func (o OpenOptions) settings(path string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		s = append(s, "SET temp_directory = "+quote(abs))
+		s = append(s, "SET temp_directory = "+sqlString(abs))
 	}
 	if !o.Writable {
 		s = append(s, sandbox...)
@@ -90,8 +90,6 @@ func configLocked(ctx context.Context, ex driver.ExecerContext) (bool, error) {
 	b, _ := v[0].(bool)
 	return b, nil
 }
-
-func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // maxDefaultMemory caps the default memory limit: DuckDB's own default is
 // 80 % of RAM, which leaves little for anything else on a shared machine.

@@ -224,7 +224,7 @@ func TestMemoryLimitApplied(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer plain.Close()
-	if _, err := plain.Exec(`SET memory_limit = ` + quote(DefaultMemoryLimit())); err != nil {
+	if _, err := plain.Exec(`SET memory_limit = ` + sqlString(DefaultMemoryLimit())); err != nil {
 		t.Fatal(err)
 	}
 	want := setting(plain, "memory_limit")
