@@ -194,11 +194,6 @@ func sideRuns(ctx context.Context, db DB, s analyze.Side) ([]string, error) {
 		`SELECT DISTINCT run FROM requests WHERE experiment = ? AND role = ? ORDER BY run`, s.Experiment, s.Role)
 }
 
-// ControlBaseline is the mean ok share of the control run's windows, exact.
-func ControlBaseline(ctx context.Context, db DB, exp string, w analyze.Window) (*big.Rat, error) {
-	return SideBaseline(ctx, db, analyze.Side{Experiment: exp, Role: "control"}, w, "ok_share")
-}
-
 // SideBaseline is the mean of a side's window values of a metric, exact.
 func SideBaseline(ctx context.Context, db DB, s analyze.Side, w analyze.Window, metric string) (*big.Rat, error) {
 	ws, err := SideWindows(ctx, db, s, w, metric)
@@ -209,12 +204,6 @@ func SideBaseline(ctx context.Context, db DB, s analyze.Side, w analyze.Window, 
 		return nil, fmt.Errorf("the baseline side, %s, has no requests: no baseline", s)
 	}
 	return Baseline(ws, metric)
-}
-
-// Windows returns the per-window counts of one role's run, from the SQL
-// windows macro (so replay cuts windows exactly as the analyses do).
-func Windows(ctx context.Context, db DB, exp, role string, w analyze.Window) ([]Window, error) {
-	return SideWindows(ctx, db, analyze.Side{Experiment: exp, Role: role}, w, "ok_share")
 }
 
 // SideWindows returns a side's windows with the metric's exact value, from
