@@ -312,24 +312,16 @@ func (t *tail) feed(data []byte) error {
 // end closes the log: a last line without a newline is complete now, and
 // the open window closes short.
 func (t *tail) end() error {
-	if t.inBaseline {
-		if len(bytes.TrimSpace(t.pending)) > 0 {
-			if err := t.lineDone(t.pending); err != nil {
-				return err
-			}
-			t.pending = nil
-		}
-		if t.inBaseline && !t.splitKnown {
-			return fmt.Errorf("%s: the log has no event line %s with a t_ms (--baseline-until): nothing to split at", t.cfg.Path, t.cfg.SplitEvent)
-		}
-		if t.inBaseline {
-			return fmt.Errorf("%s: the log ended before the split (--baseline-until): no treatment to judge", t.cfg.Path)
-		}
-	}
 	if len(bytes.TrimSpace(t.pending)) > 0 {
 		if err := t.lineDone(t.pending); err != nil {
 			return err
 		}
+	}
+	switch {
+	case t.inBaseline && !t.splitKnown:
+		return fmt.Errorf("%s: the log has no event line %s with a t_ms (--baseline-until): nothing to split at", t.cfg.Path, t.cfg.SplitEvent)
+	case t.inBaseline:
+		return fmt.Errorf("%s: the log ended before the split (--baseline-until): no treatment to judge", t.cfg.Path)
 	}
 	if t.burn != nil && t.fired == nil {
 		if t.fired = t.burn.end(); t.fired != nil {
