@@ -380,3 +380,101 @@ func TestAmplificationEqualAnchor(t *testing.T) {
 		sameRows(t, db, anchored, `SELECT * FROM amplification(?, runs_glob := 'S[01]', tick_ms := 10)`, exp)
 	}
 }
+
+// randomBurnLog draws runs whose failures hover around thr (the share of
+// bad requests a rule fires above): bursts of failures, requests ending at
+// the same ns, whole and fractional ms, counts, rows that are no SLI event.
+func randomBurnLog(r *rand.Rand, thr float64) []retryRow {
+	var rows []retryRow
+	f := func(x float64) *float64 { return &x }
+	for run := range 1 + r.IntN(2) {
+		name := fmt.Sprintf("R%d", run)
+		p := thr * (0.6 + 0.8*r.Float64())
+		burstAt, burstLen := float64(r.IntN(8000)), float64(r.IntN(2000))
+		t := float64(r.IntN(50))
+		for range 20 + r.IntN(400) {
+			t += float64(r.IntN(60)) / []float64{1, 4, 1000}[r.IntN(3)]
+			x := retryRow{run: name, attempt: 0, tMs: f(t), latencyMs: f(float64(r.IntN(300)) / []float64{1, 8}[r.IntN(2)]), outcome: "ok", count: 1}
+			pb := p
+			if t >= burstAt && t < burstAt+burstLen {
+				pb = min(1, 3*p)
+			}
+			if r.Float64() < pb {
+				x.outcome = "error"
+			}
+			if r.IntN(8) == 0 {
+				x.count = 1 + r.IntN(4)
+			}
+			if r.IntN(20) == 0 {
+				x.outcome = "" // no SLI event
+			}
+			if r.IntN(30) == 0 {
+				x.latencyMs = nil
+			}
+			rows = append(rows, x)
+		}
+	}
+	r.Shuffle(len(rows), func(i, j int) { rows[i], rows[j] = rows[j], rows[i] })
+	return rows
+}
+
+// burn_rate with the bucket bound gives the anchor's rows (which evaluates
+// every candidate moment) for any bucket size: 0.1 ms, sizes that divide
+// no window, sizes past the long window, and the default; continuous and
+// stepped, with and without partial windows, several rules at once.
+func TestBurnRateEqualsAnchor(t *testing.T) {
+	db := ingestedDB(t)
+	installAnchor(t, db)
+	r := rand.New(rand.NewPCG(20261201, 12))
+	fired, rows := 0, 0
+	for c := range 40 {
+		slo := []string{"0.9", "0.99", "0.95", "0.8"}[r.IntN(4)]
+		var rules []string
+		thr := 0.0
+		for k := range 1 + r.IntN(3) {
+			short := []int{50, 100, 250, 333, 1000}[r.IntN(5)]
+			long := short * (2 + r.IntN(8))
+			if r.IntN(3) == 0 {
+				long += r.IntN(short)
+			}
+			factor := []string{"1", "2", "1.5", "3", "0.5"}[r.IntN(5)]
+			rules = append(rules, fmt.Sprintf("{name: 'r%d', short_ms: %d, long_ms: %d, factor: %s::DECIMAL(18,6)}", k, short, long, factor))
+			var fv, sv float64
+			fmt.Sscan(factor, &fv)
+			fmt.Sscan(slo, &sv)
+			thr = fv * (1 - sv)
+		}
+		exp := fmt.Sprintf("burn%02d", c)
+		insertRetryRows(t, db, exp, randomBurnLog(r, min(thr, 0.9)))
+		step := []string{"NULL", "NULL", "250", "100", "7"}[r.IntN(5)]
+		partial := r.IntN(3) == 0
+		q := fmt.Sprintf(`SELECT * FROM %%s(?, (outcome = 'ok'), slo := %s, rules := [%s], step_ms := %s, partial := %t%%s)`,
+			slo, strings.Join(rules, ", "), step, partial)
+		want, err := SQL(withArgs(db, []any{exp}), fmt.Sprintf(q, "old_burn_rate", ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range []string{"", ", bucket_ns := 100000", fmt.Sprintf(", bucket_ns := %d", 100_000+r.IntN(3_000_000)),
+			fmt.Sprintf(", bucket_ns := %d", 1_000_000*(1+r.IntN(20))), ", bucket_ns := 100000000000"} {
+			got, err := SQL(withArgs(db, []any{exp}), fmt.Sprintf(q, "burn_rate", b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range got.Rows {
+				got.Rows[i] = got.Rows[i][:len(want.Columns)] // and run_ms, unjudged
+			}
+			if diff := cmp.Diff(want.Rows, got.Rows); diff != "" {
+				t.Fatalf("%s%s (-anchor +library):\n%s", fmt.Sprintf(q, "burn_rate", ""), b, diff)
+			}
+		}
+		for _, row := range want.Rows {
+			rows++
+			if row[2] != nil {
+				fired++
+			}
+		}
+	}
+	if fired < rows/4 || fired > rows*3/4 {
+		t.Errorf("%d of %d rules fire: the generator no longer tests both", fired, rows)
+	}
+}

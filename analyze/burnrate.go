@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 	"strings"
 	"time"
@@ -72,15 +73,14 @@ func BurnRate(db Querier, o BurnRateOptions) (*Result, error) {
 	if len(rules) == 0 {
 		rules = DefaultBurnRules
 	}
-	notes, err := burnNotes(db, e.Name, good, rules, o.Partial)
-	if err != nil {
-		return nil, err
-	}
 	res, err := query(db, "burn-rate", burnUnits, o.sql(good, rules), e.Name)
 	if err != nil {
 		return nil, err
 	}
-	res.Notes = notes
+	if len(res.Rows) == 0 {
+		return nil, fmt.Errorf("experiment %q has no t_ms: burn rates are evaluated over time and need send times", e.Name)
+	}
+	res.Notes = burnNotes(res, rules, o.Partial)
 	return res, nil
 }
 
@@ -124,26 +124,18 @@ func goodType(db Querier, good, exp string) (string, error) {
 }
 
 // burnNotes says which rules cannot fire within a run, and how many rows are
-// no SLI event.
-func burnNotes(db Querier, exp, good string, rules []BurnRule, partial bool) ([]string, error) {
-	rows, err := db.Query(`SELECT run, max(t_ms + coalesce(latency_ms, 0)) - min(t_ms) AS span,
-			count(*) FILTER (WHERE (`+good+`) IS NULL) AS none
-		FROM requests WHERE experiment = ? AND t_ms IS NOT NULL GROUP BY run ORDER BY run`, exp)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
+// no SLI event, from the macro's run_ms and unjudged columns, which it then
+// drops from res (one row per run and rule, in run order).
+func burnNotes(res *Result, rules []BurnRule, partial bool) []string {
+	runCol, msCol, noneCol := res.Col("run"), res.Col("run_ms"), res.Col("unjudged")
 	var notes []string
-	runs := 0
-	for rows.Next() {
-		var run string
-		var span float64
-		var none int64
-		if err := rows.Scan(&run, &span, &none); err != nil {
-			return nil, err
+	for i, row := range res.Rows {
+		if i%len(rules) != 0 {
+			continue
 		}
-		runs++
-		d := time.Duration(span * float64(time.Millisecond)).Round(time.Millisecond)
+		ms, _ := row[msCol].(float64)
+		none, _ := row[noneCol].(int64)
+		d := time.Duration(math.Round(ms * float64(time.Millisecond))).Round(time.Millisecond)
 		var long []string
 		for _, r := range rules {
 			if !partial && r.Long > d {
@@ -152,19 +144,17 @@ func burnNotes(db Querier, exp, good string, rules []BurnRule, partial bool) ([]
 		}
 		if len(long) > 0 {
 			notes = append(notes, fmt.Sprintf("run %s lasts %s, less than the long window of %s: cannot fire (--partial evaluates windows that reach before the start)",
-				run, d, strings.Join(long, ", ")))
+				row[runCol], d, strings.Join(long, ", ")))
 		}
 		if none > 0 {
-			notes = append(notes, fmt.Sprintf("run %s: %d of its request rows have good NULL and are not counted", run, none))
+			notes = append(notes, fmt.Sprintf("run %s: %d of its request rows have good NULL and are not counted", row[runCol], none))
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
+	res.Columns = res.Columns[:msCol]
+	for i := range res.Rows {
+		res.Rows[i] = res.Rows[i][:msCol]
 	}
-	if runs == 0 {
-		return nil, fmt.Errorf("experiment %q has no t_ms: burn rates are evaluated over time and need send times", exp)
-	}
-	return notes, nil
+	return notes
 }
 
 // ParseSLO reads an SLO as a percentage ("99.9%") or a share ("0.999").

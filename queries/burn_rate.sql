@@ -41,32 +41,49 @@
 --   budget_consumed  DOUBLE   share of the period's error budget those bad requests used
 --   failed_total     BIGINT   requests, bad ones in the run
 --   note             VARCHAR  why a rule did not fire: 'did not fire', or that its long window is longer than the run
+--   run_ms           DOUBLE   ms, the run's length: from its first send to its last end
+--   unjudged         BIGINT   rows of the run for which good is NULL (not counted)
 CREATE OR REPLACE MACRO _br_default_rules() AS
     [{name: '5m/1h>14.4', short_ms: 300000, long_ms: 3600000, factor: 14.4::DECIMAL(18,6)},
      {name: '30m/6h>6', short_ms: 1800000, long_ms: 21600000, factor: 6::DECIMAL(18,6)},
      {name: '6h/3d>1', short_ms: 21600000, long_ms: 259200000, factor: 1::DECIMAL(18,6)}];
 
--- Per run and ns of test time at which requests ended: requests and bad ones.
+-- How it is found: a rule's first firing is decided exactly at candidate
+-- moments, but most candidates are ruled out by a bound first. Time is cut
+-- into buckets of g ns (bucket_ns, by default 1/64 of the shortest window;
+-- never more than 2^22 buckets over the table's time span); for every
+-- moment T in bucket k, [k*g, (k+1)*g), the window (T - w, T] lies within
+-- the buckets k - ceil(w/g) to k (the union) and holds the buckets k + 1 -
+-- floor(w/g) to k - 1 (the intersection). So bad(window) - thr *
+-- requests(window) is at most bad(union) - thr * requests(intersection)
+-- and at least bad(intersection) - thr * requests(union). A bucket whose
+-- two upper bounds are not both above 0 holds no firing; in the first
+-- bucket whose lower bounds both are (and where a candidate may lie) every
+-- T fires. Only the candidates in the buckets still possible up to that
+-- one are evaluated, each reading its counts from the buckets' prefix
+-- sums and the points of its own bucket. All of it is integer ns and
+-- DECIMAL: the bound changes which candidates are looked at, never the
+-- answer, and every bucket size gives the same rows (a test holds it to
+-- the plain evaluation of every candidate).
+
+-- floor(x / g) in integers (// truncates toward 0)
+CREATE OR REPLACE MACRO _br_floor(x, g) AS x // g - CASE WHEN x % g < 0 THEN 1 ELSE 0 END;
+
+-- Per request: run, t_ms, ns of send and end on the log's clock, as SLI
+-- events how many requests and how many bad, and 1 when it is none.
 CREATE OR REPLACE MACRO _br_points(exp, good) AS TABLE
-    WITH q AS (
-        SELECT run, round(t_ms * 1e6)::BIGINT AS send_ns,
-               round(t_ms * 1e6)::BIGINT + coalesce(round(latency_ms * 1e6)::BIGINT, 0) AS end_ns,
-               count, (good) AS g
-        FROM requests
-        WHERE experiment = exp AND t_ms IS NOT NULL
-    ),
-    p AS (
-        SELECT run, end_ns - min(send_ns) OVER (PARTITION BY run) AS t, count, g FROM q
-    )
-    SELECT run, t, coalesce(sum(count) FILTER (WHERE g IS NOT NULL), 0)::BIGINT AS n,
-           coalesce(sum(count) FILTER (WHERE NOT g), 0)::BIGINT AS bad
-    FROM p GROUP BY run, t;
+    SELECT run, t_ms, round(t_ms * 1e6)::BIGINT AS send_ns,
+           round(t_ms * 1e6)::BIGINT + coalesce(round(latency_ms * 1e6)::BIGINT, 0) AS end_ns,
+           CASE WHEN (good) IS NOT NULL THEN count ELSE 0 END AS n,
+           CASE WHEN NOT (good) THEN count ELSE 0 END AS bad,
+           CASE WHEN (good) IS NULL THEN 1 ELSE 0 END AS none
+    FROM requests
+    WHERE experiment = exp AND t_ms IS NOT NULL;
 
 CREATE OR REPLACE MACRO burn_rate(exp, good, slo := 0.999, rules := _br_default_rules(),
-                                  period_ms := 2592000000, step_ms := NULL, partial := false) AS TABLE
-    WITH pts AS MATERIALIZED (SELECT * FROM _br_points(exp, good)),
-    runs AS (SELECT run, max(t) AS dur, sum(n)::BIGINT AS total, sum(bad)::BIGINT AS bad_total FROM pts GROUP BY run),
-    r AS (SELECT id, unnest(s) FROM (SELECT unnest(rules) AS s, generate_subscripts(rules, 1) AS id)),
+                                  period_ms := 2592000000, step_ms := NULL, partial := false,
+                                  bucket_ns := NULL) AS TABLE
+    WITH r AS (SELECT id, unnest(s) FROM (SELECT unnest(rules) AS s, generate_subscripts(rules, 1) AS id)),
     rr AS (
         SELECT id, name, round(short_ms * 1e6)::BIGINT AS short_ns, round(long_ms * 1e6)::BIGINT AS long_ns,
                factor::DECIMAL(18,6) * (1 - slo::DECIMAL(18,9)) AS thr
@@ -74,49 +91,130 @@ CREATE OR REPLACE MACRO burn_rate(exp, good, slo := 0.999, rules := _br_default_
         WHERE CASE WHEN NOT (short_ms > 0 AND long_ms > 0 AND factor >= 0 AND slo > 0 AND slo < 1)
                    THEN error('burn_rate: windows must be positive, factor not negative, slo in (0, 1)') ELSE true END
     ),
-    -- every moment a window's content changes: a request ends, or leaves a
-    -- window; and when the long window first lies within the run. With
-    -- step_ms, every step instead.
-    cand AS (
-        SELECT p.run, rr.id, p.t FROM pts p, rr WHERE step_ms IS NULL
-        UNION
-        SELECT p.run, rr.id, p.t + rr.short_ns FROM pts p, rr WHERE step_ms IS NULL
-        UNION
-        SELECT p.run, rr.id, p.t + rr.long_ns FROM pts p, rr WHERE step_ms IS NULL
-        UNION
-        SELECT run, rr.id, rr.long_ns FROM runs, rr WHERE step_ms IS NULL AND NOT partial
-        UNION
-        SELECT run, rr.id, k * round(step_ms * 1e6)::BIGINT
-        FROM runs, rr, range(1, CASE WHEN step_ms IS NULL THEN 1 ELSE dur // round(step_ms * 1e6)::BIGINT + 1 END) s(k)
+    step AS (SELECT round(step_ms * 1e6)::BIGINT AS ns),
+    -- the bucket size, bounded below by the span of the whole table's
+    -- times (min and max of a column come from its statistics)
+    gs AS (
+        SELECT greatest(coalesce(bucket_ns::BIGINT, (SELECT min(short_ns) FROM rr) // 64),
+                        (SELECT round((max(t_ms) - min(t_ms) + coalesce(max(latency_ms), 0)) * 1e6)::BIGINT FROM requests) // 4194304,
+                        1) AS g
     ),
-    -- the windows' counts at each candidate T from running sums over the
-    -- points, read at T, T - short and T - long by probes sorted in among
-    -- them (a probe adds nothing; one at the same time as a point comes
-    -- after it): one sort and a streaming sum, where a RANGE frame of w
-    -- would be superlinear. Times are integer ns, so (T - w, T] is exact.
+    rb AS (
+        SELECT rr.*, g, (short_ns + g - 1) // g AS s_up, short_ns // g AS s_dn, (long_ns + g - 1) // g AS l_up, long_ns // g AS l_dn
+        FROM rr, gs
+    ),
+    -- one pass over the requests: per run and bucket of end times
+    bsum AS MATERIALIZED (
+        SELECT run, _br_floor(end_ns, g) AS k, sum(n) AS n, sum(bad) AS bad, sum(none) AS none, min(send_ns) AS s0, max(end_ns) AS e1
+        FROM _br_points(exp, good), gs
+        GROUP BY ALL
+    ),
+    -- a run's clock starts at its first send; it lasts to its last end
+    runs AS (
+        SELECT run, min(s0) AS t0, max(e1) AS e1, max(e1) - min(s0) AS dur,
+               sum(n)::BIGINT AS total, sum(bad)::BIGINT AS bad_total, sum(none)::BIGINT AS unjudged
+        FROM bsum GROUP BY run
+    ),
+    -- prefix sums over every bucket of a run
+    pre AS (
+        SELECT b.run, b.k, sum(coalesce(s.n, 0)) OVER o AS cn, sum(coalesce(s.bad, 0)) OVER o AS cb
+        FROM (SELECT run, unnest(range(_br_floor(t0, g), _br_floor(e1, g) + 1)) AS k FROM runs, gs) b
+        LEFT JOIN bsum s USING (run, k)
+        WINDOW o AS (PARTITION BY b.run ORDER BY b.k)
+    ),
+    -- per rule and bucket: the sums over its union and intersection (over
+    -- buckets a..b, c[b] - c[a - 1]; an intersection of no bucket is
+    -- empty), and [lo, hi], the moments of the bucket a candidate may take:
+    -- within the run, after the long window unless partial, on a step
+    sums AS (
+        SELECT run, id, k, thr, lo, hi,
+               cn - lag(cn, s_up + 1, 0) OVER o AS un_s, cb - lag(cb, s_up + 1, 0) OVER o AS ub_s,
+               CASE WHEN s_dn >= 1 THEN lag(cn, 1, 0) OVER o - lag(cn, s_dn, 0) OVER o ELSE 0 END AS in_s,
+               CASE WHEN s_dn >= 1 THEN lag(cb, 1, 0) OVER o - lag(cb, s_dn, 0) OVER o ELSE 0 END AS ib_s,
+               cn - lag(cn, l_up + 1, 0) OVER o AS un_l, cb - lag(cb, l_up + 1, 0) OVER o AS ub_l,
+               CASE WHEN l_dn >= 1 THEN lag(cn, 1, 0) OVER o - lag(cn, l_dn, 0) OVER o ELSE 0 END AS in_l,
+               CASE WHEN l_dn >= 1 THEN lag(cb, 1, 0) OVER o - lag(cb, l_dn, 0) OVER o ELSE 0 END AS ib_l
+        FROM (SELECT pre.*, rb.*,
+                     greatest(pre.k * rb.g, runs.t0 + CASE WHEN partial THEN 0 ELSE rb.long_ns END) AS lo0,
+                     CASE WHEN step.ns IS NULL THEN lo0
+                          ELSE runs.t0 + (greatest(lo0 - runs.t0, step.ns) + step.ns - 1) // step.ns * step.ns END AS lo,
+                     least((pre.k + 1) * rb.g - 1, runs.e1) AS hi
+              FROM pre JOIN runs USING (run), rb, step)
+        WINDOW o AS (PARTITION BY run, id ORDER BY k)
+    ),
+    first_sure AS (
+        SELECT run, id, min(k) AS kc FROM sums
+        WHERE lo <= hi AND ib_s > thr * un_s AND ib_l > thr * un_l
+        GROUP BY run, id
+    ),
+    poss AS MATERIALIZED (
+        SELECT s.run, s.id, s.k, s.lo, s.hi FROM sums s LEFT JOIN first_sure f USING (run, id)
+        WHERE s.lo <= s.hi AND ub_s > thr * in_s AND ub_l > thr * in_l AND (f.kc IS NULL OR s.k <= f.kc)
+    ),
+    -- the points the candidates need: a point gives a candidate in bucket K
+    -- (its end, or its end plus a window) from bucket K, K - w // g or
+    -- K - w // g - 1, and a probe at T - w of a T in K reads one of those
+    pb AS (
+        SELECT DISTINCT p.run, p.k - unnest([0, rb.s_dn, rb.s_dn + 1, rb.l_dn, rb.l_dn + 1]) AS k
+        FROM poss p JOIN rb USING (id)
+    ),
+    -- (read within the sends those buckets can hold, so that a scan skips
+    -- the row groups outside it)
+    pr AS (
+        SELECT min(k) * g / 1e6 - (SELECT coalesce(max(latency_ms), 0) FROM requests) - 1 AS lo_ms, (max(k) + 1) * g / 1e6 + 1 AS hi_ms
+        FROM pb, gs GROUP BY g
+    ),
+    fp AS MATERIALIZED (
+        SELECT p.* FROM (SELECT q.run, q.end_ns AS t, q.n, q.bad, _br_floor(q.end_ns, g) AS k
+                         FROM _br_points(exp, good) q, gs
+                         WHERE q.t_ms BETWEEN (SELECT lo_ms FROM pr) AND (SELECT hi_ms FROM pr)) p
+        SEMI JOIN pb USING (run, k)
+    ),
+    -- the candidates in the possible buckets: every moment a window's
+    -- content changes (a request ends, or leaves a window), the moment the
+    -- long window first lies within the run; with step_ms, every step
+    cand AS (
+        SELECT DISTINCT c.run, c.id, c.t
+        FROM (SELECT c.run, c.id, c.t, _br_floor(c.t, rb.g) AS k
+              FROM (SELECT fp.run, rb.id, fp.t + unnest([0, rb.short_ns, rb.long_ns]) AS t FROM fp, rb, step WHERE step.ns IS NULL
+                    UNION ALL
+                    SELECT run, id, t0 + long_ns FROM runs, rb, step WHERE step.ns IS NULL AND NOT partial
+                    UNION ALL
+                    SELECT run, id, unnest(range(lo, hi + 1, step.ns)) FROM poss, step WHERE step.ns IS NOT NULL) c
+              JOIN rb USING (id) JOIN runs USING (run)
+              WHERE c.t <= runs.e1 AND (partial OR c.t >= runs.t0 + rb.long_ns)) c
+        SEMI JOIN poss ON poss.run = c.run AND poss.id = c.id AND poss.k = c.k
+    ),
+    -- each candidate's counts at T, T - short and T - long: the prefix sum
+    -- of the buckets before the probe's, plus a running sum over the
+    -- points of its bucket with the probes sorted in among them (a probe
+    -- adds nothing; one at the same time as a point comes after it).
+    -- Times are integer ns, so (T - w, T] is exact.
     probes AS (
-        SELECT c.run, c.id, c.t AS tc, k.k,
-               c.t - CASE k.k WHEN 0 THEN 0 WHEN 1 THEN rr.short_ns ELSE rr.long_ns END AS pos
-        FROM cand c JOIN rr USING (id) JOIN runs USING (run), (SELECT unnest([0, 1, 2]) AS k) k
-        WHERE c.t <= runs.dur AND (partial OR c.t >= rr.long_ns)
+        SELECT c.run, c.id, c.t AS tc, kk.k, c.t - CASE kk.k WHEN 0 THEN 0 WHEN 1 THEN rb.short_ns ELSE rb.long_ns END AS pos
+        FROM cand c JOIN rb USING (id), (SELECT unnest([0, 1, 2]) AS k) kk
     ),
     cum AS (
-        SELECT id, tc, k, sum(n) OVER o AS cn, sum(bad) OVER o AS cb, run
-        FROM (SELECT run, t AS pos, n, bad, NULL::BIGINT AS id, NULL::BIGINT AS tc, NULL::INTEGER AS k FROM pts
+        SELECT id, tc, k, sum(n) OVER o AS cn, sum(bad) OVER o AS cb, run, b
+        FROM (SELECT run, t AS pos, n, bad, k AS b, NULL::BIGINT AS id, NULL::BIGINT AS tc, NULL::INTEGER AS k FROM fp
               UNION ALL
-              SELECT run, pos, 0, 0, id, tc, k FROM probes)
-        WINDOW o AS (PARTITION BY run ORDER BY pos)
+              SELECT run, pos, 0, 0, _br_floor(pos, g), id, tc, k FROM probes, gs)
+        WINDOW o AS (PARTITION BY run, b ORDER BY pos)
+    ),
+    vals AS (
+        SELECT c.run, c.id, c.tc, c.k, c.cn + coalesce(p.cn, 0) AS cn, c.cb + coalesce(p.cb, 0) AS cb
+        FROM cum c LEFT JOIN pre p ON p.run = c.run AND p.k = c.b - 1
+        WHERE c.id IS NOT NULL
     ),
     w AS (
-        SELECT c.run, c.id, c.tc AS t, rr.thr,
+        SELECT c.run, c.id, c.tc - runs.t0 AS t, rr.thr,
                (max(cn) FILTER (WHERE k = 0) - max(cn) FILTER (WHERE k = 1))::BIGINT AS n_s,
                (max(cb) FILTER (WHERE k = 0) - max(cb) FILTER (WHERE k = 1))::BIGINT AS bad_s,
                (max(cn) FILTER (WHERE k = 0) - max(cn) FILTER (WHERE k = 2))::BIGINT AS n_l,
                (max(cb) FILTER (WHERE k = 0) - max(cb) FILTER (WHERE k = 2))::BIGINT AS bad_l,
                max(cn) FILTER (WHERE k = 0)::BIGINT AS n_t, max(cb) FILTER (WHERE k = 0)::BIGINT AS bad_t
-        FROM cum c JOIN rr USING (id)
-        WHERE c.id IS NOT NULL
-        GROUP BY c.run, c.id, c.tc, rr.thr
+        FROM vals c JOIN rr USING (id) JOIN runs USING (run)
+        GROUP BY c.run, c.id, c.tc, rr.thr, runs.t0
     ),
     fired AS (
         SELECT run, id, min({t: t, n_s: n_s, bad_s: bad_s, n_l: n_l, bad_l: bad_l, n_t: n_t, bad_t: bad_t}) AS f
@@ -134,7 +232,8 @@ CREATE OR REPLACE MACRO burn_rate(exp, good, slo := 0.999, rules := _br_default_
            runs.bad_total AS failed_total,
            CASE WHEN f.f IS NOT NULL THEN NULL
                 WHEN NOT partial AND rr.long_ns > runs.dur THEN 'long window longer than the run'
-                ELSE 'did not fire' END AS note
+                ELSE 'did not fire' END AS note,
+           runs.dur / 1e6 AS run_ms, runs.unjudged
     FROM runs CROSS JOIN rr
     CROSS JOIN (SELECT ((1 - slo::DECIMAL(18,9)) * 1000000000)::BIGINT AS units) b
     LEFT JOIN fired f ON f.run = runs.run AND f.id = rr.id
