@@ -223,6 +223,9 @@ func TestPeaksEqualAnchor(t *testing.T) {
 		exp := fmt.Sprintf("raw%02d", c)
 		insertPoints(t, db, exp, raw)
 		sameRows(t, db, []string{"peaks"}, fmt.Sprintf(`SELECT * FROM peaks(?, %s, sliding := true)`, res), exp)
+		// the smallest resolution sets the buckets: others not a multiple of it
+		sameRows(t, db, []string{"peaks"}, `SELECT * FROM peaks(?, [3, 7, 10, 250]::BIGINT[], sliding := true)`, exp)
+		sameRows(t, db, []string{"peaks"}, `SELECT * FROM peaks(?, [7, 100, 333]::BIGINT[], sliding := true)`, exp)
 		sameRows(t, db, []string{"peaks"}, fmt.Sprintf(`SELECT * FROM peaks(?, %s, sliding := ?)`, res), exp, false)
 		bin := fmt.Sprintf("bin%02d", c)
 		insertPoints(t, db, bin, binned(raw, []int64{1, 5, 10, 50}[c%4]))
