@@ -41,7 +41,7 @@ CREATE OR REPLACE MACRO _side_input(exp, run_name, role_name, from_ms, until_ms,
 -- the side holds the whole of each run, or a part of it in a row, as a time
 -- split of rows in time order does), which makes a row's position a sum
 -- instead of a sort. first_pos and off are per run: its first position,
--- and the rows of the runs named before it.
+-- and the rows of the runs named before it; _side_rows sums them up.
 CREATE OR REPLACE MACRO _side_runs(exp, run_name, role_name, from_ms, until_ms) AS TABLE
     SELECT run, count(*) AS n, min(seq) AS first_seq, max(seq) AS last_seq,
            min(run_pos) AS first_pos,
@@ -50,12 +50,6 @@ CREATE OR REPLACE MACRO _side_runs(exp, run_name, role_name, from_ms, until_ms) 
     FROM _side_input(exp, run_name, role_name, from_ms, until_ms, false)
     GROUP BY run;
 
-CREATE OR REPLACE MACRO _side_shape(exp, run_name, role_name, from_ms, until_ms) AS TABLE
-    SELECT count(*) AS runs, min(first_seq) AS first_seq,
-           count(*) = 1 AND max(last_seq) - min(first_seq) + 1 = sum(n) AS contiguous,
-           coalesce(bool_and(dense), false) AS dense, min(first_pos) AS first_pos
-    FROM _side_runs(exp, run_name, role_name, from_ms, until_ms);
-
 -- Each row's window, 0-based, with what the counts need. Exactly one branch
 -- gets rows: numbering rows means sorting them, so a contiguous run takes
 -- its position from seq alone, a single run with dense positions from
@@ -63,35 +57,43 @@ CREATE OR REPLACE MACRO _side_shape(exp, run_name, role_name, from_ms, until_ms)
 -- one row per run); only without positions does a single run sort by the
 -- integer seq, and several runs by (run, seq). Duration windows need no
 -- position; they are aligned at from_ms (0 without it). The branches name
--- their columns: DuckDB does not prune columns through UNION ALL.
+-- their columns: DuckDB does not prune columns through UNION ALL. The runs
+-- are read once (sr, materialized, also for the join), and the window
+-- number is a BIGINT in every branch (a HUGEINT group key is slower).
 CREATE OR REPLACE MACRO _side_rows(exp, run_name, role_name, from_ms, until_ms, size_n, size_ms, need_lat) AS TABLE
-    WITH shape AS (SELECT * FROM _side_shape(exp, run_name, role_name, from_ms, until_ms))
-    SELECT CASE WHEN size_n IS NOT NULL THEN (seq - (SELECT first_seq FROM shape)) // size_n
+    WITH sr AS MATERIALIZED (SELECT * FROM _side_runs(exp, run_name, role_name, from_ms, until_ms)),
+    shape AS MATERIALIZED (
+        SELECT count(*) AS runs, min(first_seq) AS first_seq,
+               count(*) = 1 AND max(last_seq) - min(first_seq) + 1 = sum(n) AS contiguous,
+               coalesce(bool_and(dense), false) AS dense, min(first_pos) AS first_pos
+        FROM sr
+    )
+    SELECT CASE WHEN size_n IS NOT NULL THEN ((seq - (SELECT first_seq FROM shape)) // size_n)::BIGINT
                 ELSE error('windows: give size_n (requests) or size_ms (milliseconds)') END AS w,
            t_ms, count, ok, tagged, damaged, lat_us
     FROM _side_input(exp, run_name, role_name, from_ms, until_ms, need_lat)
     WHERE size_ms IS NULL AND (SELECT contiguous FROM shape)
     UNION ALL
-    SELECT CASE WHEN size_n IS NOT NULL THEN (run_pos - (SELECT first_pos FROM shape)) // size_n
+    SELECT CASE WHEN size_n IS NOT NULL THEN ((run_pos - (SELECT first_pos FROM shape)) // size_n)::BIGINT
                 ELSE error('windows: give size_n (requests) or size_ms (milliseconds)') END,
            t_ms, count, ok, tagged, damaged, lat_us
     FROM _side_input(exp, run_name, role_name, from_ms, until_ms, need_lat)
     WHERE size_ms IS NULL AND (SELECT runs = 1 AND NOT contiguous AND dense FROM shape)
     UNION ALL
-    SELECT CASE WHEN size_n IS NOT NULL THEN (i.run_pos - r.first_pos + r.off) // size_n
+    SELECT CASE WHEN size_n IS NOT NULL THEN ((i.run_pos - r.first_pos + r.off) // size_n)::BIGINT
                 ELSE error('windows: give size_n (requests) or size_ms (milliseconds)') END,
            i.t_ms, i.count, i.ok, i.tagged, i.damaged, i.lat_us
     FROM _side_input(exp, run_name, role_name, from_ms, until_ms, need_lat) i
-    JOIN _side_runs(exp, run_name, role_name, from_ms, until_ms) r ON i.run = r.run
+    JOIN sr r ON i.run = r.run
     WHERE size_ms IS NULL AND (SELECT runs > 1 AND dense FROM shape)
     UNION ALL
-    SELECT CASE WHEN size_n IS NOT NULL THEN (row_number() OVER (ORDER BY seq) - 1) // size_n
+    SELECT CASE WHEN size_n IS NOT NULL THEN ((row_number() OVER (ORDER BY seq) - 1) // size_n)::BIGINT
                 ELSE error('windows: give size_n (requests) or size_ms (milliseconds)') END,
            t_ms, count, ok, tagged, damaged, lat_us
     FROM _side_input(exp, run_name, role_name, from_ms, until_ms, need_lat)
     WHERE size_ms IS NULL AND (SELECT runs = 1 AND NOT contiguous AND NOT dense FROM shape)
     UNION ALL
-    SELECT CASE WHEN size_n IS NOT NULL THEN (row_number() OVER (ORDER BY run, seq) - 1) // size_n
+    SELECT CASE WHEN size_n IS NOT NULL THEN ((row_number() OVER (ORDER BY run, seq) - 1) // size_n)::BIGINT
                 ELSE error('windows: give size_n (requests) or size_ms (milliseconds)') END,
            t_ms, count, ok, tagged, damaged, lat_us
     FROM _side_input(exp, run_name, role_name, from_ms, until_ms, need_lat)

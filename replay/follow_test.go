@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"math/big"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -137,5 +138,31 @@ func TestFollowSplitAtEvent(t *testing.T) {
 	}
 	if s.Baseline == nil || s.Baseline.Cmp(big.NewRat(3, 4)) != 0 {
 		t.Errorf("baseline %v, want 3/4", s.Baseline)
+	}
+}
+
+// Percent's int64 path prints what big.Rat's FloatString prints, halves
+// (rounded away from zero) and signs included.
+func TestPercentFastPath(t *testing.T) {
+	r := rand.New(rand.NewPCG(20261201, 21))
+	cases := [][2]int64{{1, 20000}, {-1, 20000}, {3, 20000}, {1, 8}, {1, 80000}, {-1, 80000}, {3, 80000}, {-3, 80000}, {1, 3}, {2, 3}, {0, 1}, {1, 1}, {-1, 1},
+		{1<<49 - 1, 1<<49 - 3}, {1, 1<<49 - 1}}
+	for range 20000 {
+		d := 1 + r.Int64N([]int64{10, 1000, 1 << 40}[r.IntN(3)])
+		cases = append(cases, [2]int64{r.Int64N(2*d+1) - d, d})
+	}
+	for _, c := range cases {
+		x := big.NewRat(c[0], c[1])
+		want := new(big.Rat).Mul(x, big.NewRat(100, 1)).FloatString(2) + " %"
+		got, ok := percent64(x)
+		if !ok {
+			t.Fatalf("%v: no int64 path", x)
+		}
+		if got != want {
+			t.Fatalf("%v: %q, want %q", x, got, want)
+		}
+	}
+	if _, ok := percent64(big.NewRat(1<<60, 3)); ok {
+		t.Fatal("1<<60 / 3 took the int64 path")
 	}
 }

@@ -159,12 +159,43 @@ func (p *Printer) row(cells []string) error {
 	return err
 }
 
-// Percent shows a share as a percentage with two decimals ("-" for none).
+// Percent shows a share as a percentage with two decimals ("-" for none),
+// the last rounded half away from zero (as big.Rat's FloatString does).
 func Percent(r *big.Rat) string {
 	if r == nil {
 		return "-"
 	}
+	if s, ok := percent64(r); ok {
+		return s
+	}
 	return new(big.Rat).Mul(r, big.NewRat(100, 1)).FloatString(2) + " %"
+}
+
+// percent64 is Percent in int64 arithmetic, for a share whose numerator
+// and denominator fit (a replay prints one per window); ok is false when
+// they do not.
+func percent64(r *big.Rat) (string, bool) {
+	num, den := r.Num(), r.Denom()
+	const lim = 1 << 49 // num * 10000 stays within int64
+	if !num.IsInt64() || !den.IsInt64() || num.Int64() >= lim || num.Int64() <= -lim || den.Int64() >= lim {
+		return "", false
+	}
+	n, d := num.Int64(), den.Int64()
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	q, rem := n*10000/d, n*10000%d
+	if 2*rem >= d {
+		q++
+	}
+	b := make([]byte, 0, 16)
+	if neg {
+		b = append(b, '-')
+	}
+	b = strconv.AppendInt(b, q/100, 10)
+	b = append(b, '.', byte('0'+q%100/10), byte('0'+q%10), ' ', '%')
+	return string(b), true
 }
 
 // Decimal shows an exact share as a decimal with at least two places and
