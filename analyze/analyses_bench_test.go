@@ -147,6 +147,13 @@ var benchCases = []benchCase{
 		_, err := analyze.Amplification(db, analyze.AmplificationOptions{Experiment: "bench"})
 		return err
 	}},
+	{name: "burn-rate", sql: func(p string, _ int64) []stmt {
+		return []stmt{{`SELECT * FROM ` + p + `burn_rate(?, (outcome = 'ok'), slo := 0.99, rules := [{name: '1s/10s>5', short_ms: 1000, long_ms: 10000, factor: 5::DECIMAL(18,6)}])`, []any{"bench"}}}
+	}, fn: func(db *sql.DB) error {
+		_, err := analyze.BurnRate(db, analyze.BurnRateOptions{Experiment: "bench", SLO: "0.99",
+			Rules: []analyze.BurnRule{{Name: "1s/10s>5", Short: time.Second, Long: 10 * time.Second, Factor: "5"}}})
+		return err
+	}},
 	// The hypotheses of issue 11 (no anchor: they are new): the p95 of 1 s
 	// windows against the control's +20 %, an absolute p99 with a stop,
 	// the error rate of the experiment run's second half against its

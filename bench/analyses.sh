@@ -26,10 +26,10 @@ for n in "${sizes[@]}"; do
 	for shape in $shapes; do
 		if [ "$shape" = sequential ]; then # the shape matters to count windows only
 			run "$n" "$shape" 3x 'Analyses/^(blast-radius|falsification|stop-damage|replay-max|replay-load)$' >>"$results"
-		elif [ "$n" -gt 2000000 ]; then # the old sliding peak takes minutes here: once
+		elif [ "$n" -gt 2000000 ]; then # the old sliding peak and burn rate take minutes here: once
 			run "$n" "$shape" 3x 'Analyses/^(blast-radius|falsification|stop-damage|peaks|retries|amplification|replay-max|replay-load|falsification-p95|stop-damage-p99-max|falsification-split|replay-p95)$' >>"$results"
-			run "$n" "$shape" 3x 'Analyses/^peaks-sliding$/^(new|func)$' >>"$results"
-			run "$n" "$shape" 1x 'Analyses/^peaks-sliding$/^old$' >>"$results"
+			run "$n" "$shape" 3x 'Analyses/^(peaks-sliding|burn-rate)$/^(new|func)$' >>"$results"
+			run "$n" "$shape" 1x 'Analyses/^(peaks-sliding|burn-rate)$/^old$' >>"$results"
 		else
 			run "$n" "$shape" 3x 'Analyses' >>"$results"
 		fi

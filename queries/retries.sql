@@ -30,8 +30,8 @@
 -- row whose attempt is not 0, reqs in a block of 64 req values whose first
 -- attempts hold some req twice (more rows than distinct bits: rare, and a
 -- false alarm only sends a block through the grouping), and rows without a
--- req. Every other row is an operation by itself, with the same expressions
--- over one row.
+-- req. Every other row is an operation by itself, whose latency is the
+-- same difference over one row: (t + latency) - t in DECIMAL is latency.
 CREATE OR REPLACE MACRO _retry_ops(exp) AS TABLE
     WITH twice AS (
         SELECT run, req >> 6 AS b
@@ -64,7 +64,7 @@ CREATE OR REPLACE MACRO _retry_ops(exp) AS TABLE
     -- the operation: req, else req_text, else the row itself
     GROUP BY run, req, CASE WHEN req IS NULL THEN req_text END, CASE WHEN req IS NULL AND req_text IS NULL THEN seq END
     UNION ALL
-    SELECT run, t_ms, ((t_ms::DECIMAL(18,6) + latency_ms::DECIMAL(18,6)) - t_ms::DECIMAL(18,6))::DOUBLE, outcome = 'ok'
+    SELECT run, t_ms, CASE WHEN t_ms IS NOT NULL THEN latency_ms::DECIMAL(18,6)::DOUBLE END, outcome = 'ok'
     FROM requests r ANTI JOIN multi m USING (run, req)
     WHERE r.experiment = exp AND r.attempt = 0 AND r.req IS NOT NULL;
 
