@@ -81,6 +81,33 @@ func TestPlannedGood(t *testing.T) {
 	}
 }
 
+// TestPlannedPos: a plan that does not name pos is counted over the window's
+// rows without numbering them; the count is the one over experiment_window
+// (a plan that names pos, always true here, takes that way).
+func TestPlannedPos(t *testing.T) {
+	db := readOnly(t, chaosFile(t, nil), OpenOptions{})
+	planned := func(pred string) any {
+		t.Helper()
+		res, err := BlastRadius(db, BlastRadiusOptions{Planned: pred})
+		if err != nil {
+			t.Fatalf("%s: %v", pred, err)
+		}
+		return res.Rows[0][0]
+	}
+	for _, pred := range []string{"tag_hash(20260731, req) < 0.05", "outcome <> 'ok'", "true", "req % 7 = 0"} {
+		fast, slow := planned(pred), planned("("+pred+") AND pos >= 0")
+		if fast != slow {
+			t.Errorf("%s: %v without pos, %v with it", pred, fast, slow)
+		}
+		if fast == int64(0) {
+			t.Errorf("%s: plans none: the test no longer compares", pred)
+		}
+	}
+	if a, b := planned("POS % 2 = 0"), planned("true"); a == b {
+		t.Errorf("pos %% 2 = 0 plans %v, as many as true", a)
+	}
+}
+
 // TestPlannedStored: a bad plan stored with the experiment is refused too,
 // and the error names the stored param and the experiment.
 func TestPlannedStored(t *testing.T) {
