@@ -32,12 +32,16 @@ func (r *row) set(col int)      { r.has |= 1 << col }
 func (r *row) is(col int) bool  { return r.has&(1<<col) != 0 }
 func (r *row) reset(line int64) { *r = row{line: line} }
 
-// batcher appends rows to Arrow builders and cuts record batches.
+// batcher appends rows to Arrow builders and cuts record batches. A run of
+// nulls in a column is appended at once (AppendNulls, before the column's
+// next value or at the cut): most columns of most rows are absent, and one
+// AppendNull per cell was a tenth of an NDJSON ingest.
 type batcher struct {
 	b           *array.RecordBuilder
 	n           int
 	ord         int64
 	ordFromLine bool // one row per line (NDJSON, CSV): the line orders rows
+	nulls       [numStageCols]int
 }
 
 func newBatcher() *batcher {
@@ -51,26 +55,44 @@ func newBatcher() *batcher {
 func (bt *batcher) append(r *row) {
 	f := bt.b.Fields()
 	f[colLine].(*array.Int64Builder).Append(r.line)
-	appendString(f[colExperiment], r, colExperiment, r.experiment)
-	appendString(f[colRun], r, colRun, r.run)
-	appendString(f[colRole], r, colRole, r.role)
-	appendInt64(f[colReq], r, colReq, r.req)
-	appendString(f[colReqText], r, colReqText, r.reqText)
-	appendInt32(f[colAttempt], r, colAttempt, r.attempt)
-	appendFloat(f[colTMs], r, colTMs, r.tMs)
-	appendInt64(f[colTsUs], r, colTsUs, r.tsUs)
-	appendFloat(f[colLatency], r, colLatency, r.latency)
-	appendString(f[colOutcome], r, colOutcome, r.outcome)
-	appendInt32(f[colStatus], r, colStatus, r.status)
-	appendBool(f[colTagged], r, colTagged, r.tagged)
-	appendString(f[colUserID], r, colUserID, r.userID)
-	appendString(f[colBatchID], r, colBatchID, r.batchID)
-	appendString(f[colClientID], r, colClientID, r.clientID)
-	appendBool(f[colRetried], r, colRetried, r.retried)
-	appendString(f[colDropReason], r, colDropReason, r.reason)
-	appendInt64(f[colCount], r, colCount, r.count)
-	appendString(f[colAttrs], r, colAttrs, r.attrs)
-	appendString(f[colGroup], r, colGroup, r.group)
+	bt.appendString(f, r, colExperiment, r.experiment)
+	bt.appendString(f, r, colRun, r.run)
+	bt.appendString(f, r, colRole, r.role)
+	if bt.has(f, r, colReq) {
+		f[colReq].(*array.Int64Builder).Append(r.req)
+	}
+	bt.appendString(f, r, colReqText, r.reqText)
+	if bt.has(f, r, colAttempt) {
+		f[colAttempt].(*array.Int32Builder).Append(r.attempt)
+	}
+	if bt.has(f, r, colTMs) {
+		f[colTMs].(*array.Float64Builder).Append(r.tMs)
+	}
+	if bt.has(f, r, colTsUs) {
+		f[colTsUs].(*array.Int64Builder).Append(r.tsUs)
+	}
+	if bt.has(f, r, colLatency) {
+		f[colLatency].(*array.Float64Builder).Append(r.latency)
+	}
+	bt.appendString(f, r, colOutcome, r.outcome)
+	if bt.has(f, r, colStatus) {
+		f[colStatus].(*array.Int32Builder).Append(r.status)
+	}
+	if bt.has(f, r, colTagged) {
+		f[colTagged].(*array.BooleanBuilder).Append(r.tagged)
+	}
+	bt.appendString(f, r, colUserID, r.userID)
+	bt.appendString(f, r, colBatchID, r.batchID)
+	bt.appendString(f, r, colClientID, r.clientID)
+	if bt.has(f, r, colRetried) {
+		f[colRetried].(*array.BooleanBuilder).Append(r.retried)
+	}
+	bt.appendString(f, r, colDropReason, r.reason)
+	if bt.has(f, r, colCount) {
+		f[colCount].(*array.Int64Builder).Append(r.count)
+	}
+	bt.appendString(f, r, colAttrs, r.attrs)
+	bt.appendString(f, r, colGroup, r.group)
 	if bt.ordFromLine {
 		f[colOrd].(*array.Int64Builder).Append(r.line)
 	} else {
@@ -88,50 +110,37 @@ func (bt *batcher) flush() arrow.RecordBatch {
 		return nil
 	}
 	bt.n = 0
+	f := bt.b.Fields()
+	for col, n := range bt.nulls {
+		if n > 0 {
+			f[col].AppendNulls(n)
+			bt.nulls[col] = 0
+		}
+	}
 	return bt.b.NewRecordBatch()
 }
 
+// has reports whether the row gives column col; when it does, the column's
+// pending nulls are appended first, so the caller appends the value next.
+func (bt *batcher) has(f []array.Builder, r *row, col int) bool {
+	if !r.is(col) {
+		bt.nulls[col]++
+		return false
+	}
+	if n := bt.nulls[col]; n > 0 {
+		f[col].AppendNulls(n)
+		bt.nulls[col] = 0
+	}
+	return true
+}
+
+func (bt *batcher) appendString(f []array.Builder, r *row, col int, v string) {
+	if bt.has(f, r, col) {
+		f[col].(*array.StringBuilder).Append(v)
+	}
+}
+
 func (bt *batcher) release() { bt.b.Release() }
-
-func appendString(b array.Builder, r *row, col int, v string) {
-	if r.is(col) {
-		b.(*array.StringBuilder).Append(v)
-	} else {
-		b.AppendNull()
-	}
-}
-
-func appendInt64(b array.Builder, r *row, col int, v int64) {
-	if r.is(col) {
-		b.(*array.Int64Builder).Append(v)
-	} else {
-		b.AppendNull()
-	}
-}
-
-func appendInt32(b array.Builder, r *row, col int, v int32) {
-	if r.is(col) {
-		b.(*array.Int32Builder).Append(v)
-	} else {
-		b.AppendNull()
-	}
-}
-
-func appendFloat(b array.Builder, r *row, col int, v float64) {
-	if r.is(col) {
-		b.(*array.Float64Builder).Append(v)
-	} else {
-		b.AppendNull()
-	}
-}
-
-func appendBool(b array.Builder, r *row, col int, v bool) {
-	if r.is(col) {
-		b.(*array.BooleanBuilder).Append(v)
-	} else {
-		b.AppendNull()
-	}
-}
 
 // stream is an array.RecordReader fed by a decoder goroutine. DuckDB pulls
 // batches from it while the decoder produces the next ones, so decoding and

@@ -146,7 +146,7 @@ func (l *loader) recordOrigin(ctx context.Context, fileID int64) error {
 func (l *loader) resolution(ctx context.Context, fileID int64) (float64, error) {
 	var r sql.NullFloat64
 	err := l.conn.QueryRowContext(ctx, `SELECT CASE
-		WHEN count(DISTINCT us) < 2 THEN NULL
+		WHEN min(us) IS NULL OR min(us) = max(us) THEN NULL
 		WHEN bool_and(us % 1000000 = 0) THEN 1000
 		WHEN bool_and(us % 100000 = 0) THEN 100
 		WHEN bool_and(us % 10000 = 0) THEN 10

@@ -180,7 +180,7 @@ func unsafeString(b []byte) string {
 
 // setFlat applies one member. A null sets nothing, as in the map decoder.
 func setFlat(r *row, key, val string, kind byte) bool {
-	col, ok := flatCols[key]
+	col, ok := flatCol(key)
 	if !ok || col < 0 || r.is(col) || col == colAttrs {
 		return false // unknown, repeated, or attrs: the map decoder handles it
 	}
@@ -229,12 +229,50 @@ func setFlat(r *row, key, val string, kind byte) bool {
 	return true
 }
 
-var flatCols = map[string]int{
-	"experiment": colExperiment, "run": colRun, "role": colRole, "req": colReq,
-	"attempt": colAttempt, "t_ms": colTMs, "latency_ms": colLatency, "outcome": colOutcome,
-	"status": colStatus, "tagged": colTagged, "user_id": colUserID, "batch_id": colBatchID,
-	"client_id": colClientID, "retried": colRetried, "drop_reason": colDropReason,
-	"count": colCount, "attrs": colAttrs, "ts": colTsUs, "record": -1,
+// flatCol is the stage column of a member name (a switch: a map lookup
+// per member was a tenth of an NDJSON ingest); record is -1.
+func flatCol(key string) (int, bool) {
+	switch key {
+	case "experiment":
+		return colExperiment, true
+	case "run":
+		return colRun, true
+	case "role":
+		return colRole, true
+	case "req":
+		return colReq, true
+	case "attempt":
+		return colAttempt, true
+	case "t_ms":
+		return colTMs, true
+	case "latency_ms":
+		return colLatency, true
+	case "outcome":
+		return colOutcome, true
+	case "status":
+		return colStatus, true
+	case "tagged":
+		return colTagged, true
+	case "user_id":
+		return colUserID, true
+	case "batch_id":
+		return colBatchID, true
+	case "client_id":
+		return colClientID, true
+	case "retried":
+		return colRetried, true
+	case "drop_reason":
+		return colDropReason, true
+	case "count":
+		return colCount, true
+	case "attrs":
+		return colAttrs, true
+	case "ts":
+		return colTsUs, true
+	case "record":
+		return -1, true
+	}
+	return 0, false
 }
 
 func flatString(r *row, col int) *string {
