@@ -21,13 +21,15 @@ func decodeCSV(in io.Reader) produce {
 			return csvErr(cr, err)
 		}
 		names := make([]string, len(header))
+		sets := make([]setter, len(header)) // looked up once per column, not per cell
 		for i, h := range header {
 			names[i] = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
+			sets[i] = setters[names[i]]
 		}
 		var r row
 		return eachRecord(ctx, cr, func(line int64, rec []string) error {
 			r.reset(line)
-			if err := csvRow(&r, names, rec); err != nil {
+			if err := csvRow(&r, names, sets, rec); err != nil {
 				return err
 			}
 			return add(&r)
@@ -57,14 +59,16 @@ func eachRecord(ctx context.Context, cr *csv.Reader, fn func(line int64, rec []s
 	}
 }
 
-func csvRow(r *row, names, rec []string) error {
+func csvRow(r *row, names []string, sets []setter, rec []string) error {
 	var extra map[string]json.RawMessage
 	for i, cell := range rec {
-		known, err := setField(r, names[i], val{kind: 't', s: cell})
-		if err != nil {
-			return err
+		if sets[i] != nil {
+			if err := applySetter(r, names[i], sets[i], val{kind: 't', s: cell}); err != nil {
+				return err
+			}
+			continue
 		}
-		if !known && cell != "" {
+		if cell != "" {
 			if extra == nil {
 				extra = map[string]json.RawMessage{}
 			}

@@ -218,13 +218,19 @@ func setField(r *row, name string, v val) (ok bool, err error) {
 	if !known {
 		return false, nil
 	}
+	return true, applySetter(r, name, s, v)
+}
+
+// applySetter sets field name of r with s, the field's setter; an absent
+// value sets nothing.
+func applySetter(r *row, name string, s setter, v val) error {
 	if v.absent() {
-		return true, nil
+		return nil
 	}
 	if err := s(r, v); err != nil {
-		return true, fieldErr(r.line, name, "%s", err.Error())
+		return fieldErr(r.line, name, "%s", err.Error())
 	}
-	return true, nil
+	return nil
 }
 
 func jsonOf(v any) ([]byte, error) { return json.Marshal(v) }
