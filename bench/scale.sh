@@ -101,10 +101,6 @@ for n in "${sizes[@]}"; do
 	echo "| analysis (warm) | time (s) | peak RSS (MB) |"
 	echo "|---|---:|---:|"
 	while read -r name args; do
-		if [ "$n" -gt 20000000 ] && { [ "$name" = burn-rate ] || [ "$name" = "peaks_--sliding" ]; }; then
-			printf '| %s | not run above 20 M rows (superlinear: see the 10 M row) | |\n' "${name//_/ }"
-			continue
-		fi
 		# shellcheck disable=SC2086
 		"$rw" $args --db "$db" -e bench >/dev/null 2>&1 || true
 		# shellcheck disable=SC2086
