@@ -58,39 +58,21 @@ func (bt *batcher) append(r *row) {
 	bt.appendString(f, r, colExperiment, r.experiment)
 	bt.appendString(f, r, colRun, r.run)
 	bt.appendString(f, r, colRole, r.role)
-	if bt.has(f, r, colReq) {
-		f[colReq].(*array.Int64Builder).Append(r.req)
-	}
+	bt.appendInt64(f, r, colReq, r.req)
 	bt.appendString(f, r, colReqText, r.reqText)
-	if bt.has(f, r, colAttempt) {
-		f[colAttempt].(*array.Int32Builder).Append(r.attempt)
-	}
-	if bt.has(f, r, colTMs) {
-		f[colTMs].(*array.Float64Builder).Append(r.tMs)
-	}
-	if bt.has(f, r, colTsUs) {
-		f[colTsUs].(*array.Int64Builder).Append(r.tsUs)
-	}
-	if bt.has(f, r, colLatency) {
-		f[colLatency].(*array.Float64Builder).Append(r.latency)
-	}
+	bt.appendInt32(f, r, colAttempt, r.attempt)
+	bt.appendFloat(f, r, colTMs, r.tMs)
+	bt.appendInt64(f, r, colTsUs, r.tsUs)
+	bt.appendFloat(f, r, colLatency, r.latency)
 	bt.appendString(f, r, colOutcome, r.outcome)
-	if bt.has(f, r, colStatus) {
-		f[colStatus].(*array.Int32Builder).Append(r.status)
-	}
-	if bt.has(f, r, colTagged) {
-		f[colTagged].(*array.BooleanBuilder).Append(r.tagged)
-	}
+	bt.appendInt32(f, r, colStatus, r.status)
+	bt.appendBool(f, r, colTagged, r.tagged)
 	bt.appendString(f, r, colUserID, r.userID)
 	bt.appendString(f, r, colBatchID, r.batchID)
 	bt.appendString(f, r, colClientID, r.clientID)
-	if bt.has(f, r, colRetried) {
-		f[colRetried].(*array.BooleanBuilder).Append(r.retried)
-	}
+	bt.appendBool(f, r, colRetried, r.retried)
 	bt.appendString(f, r, colDropReason, r.reason)
-	if bt.has(f, r, colCount) {
-		f[colCount].(*array.Int64Builder).Append(r.count)
-	}
+	bt.appendInt64(f, r, colCount, r.count)
 	bt.appendString(f, r, colAttrs, r.attrs)
 	bt.appendString(f, r, colGroup, r.group)
 	if bt.ordFromLine {
@@ -137,6 +119,30 @@ func (bt *batcher) has(f []array.Builder, r *row, col int) bool {
 func (bt *batcher) appendString(f []array.Builder, r *row, col int, v string) {
 	if bt.has(f, r, col) {
 		f[col].(*array.StringBuilder).Append(v)
+	}
+}
+
+func (bt *batcher) appendInt64(f []array.Builder, r *row, col int, v int64) {
+	if bt.has(f, r, col) {
+		f[col].(*array.Int64Builder).Append(v)
+	}
+}
+
+func (bt *batcher) appendInt32(f []array.Builder, r *row, col int, v int32) {
+	if bt.has(f, r, col) {
+		f[col].(*array.Int32Builder).Append(v)
+	}
+}
+
+func (bt *batcher) appendFloat(f []array.Builder, r *row, col int, v float64) {
+	if bt.has(f, r, col) {
+		f[col].(*array.Float64Builder).Append(v)
+	}
+}
+
+func (bt *batcher) appendBool(f []array.Builder, r *row, col int, v bool) {
+	if bt.has(f, r, col) {
+		f[col].(*array.BooleanBuilder).Append(v)
 	}
 }
 
