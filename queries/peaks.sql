@@ -61,7 +61,8 @@ CREATE OR REPLACE MACRO _aligned_peaks(exp, resolutions_ms) AS TABLE
 CREATE OR REPLACE MACRO _sliding_peaks(exp, resolutions_ms, sliding) AS TABLE
     WITH rs AS (SELECT res FROM _peak_resolutions(resolutions_ms) WHERE sliding),
     -- g: the smallest resolution over m, m about 4 sqrt(rows per window)
-    -- (at least 4, at most 4096, and g far above the rounding of t_ms)
+    -- (at least 4, at most 4096, g far above the rounding of t_ms, and no
+    -- more than 2^22 buckets over the table's span: pre is dense)
     tune AS (
         SELECT r0 / greatest(4, least(4096, round(4 * sqrt(greatest(1, s.n * r0 / s.span / s.runs))),
                                    floor(r0 * 4398046511104 / s.mag), floor(r0 * 4194304 / s.span))) AS g
@@ -109,7 +110,8 @@ CREATE OR REPLACE MACRO _sliding_peaks(exp, resolutions_ms, sliding) AS TABLE
         LEFT JOIN pre l ON l.run = p.run AND l.k = p.k + p.dn
     ),
     -- the buckets a fullest window may start in, and those its end may
-    -- fall in (checked below)
+    -- fall in: k + floor(res / g) - 1 to k + ceil(res / g) + 1, within
+    -- k + up - 4 to k + up (checked below)
     cand AS MATERIALIZED (
         SELECT b.run, b.res, b.up, b.k FROM bounds b
         JOIN (SELECT run, res, max(l) AS best FROM bounds GROUP BY run, res) m USING (run, res)
