@@ -231,6 +231,25 @@ func TestPeaksEqualAnchor(t *testing.T) {
 		insertPoints(t, db, bin, binned(raw, []int64{1, 5, 10, 50}[c%4]))
 		sameRows(t, db, []string{"peaks"}, fmt.Sprintf(`SELECT * FROM peaks(?, %s, sliding := ?)`, res), bin, true)
 	}
+	// The bucket length is bounded below by the table's span and by the
+	// magnitude of its times: a span of hours (buckets longer than the
+	// finest resolution) and then epoch milliseconds, each in a database of
+	// its own.
+	for i, shape := range []struct {
+		scale, shift float64
+	}{{1e4, 0}, {1, 1.7e12}, {100, 1.7e12}} {
+		db := ingestedDB(t)
+		installAnchor(t, db)
+		for c := range 6 {
+			raw := randomRaw(r, fmt.Sprintf("s%d%d", i, c))
+			for j := range raw {
+				raw[j].t = raw[j].t*shape.scale + shape.shift
+			}
+			exp := fmt.Sprintf("shape%d%d", i, c)
+			insertPoints(t, db, exp, raw)
+			sameRows(t, db, []string{"peaks"}, fmt.Sprintf(`SELECT * FROM peaks(?, %s, sliding := true)`, res), exp)
+		}
+	}
 }
 
 // retryRow is one attempt for the retries equality test; nil fields are NULL.

@@ -43,29 +43,39 @@ CREATE OR REPLACE MACRO _aligned_peaks(exp, resolutions_ms) AS TABLE
 -- The window [t, t + res) from a row at t holds C(t + res) - C(t), where
 -- C(x) is what the rows with t_ms < x hold; the fullest window starts at
 -- some row. Most rows are ruled out by a bound first. Time is cut into
--- buckets of g ms (the smallest resolution over m, m about 4 sqrt(rows per
--- window) from the table's statistics: it only tunes the bound), bucket k
--- holding the rows with floor(t_ms / g) = k. That floor is monotone in
--- t_ms, so a window from a row of bucket k holds only rows of buckets k to
--- k + ceil(res / g) + 2 (its upper bound U), and the window from the
--- bucket's first row holds all of buckets k to k + floor(res / g) - 2 (a
--- lower bound L; one bucket more than exact arithmetic needs on each side,
--- for the rounding of t + res and of the division). The peak is at least
--- the largest L, so only the rows of buckets whose U reaches it are counted
--- exactly: C(x) is the sum of the buckets before floor(x / g) plus a
--- running sum over the rows of that bucket, with the same floor, so the
--- count is exact whatever the rounding (a window ending in a bucket not
+-- buckets of g ms, a power of two (the smallest resolution over m, m about
+-- sqrt(rows per window) from the table's statistics, rounded to a power of
+-- two: it only tunes the bound), bucket k holding the rows with
+-- floor(t_ms / g) = k. Dividing by a power of two is exact, so bucket k is
+-- exactly [k g, (k + 1) g), and k g is a double. For a row at t in bucket
+-- k, t + res < (k + 1) g + res <= (k + ceil(res / g) + 1) g, so the window
+-- (whose end is t + res rounded, and rounding keeps that order) holds only
+-- rows of buckets k to k + ceil(res / g): its upper bound U. The window
+-- from the bucket's first row ends at or past (k + floor(res / g)) g, so it
+-- holds all of buckets k to k + floor(res / g) - 1: a lower bound L (none
+-- when res < g). The peak is at least the largest L, so only the rows of
+-- buckets whose U reaches it are counted exactly: C(x) is the sum of the
+-- buckets before floor(x / g) plus a running sum over the rows of that
+-- bucket, with the same floor, and a window from bucket k ends in bucket
+-- k + floor(res / g) or k + ceil(res / g) (a window ending in a bucket not
 -- read is an error, never a wrong count). Rows that share a t_ms have the
--- same count. sliding is applied to the rows read, so that sliding :=
--- false (a parameter the optimizer cannot see) reads none.
+-- same count. The rows are read twice, not kept (at 100 M rows they would
+-- spill): the second read keeps the needed buckets' rows by a semi join
+-- whose build side is the needed buckets, a list unnested so that the
+-- optimizer does not take the table's side for the smaller one. sliding is
+-- applied to the rows read, so that sliding := false (a parameter the
+-- optimizer cannot see) reads none.
 CREATE OR REPLACE MACRO _sliding_peaks(exp, resolutions_ms, sliding) AS TABLE
     WITH rs AS (SELECT res FROM _peak_resolutions(resolutions_ms) WHERE sliding),
-    -- g: the smallest resolution over m, m about 4 sqrt(rows per window)
-    -- (at least 4, at most 4096, g far above the rounding of t_ms, and no
-    -- more than 2^22 buckets over the table's span: pre is dense)
+    -- g: a power of two near the smallest resolution over m, m about
+    -- sqrt(rows per window) (at least 4, at most 4096), and no smaller than
+    -- needed for floor(t_ms / g) < 2^42, for at most 2^22 buckets over the
+    -- table's span and for no more buckets per run than rows (pre is dense:
+    -- a few rows over hours would make millions of empty buckets)
     tune AS (
-        SELECT r0 / greatest(4, least(4096, round(4 * sqrt(greatest(1, s.n * r0 / s.span / s.runs))),
-                                   floor(r0 * 4398046511104 / s.mag), floor(r0 * 4194304 / s.span))) AS g
+        SELECT pow(2, greatest(round(log2(r0 / greatest(4, least(4096, sqrt(greatest(1, s.n * r0 / s.span / s.runs)))))),
+                               ceil(log2(s.mag / 4398046511104)), ceil(log2(s.span / 4194304)),
+                               ceil(log2(s.span * s.runs / s.n))))::DOUBLE AS g
         FROM (SELECT min(res) AS r0 FROM rs),
              (SELECT count(*) AS n, greatest(max(t_ms) - min(t_ms), 1) AS span,
                      greatest(abs(max(t_ms)), abs(min(t_ms)), 1) AS mag,
@@ -73,13 +83,14 @@ CREATE OR REPLACE MACRO _sliding_peaks(exp, resolutions_ms, sliding) AS TABLE
               FROM requests) s
         WHERE r0 IS NOT NULL
     ),
-    -- per resolution, the bucket spans of the bounds
-    rm AS (SELECT res, ceil(res / g)::BIGINT + 2 AS up, floor(res / g)::BIGINT - 2 AS dn FROM rs, tune),
-    rows AS (
+    -- per resolution, the bucket spans of the bounds: U is k to k + up, L k to k + dn
+    rm AS (SELECT res, ceil(res / g)::BIGINT AS up, floor(res / g)::BIGINT - 1 AS dn FROM rs, tune),
+    rows AS NOT MATERIALIZED (
         SELECT q.run, q.t_ms, q.count, floor(q.t_ms / t.g)::BIGINT AS k, t.g
         FROM requests q, tune t
         WHERE q.experiment = exp AND q.t_ms IS NOT NULL
     ),
+    -- read twice (buckets, pts), never kept
     buckets AS (SELECT run, k, sum(count)::BIGINT AS n FROM rows GROUP BY ALL),
     -- every bucket from a run's first to its last with its prefix sum,
     -- summed in chunks of 2^12 buckets (which run in parallel) and the
@@ -100,29 +111,33 @@ CREATE OR REPLACE MACRO _sliding_peaks(exp, resolutions_ms, sliding) AS TABLE
         SELECT ch.run, ch.k, ch.n, ch.part + o.off AS upto FROM chunked ch JOIN offs o USING (run, c)
     ),
     total AS (SELECT run, max(upto) AS total, max(k) AS kmax FROM pre GROUP BY run),
-    -- U and L of every nonempty bucket at every resolution: what buckets k
-    -- to k + up and k to k + dn hold
+    -- U and L of every nonempty bucket at every resolution
     bounds AS (
-        SELECT p.run, p.res, p.up, p.k,
-               coalesce(u.upto, p.total) - (p.upto - p.n) AS u, coalesce(l.upto, p.total) - (p.upto - p.n) AS l
+        SELECT p.run, p.res, p.up, p.dn, p.k,
+               coalesce(u.upto, p.total) - (p.upto - p.n) AS u,
+               CASE WHEN p.dn >= 0 THEN coalesce(l.upto, p.total) - (p.upto - p.n) ELSE 0 END AS l
         FROM (SELECT * FROM pre JOIN total USING (run), rm WHERE n > 0) p
         LEFT JOIN pre u ON u.run = p.run AND u.k = p.k + p.up
         LEFT JOIN pre l ON l.run = p.run AND l.k = p.k + p.dn
     ),
     -- the buckets a fullest window may start in, and those its end may
-    -- fall in: k + floor(res / g) - 1 to k + ceil(res / g) + 1, within
-    -- k + up - 4 to k + up (checked below)
+    -- fall in: k + dn + 1 = k + floor(res / g) and k + up = k + ceil(res / g)
     cand AS MATERIALIZED (
-        SELECT b.run, b.res, b.up, b.k FROM bounds b
+        SELECT b.run, b.res, b.up, b.dn, b.k FROM bounds b
         JOIN (SELECT run, res, max(l) AS best FROM bounds GROUP BY run, res) m USING (run, res)
         WHERE b.u >= m.best
     ),
     need AS (
         SELECT run, res, k FROM cand
         UNION
-        SELECT run, res, k + unnest(range(up - 4, up + 1)) FROM cand
+        SELECT run, res, k + unnest([dn + 1, up]) FROM cand
     ),
-    pts AS MATERIALIZED (SELECT run, k, t_ms, count, g FROM rows SEMI JOIN (SELECT DISTINCT run, k FROM need) USING (run, k)),
+    pts AS MATERIALIZED (
+        SELECT run, k, t_ms, count, g
+        FROM (SELECT q.run, q.t_ms, q.count, floor(q.t_ms / t.g)::BIGINT AS k, t.g
+              FROM requests q, tune t
+              WHERE q.experiment = exp AND q.t_ms IS NOT NULL)
+        SEMI JOIN (SELECT unnest(nk, recursive := true) FROM (SELECT list(DISTINCT {'run': run, 'k': k}) AS nk FROM need)) USING (run, k)),
     starts AS (
         SELECT DISTINCT p.run, c.res, p.t_ms, p.k, floor((p.t_ms + c.res) / p.g)::BIGINT AS kb
         FROM pts p JOIN cand c USING (run, k)
