@@ -28,11 +28,13 @@ CREATE OR REPLACE MACRO _peak_resolutions(resolutions_ms) AS TABLE
     FROM (SELECT unnest(resolutions_ms)::BIGINT AS r);
 
 -- Aligned buckets are summed straight from the rows (grouping by distinct
--- t_ms first would make one group per row of a raw log).
-CREATE OR REPLACE MACRO _aligned_peaks(exp, resolutions_ms) AS TABLE
-    WITH buckets AS (
+-- t_ms first would make one group per row of a raw log), at the
+-- resolutions not in done (those the sliding pass rolled up already).
+CREATE OR REPLACE MACRO _aligned_peaks(exp, resolutions_ms, done) AS TABLE
+    WITH rs AS (SELECT res FROM _peak_resolutions(resolutions_ms) WHERE NOT list_contains(done, res)),
+    buckets AS (
         SELECT q.run, r.res, floor(q.t_ms / r.res)::BIGINT AS k, sum(q.count)::BIGINT AS n
-        FROM requests q, _peak_resolutions(resolutions_ms) r
+        FROM requests q, rs r
         WHERE q.experiment = exp AND q.t_ms IS NOT NULL
         GROUP BY ALL
     )
@@ -91,7 +93,32 @@ CREATE OR REPLACE MACRO _sliding_peaks(exp, resolutions_ms, sliding) AS TABLE
         WHERE q.experiment = exp AND q.t_ms IS NOT NULL
     ),
     -- read twice (buckets, pts), never kept
-    buckets AS (SELECT run, k, sum(count)::BIGINT AS n FROM rows GROUP BY ALL),
+    buckets AS (SELECT run, k, sum(count)::BIGINT AS n, max(t_ms) AS tmax FROM rows GROUP BY ALL),
+    -- the aligned buckets of a resolution that is a multiple of g, rolled up
+    -- from these: bucket k lies in aligned bucket floor(k / (res / g)) (an
+    -- exact quotient: res / g is a whole number, and k / (res / g) is at
+    -- least 1 / (res / g) from the next whole number unless k + 1 is a
+    -- multiple of it). Every row of the bucket has that floor(t_ms / res)
+    -- when its last t_ms has: t_ms / res is at least k g / res, whose floor
+    -- j is a double, and the division rounds, but monotonically; only a t_ms
+    -- just below the bucket's end can round up to the next j. A resolution
+    -- where some bucket's last t_ms disagrees is left to _aligned_peaks.
+    roll AS (
+        SELECT b.run, r.res, floor(b.k / (r.res / t.g))::BIGINT AS j, b.n,
+               floor(b.tmax / r.res) = floor(b.k / (r.res / t.g)) AS agree
+        FROM buckets b, rs r, tune t
+        WHERE r.res / t.g = floor(r.res / t.g)
+    ),
+    rolled AS (
+        SELECT run, res, j, sum(n)::BIGINT AS n
+        FROM roll WHERE res IN (SELECT res FROM roll GROUP BY res HAVING bool_and(agree))
+        GROUP BY ALL
+    ),
+    apeaks AS (
+        SELECT run, res, n AS peak, j * res AS peak_at_ms, sum(n) OVER (PARTITION BY run, res)::BIGINT AS total
+        FROM rolled
+        QUALIFY row_number() OVER (PARTITION BY run, res ORDER BY n DESC, j) = 1
+    ),
     -- every bucket from a run's first to its last with its prefix sum,
     -- summed in chunks of 2^12 buckets (which run in parallel) and the
     -- chunks' offsets
@@ -170,14 +197,22 @@ CREATE OR REPLACE MACRO _sliding_peaks(exp, resolutions_ms, sliding) AS TABLE
         SELECT run, res, st AS t_ms, (max(c) FILTER (WHERE side = 1) - max(c) FILTER (WHERE side = 0)) AS n
         FROM c GROUP BY run, res, st
     )
-    SELECT run, res, max(n)::BIGINT AS n, min({'neg_n': -n, 't': t_ms}).t AS t_ms
-    FROM counted
-    GROUP BY run, res;
+    SELECT s.*, a.peak, a.peak_at_ms, a.total
+    FROM (SELECT run, res, max(n)::BIGINT AS n, min({'neg_n': -n, 't': t_ms}).t AS t_ms FROM counted GROUP BY run, res) s
+    LEFT JOIN apeaks a USING (run, res);
 
+-- With sliding, the aligned peaks of the resolutions the sliding pass
+-- rolled up come from it; the others (all of them without sliding) are
+-- summed from the rows.
 CREATE OR REPLACE MACRO peaks(exp, resolutions_ms, sliding := false) AS TABLE
+    WITH s AS MATERIALIZED (SELECT * FROM _sliding_peaks(exp, resolutions_ms, sliding)),
+    a AS (
+        SELECT run, res, peak, peak_at_ms, total FROM s WHERE peak IS NOT NULL
+        UNION ALL
+        SELECT * FROM _aligned_peaks(exp, resolutions_ms,
+                                     coalesce((SELECT list(DISTINCT res) FROM s WHERE peak IS NOT NULL), []::BIGINT[]))
+    )
     SELECT a.run, a.res AS resolution_ms, a.peak, a.peak_at_ms, a.total,
            s.n AS sliding_peak, s.t_ms AS sliding_at_ms
-    FROM _aligned_peaks(exp, resolutions_ms) a
-    LEFT JOIN _sliding_peaks(exp, resolutions_ms, sliding) s
-        ON s.run = a.run AND s.res = a.res
+    FROM a LEFT JOIN s ON s.run = a.run AND s.res = a.res
     ORDER BY a.run, a.res;
