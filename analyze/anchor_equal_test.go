@@ -203,6 +203,41 @@ func TestWindowsEqualAnchor(t *testing.T) {
 	}
 }
 
+// Count windows take a row's window from run_pos only when a side is one
+// run whose positions are 0 to n - 1; rows changed by hand break that, and
+// the windows must then be numbered in (run, seq) order as the anchor does:
+// positions missing on some rows, gaps left by deleted rows, and a second
+// run of the role that the runs table does not list.
+func TestWindowsWithoutDensePositions(t *testing.T) {
+	db, shapes := shapesDB(t)
+	src := shapes[0].name
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := db.Exec(q, args...); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	for _, c := range []struct{ name, rows string }{
+		{"nullpos", `SELECT * REPLACE (? AS experiment, CASE WHEN seq % 7 = 3 THEN NULL ELSE run_pos END AS run_pos) FROM requests WHERE experiment = ?`},
+		{"gaps", `SELECT * REPLACE (? AS experiment) FROM requests WHERE experiment = ? AND seq % 5 <> 1`},
+		{"ghost", `SELECT * REPLACE (? AS experiment) FROM requests WHERE experiment = ?
+			UNION ALL SELECT * REPLACE (? AS experiment, 'ghost' AS run, seq + 1000000000 AS seq) FROM requests WHERE experiment = ? AND role = 'control'`},
+	} {
+		args := []any{c.name, src}
+		if c.name == "ghost" {
+			args = append(args, c.name, src)
+		}
+		exec(`INSERT INTO requests `+c.rows, args...)
+		exec(`INSERT INTO runs SELECT * REPLACE (? AS experiment) FROM runs WHERE experiment = ?`, c.name, src)
+		for _, size := range []string{"size_n := 1", "size_n := 3", "size_n := 40"} {
+			for _, role := range []string{"control", "experiment"} {
+				sameRows(t, db, []string{"windows"}, fmt.Sprintf(`SELECT * FROM windows(?, '%s', %s)`, role, size), c.name)
+			}
+			sameRows(t, db, []string{"falsification"}, fmt.Sprintf(`SELECT * FROM falsification(?, %s, margins := [0, 0.1]::DECIMAL(18,6)[])`, size), c.name)
+		}
+	}
+}
+
 // The sliding peak from one sort and an ASOF join equals the RANGE frame it
 // replaced, and the aligned peaks summed from the rows equal those summed
 // from distinct times: raw and pre-binned (count-weighted) rows, whole-ms

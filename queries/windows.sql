@@ -25,12 +25,13 @@
 -- NULL), keeping t_ms in [from_ms, until_ms) when those are given (the two
 -- parts of a time split). lat_us, the latency rounded to the microsecond, is
 -- carried only when need_lat (a latency metric): the other metrics never
--- read it.
-CREATE OR REPLACE MACRO _side_input(exp, run_name, role_name, from_ms, until_ms, need_lat) AS TABLE
+-- read it. With skip, no row is read (a scalar the plan decides late: the
+-- scan then costs nothing).
+CREATE OR REPLACE MACRO _side_input(exp, run_name, role_name, from_ms, until_ms, need_lat, skip) AS TABLE
     SELECT run, seq, run_pos, t_ms, count, outcome = 'ok' AS ok, tagged, tagged AND outcome <> 'ok' AS damaged,
            CASE WHEN need_lat THEN round(latency_ms * 1000)::BIGINT END AS lat_us
     FROM requests
-    WHERE experiment = exp
+    WHERE NOT skip AND experiment = exp
       AND CASE WHEN run_name IS NULL THEN role = role_name ELSE run = run_name END
       AND (from_ms IS NULL OR t_ms >= from_ms)
       AND (until_ms IS NULL OR t_ms < until_ms);
@@ -42,12 +43,12 @@ CREATE OR REPLACE MACRO _side_input(exp, run_name, role_name, from_ms, until_ms,
 -- split of rows in time order does), which makes a row's position a sum
 -- instead of a sort. first_pos and off are per run: its first position,
 -- and the rows of the runs named before it; _side_rows sums them up.
-CREATE OR REPLACE MACRO _side_runs(exp, run_name, role_name, from_ms, until_ms) AS TABLE
+CREATE OR REPLACE MACRO _side_runs(exp, run_name, role_name, from_ms, until_ms, skip) AS TABLE
     SELECT run, count(*) AS n, min(seq) AS first_seq, max(seq) AS last_seq,
            min(run_pos) AS first_pos,
            count(run_pos) = count(*) AND max(run_pos) - min(run_pos) + 1 = count(*) AS dense,
            sum(count(*)) OVER (ORDER BY run) - count(*) AS off
-    FROM _side_input(exp, run_name, role_name, from_ms, until_ms, false)
+    FROM _side_input(exp, run_name, role_name, from_ms, until_ms, false, skip)
     GROUP BY run;
 
 -- Each row's window, 0-based, with what the counts need. Exactly one branch
@@ -60,8 +61,8 @@ CREATE OR REPLACE MACRO _side_runs(exp, run_name, role_name, from_ms, until_ms) 
 -- their columns: DuckDB does not prune columns through UNION ALL. The runs
 -- are read once (sr, materialized, also for the join), and the window
 -- number is a BIGINT in every branch (a HUGEINT group key is slower).
-CREATE OR REPLACE MACRO _side_rows(exp, run_name, role_name, from_ms, until_ms, size_n, size_ms, need_lat) AS TABLE
-    WITH sr AS MATERIALIZED (SELECT * FROM _side_runs(exp, run_name, role_name, from_ms, until_ms)),
+CREATE OR REPLACE MACRO _side_rows(exp, run_name, role_name, from_ms, until_ms, size_n, size_ms, need_lat, skip) AS TABLE
+    WITH sr AS MATERIALIZED (SELECT * FROM _side_runs(exp, run_name, role_name, from_ms, until_ms, skip OR size_ms IS NOT NULL)),
     shape AS MATERIALIZED (
         SELECT count(*) AS runs, min(first_seq) AS first_seq,
                count(*) = 1 AND max(last_seq) - min(first_seq) + 1 = sum(n) AS contiguous,
@@ -71,36 +72,36 @@ CREATE OR REPLACE MACRO _side_rows(exp, run_name, role_name, from_ms, until_ms, 
     SELECT CASE WHEN size_n IS NOT NULL THEN ((seq - (SELECT first_seq FROM shape)) // size_n)::BIGINT
                 ELSE error('windows: give size_n (requests) or size_ms (milliseconds)') END AS w,
            t_ms, count, ok, tagged, damaged, lat_us
-    FROM _side_input(exp, run_name, role_name, from_ms, until_ms, need_lat)
+    FROM _side_input(exp, run_name, role_name, from_ms, until_ms, need_lat, skip)
     WHERE size_ms IS NULL AND (SELECT contiguous FROM shape)
     UNION ALL
     SELECT CASE WHEN size_n IS NOT NULL THEN ((run_pos - (SELECT first_pos FROM shape)) // size_n)::BIGINT
                 ELSE error('windows: give size_n (requests) or size_ms (milliseconds)') END,
            t_ms, count, ok, tagged, damaged, lat_us
-    FROM _side_input(exp, run_name, role_name, from_ms, until_ms, need_lat)
+    FROM _side_input(exp, run_name, role_name, from_ms, until_ms, need_lat, skip)
     WHERE size_ms IS NULL AND (SELECT runs = 1 AND NOT contiguous AND dense FROM shape)
     UNION ALL
     SELECT CASE WHEN size_n IS NOT NULL THEN ((i.run_pos - r.first_pos + r.off) // size_n)::BIGINT
                 ELSE error('windows: give size_n (requests) or size_ms (milliseconds)') END,
            i.t_ms, i.count, i.ok, i.tagged, i.damaged, i.lat_us
-    FROM _side_input(exp, run_name, role_name, from_ms, until_ms, need_lat) i
+    FROM _side_input(exp, run_name, role_name, from_ms, until_ms, need_lat, skip) i
     JOIN sr r ON i.run = r.run
     WHERE size_ms IS NULL AND (SELECT runs > 1 AND dense FROM shape)
     UNION ALL
     SELECT CASE WHEN size_n IS NOT NULL THEN ((row_number() OVER (ORDER BY seq) - 1) // size_n)::BIGINT
                 ELSE error('windows: give size_n (requests) or size_ms (milliseconds)') END,
            t_ms, count, ok, tagged, damaged, lat_us
-    FROM _side_input(exp, run_name, role_name, from_ms, until_ms, need_lat)
+    FROM _side_input(exp, run_name, role_name, from_ms, until_ms, need_lat, skip)
     WHERE size_ms IS NULL AND (SELECT runs = 1 AND NOT contiguous AND NOT dense FROM shape)
     UNION ALL
     SELECT CASE WHEN size_n IS NOT NULL THEN ((row_number() OVER (ORDER BY run, seq) - 1) // size_n)::BIGINT
                 ELSE error('windows: give size_n (requests) or size_ms (milliseconds)') END,
            t_ms, count, ok, tagged, damaged, lat_us
-    FROM _side_input(exp, run_name, role_name, from_ms, until_ms, need_lat)
+    FROM _side_input(exp, run_name, role_name, from_ms, until_ms, need_lat, skip)
     WHERE size_ms IS NULL AND (SELECT runs > 1 AND NOT dense FROM shape)
     UNION ALL
     SELECT floor((t_ms - coalesce(from_ms, 0)) / size_ms)::BIGINT, t_ms, count, ok, tagged, damaged, lat_us
-    FROM _side_input(exp, run_name, role_name, from_ms, until_ms, need_lat)
+    FROM _side_input(exp, run_name, role_name, from_ms, until_ms, need_lat, skip)
     WHERE size_ms IS NOT NULL AND t_ms IS NOT NULL;
 
 -- The metrics a window is judged on, and how each is read.
@@ -137,8 +138,37 @@ CREATE OR REPLACE MACRO _metric_per(metric) AS CASE WHEN _metric_needs_latency(m
 -- the metric's unit).
 CREATE OR REPLACE MACRO side_windows(exp, run_name := NULL, role_name := NULL, size_n := NULL, size_ms := NULL,
         from_ms := NULL, until_ms := NULL, metric := 'ok_share') AS TABLE
-    WITH r AS (SELECT * FROM _side_rows(exp, run_name, role_name, from_ms, until_ms, size_n, size_ms,
-                                        _metric_needs_latency(metric))),
+    -- Count windows over whole runs first try the common case in one pass:
+    -- one run (the runs table says how many the side has) whose positions
+    -- are 0 to n - 1, where a row's window is run_pos // size_n; the pass
+    -- checks the positions as it groups (two whole runs both start at 0, so
+    -- their rows outnumber the largest position), and only when the case
+    -- does not hold are the runs read and the rows numbered below.
+    WITH fast AS MATERIALIZED (
+        SELECT run_pos // size_n AS w,
+               min(t_ms) AS first_t_ms,
+               max(t_ms) AS last_t_ms,
+               sum(count)::BIGINT AS requests,
+               coalesce(sum(count) FILTER (WHERE ok), 0)::BIGINT AS ok,
+               coalesce(sum(count) FILTER (WHERE damaged), 0)::BIGINT AS damage,
+               coalesce(sum(count) FILTER (WHERE tagged), 0)::BIGINT AS tagged,
+               sum(count) FILTER (WHERE lat_us IS NOT NULL) AS lat_n,
+               sum(lat_us::HUGEINT * count) AS lat_sum,
+               quantile_disc(lat_us, coalesce(_metric_q(metric), 0.5)) AS lat_q,
+               max(count) FILTER (WHERE lat_us IS NOT NULL) AS lat_weight,
+               count(*) AS n_rows, count(run_pos) AS n_pos, min(run_pos) AS min_pos, max(run_pos) AS max_pos
+        FROM _side_input(exp, run_name, role_name, from_ms, until_ms, _metric_needs_latency(metric),
+                         size_n IS NULL OR size_ms IS NOT NULL OR from_ms IS NOT NULL OR until_ms IS NOT NULL)
+        GROUP BY w
+    ),
+    fast_ok AS MATERIALIZED (
+        SELECT coalesce(sum(n_pos) = sum(n_rows) AND min(min_pos) = 0 AND max(max_pos) + 1 = sum(n_rows), false)
+               AND (SELECT count(*) FROM runs
+                    WHERE experiment = exp AND CASE WHEN run_name IS NULL THEN role = role_name ELSE run = run_name END) = 1 AS ok
+        FROM fast
+    ),
+    r AS (SELECT * FROM _side_rows(exp, run_name, role_name, from_ms, until_ms, size_n, size_ms,
+                                   _metric_needs_latency(metric), (SELECT ok FROM fast_ok))),
     g AS (
         SELECT w + 1 AS window_no,
                min(t_ms) AS first_t_ms,
@@ -153,6 +183,10 @@ CREATE OR REPLACE MACRO side_windows(exp, run_name := NULL, role_name := NULL, s
                max(count) FILTER (WHERE lat_us IS NOT NULL) AS lat_weight
         FROM r
         GROUP BY w
+        UNION ALL
+        SELECT w + 1, first_t_ms, last_t_ms, requests, ok, damage, tagged, lat_n, lat_sum, lat_q, lat_weight
+        FROM fast
+        WHERE (SELECT ok FROM fast_ok)
     ),
     v AS (
         SELECT window_no, first_t_ms, last_t_ms, requests, ok, damage, tagged,
