@@ -78,24 +78,29 @@ CREATE OR REPLACE MACRO _amplification_dropped(exp) AS TABLE
     )
     GROUP BY run;
 
--- The calls are grouped once, per run and per (run, tick): the totals and
--- the ticks come from one pass over the log.
+-- The calls are grouped once, per (run, tick) (rows without t_ms in a tick
+-- of their own, NULL); a run's totals are the sums of its ticks.
 CREATE OR REPLACE MACRO amplification(exp, runs_glob := NULL, tick_ms := NULL, fault_from_ms := NULL,
                                       fault_to_ms := NULL, normal_rate := NULL) AS TABLE
-    WITH g AS (
-        SELECT run, tick_no, GROUPING(tick_no) = 1 AS per_run,
+    WITH ticks AS MATERIALIZED (
+        SELECT run, tick_no,
                min(seq) AS first_seq,
                coalesce(sum(count) FILTER (WHERE attempt = 0), 0)::BIGINT AS requests,
                sum(count)::BIGINT AS calls,
                coalesce(sum(count) FILTER (WHERE outcome = 'ok'), 0)::BIGINT AS succeeded,
                coalesce(sum(count) FILTER (WHERE in_fault), 0) AS fault_calls
         FROM _amplification_calls(exp, runs_glob, tick_ms, fault_from_ms, fault_to_ms, normal_rate)
-        GROUP BY GROUPING SETS ((run), (run, tick_no))
+        GROUP BY run, tick_no
+    ),
+    g AS (
+        SELECT run, true AS per_run, min(first_seq) AS first_seq, sum(requests)::BIGINT AS requests,
+               sum(calls)::BIGINT AS calls, sum(succeeded)::BIGINT AS succeeded, sum(fault_calls) AS fault_calls
+        FROM ticks GROUP BY run
     ),
     peaks AS (
         SELECT run, max(calls)::BIGINT AS peak
-        FROM g
-        WHERE NOT per_run AND tick_no IS NOT NULL
+        FROM ticks
+        WHERE tick_no IS NOT NULL
         GROUP BY run
     ),
     totals AS (
