@@ -180,7 +180,12 @@ func (e *Evaluator) Feed(w Window) Verdict {
 	if w.Requests > 0 {
 		v.OKShare = big.NewRat(w.OK, w.Requests)
 	}
-	if v.Value = w.value(e.metric); v.Value != nil && e.threshold != nil {
+	if e.metric == "ok_share" && w.Value == nil {
+		v.Value = v.OKShare // the same share: one Rat a window
+	} else {
+		v.Value = w.value(e.metric)
+	}
+	if v.Value != nil && e.threshold != nil {
 		c := v.Value.Cmp(e.threshold)
 		v.Falsified = c > 0
 		if analyze.LowerBad(e.metric) {

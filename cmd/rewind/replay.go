@@ -169,10 +169,16 @@ func walk(ctx context.Context, e *env, p *replay.Printer, rec *replay.Recording,
 	} else {
 		fmt.Fprintln(out, replay.Describe(rec))
 	}
+	if speed == 0 { // nothing waits: write the windows in blocks
+		p.Buffer()
+	}
 	s, err := rec.Walk(ctx, speed, func(v replay.Verdict) error {
 		bar.Add(1)
 		return p.Verdict(v)
 	})
+	if ferr := p.Flush(); err == nil {
+		err = ferr
+	}
 	if err != nil {
 		return err
 	}
