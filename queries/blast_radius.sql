@@ -27,7 +27,9 @@ CREATE OR REPLACE MACRO _first_pos(start_at) AS
 -- position: the row at position k = _first_pos(start_at) and every row after
 -- it in (run, seq) order. That row is found without numbering every row
 -- (which means sorting them): count the rows of each block of 65536 seqs,
--- find the block that holds position k, and number that block's rows alone.
+-- find the block that holds position k, and number that block's rows alone
+-- (read as a range of seq, which DuckDB's join filter turns into a range
+-- scan of that block: seq // 65536 = b read every row).
 -- No CTE is read twice: DuckDB materializes such a CTE, and a query with a
 -- materialized CTE reads every column of the table, needed or not.
 CREATE OR REPLACE MACRO _experiment_rows(exp, start_at) AS TABLE
@@ -45,7 +47,8 @@ CREATE OR REPLACE MACRO _experiment_rows(exp, start_at) AS TABLE
     first AS (
         SELECT r.run, r.seq
         FROM requests r, hit
-        WHERE r.experiment = exp AND r.role = 'experiment' AND r.run = hit.run AND r.seq // 65536 = hit.b
+        WHERE r.experiment = exp AND r.role = 'experiment' AND r.run = hit.run
+          AND r.seq >= hit.b * 65536 AND r.seq < hit.b * 65536 + 65536
         QUALIFY hit.before + row_number() OVER (ORDER BY r.seq) - 1 = _first_pos(start_at)
     )
     SELECT r.*
