@@ -32,40 +32,46 @@
 -- false alarm only sends a block through the grouping), and rows without a
 -- req. Every other row is an operation by itself, whose latency is the
 -- same difference over one row: (t + latency) - t in DECIMAL is latency.
-CREATE OR REPLACE MACRO _retry_ops(exp) AS TABLE
+CREATE OR REPLACE MACRO _retry_multi(exp) AS TABLE
     WITH twice AS (
         SELECT run, req >> 6 AS b
         FROM requests
         WHERE experiment = exp AND attempt = 0 AND req IS NOT NULL
         GROUP BY ALL
         HAVING count(*) > bit_count(bit_or(1::UBIGINT << (req & 63)::UBIGINT))
-    ),
-    multi AS (
-        SELECT run, req FROM requests
-        WHERE experiment = exp AND req IS NOT NULL AND attempt <> 0
-        UNION
-        SELECT r.run, r.req FROM requests r JOIN twice t ON t.run = r.run AND t.b = r.req >> 6
-        WHERE r.experiment = exp AND r.attempt = 0
-    ),
-    grouped AS (
-        SELECT run, req, req_text, seq, t_ms, latency_ms, outcome
-        FROM requests r SEMI JOIN multi m USING (run, req)
-        WHERE r.experiment = exp
-        UNION ALL
-        SELECT run, req, req_text, seq, t_ms, latency_ms, outcome
-        FROM requests
-        WHERE experiment = exp AND req IS NULL
     )
-    SELECT run,
-           min(t_ms) AS start_ms,
-           (max(t_ms::DECIMAL(18,6) + latency_ms::DECIMAL(18,6)) - min(t_ms::DECIMAL(18,6)))::DOUBLE AS op_ms,
-           bool_or(outcome = 'ok') AS ok
-    FROM grouped
-    -- the operation: req, else req_text, else the row itself
-    GROUP BY run, req, CASE WHEN req IS NULL THEN req_text END, CASE WHEN req IS NULL AND req_text IS NULL THEN seq END
+    SELECT run, req FROM requests
+    WHERE experiment = exp AND req IS NOT NULL AND attempt <> 0
+    UNION
+    SELECT r.run, r.req FROM requests r JOIN twice t ON t.run = r.run AND t.b = r.req >> 6
+    WHERE r.experiment = exp AND r.attempt = 0;
+
+-- The rows that are grouped into operations: those of the reqs above, and
+-- the rows without a req.
+CREATE OR REPLACE MACRO _retry_grouped(exp) AS TABLE
+    SELECT run, req, req_text, seq, attempt, t_ms, latency_ms, outcome
+    FROM requests r SEMI JOIN _retry_multi(exp) m USING (run, req)
+    WHERE r.experiment = exp
+    UNION ALL
+    SELECT run, req, req_text, seq, attempt, t_ms, latency_ms, outcome
+    FROM requests
+    WHERE experiment = exp AND req IS NULL;
+
+-- An operation's latency over its rows (an aggregate), and the parts of
+-- its key after run and req: req, else req_text, else the row itself.
+CREATE OR REPLACE MACRO _op_ms(t_ms, latency_ms) AS
+    (max(t_ms::DECIMAL(18,6) + latency_ms::DECIMAL(18,6)) - min(t_ms::DECIMAL(18,6)))::DOUBLE;
+CREATE OR REPLACE MACRO _op_text(req, req_text) AS CASE WHEN req IS NULL THEN req_text END;
+CREATE OR REPLACE MACRO _op_row(req, req_text, seq) AS CASE WHEN req IS NULL AND req_text IS NULL THEN seq END;
+
+-- Every operation: its run, first send, latency and whether it succeeded.
+CREATE OR REPLACE MACRO _retry_ops(exp) AS TABLE
+    SELECT run, min(t_ms) AS start_ms, _op_ms(t_ms, latency_ms) AS op_ms, bool_or(outcome = 'ok') AS ok
+    FROM _retry_grouped(exp)
+    GROUP BY run, req, _op_text(req, req_text), _op_row(req, req_text, seq)
     UNION ALL
     SELECT run, t_ms, CASE WHEN t_ms IS NOT NULL THEN latency_ms::DECIMAL(18,6)::DOUBLE END, outcome = 'ok'
-    FROM requests r ANTI JOIN multi m USING (run, req)
+    FROM requests r ANTI JOIN _retry_multi(exp) m USING (run, req)
     WHERE r.experiment = exp AND r.attempt = 0 AND r.req IS NOT NULL;
 
 CREATE OR REPLACE MACRO _retry_attempts(exp) AS TABLE
@@ -78,18 +84,79 @@ CREATE OR REPLACE MACRO _retry_attempts(exp) AS TABLE
     WHERE experiment = exp
     GROUP BY run;
 
+-- The percentiles are quantile_cont's, computed from counts: the one-row
+-- operations are the first attempts with a req less those of the grouped
+-- reqs, so their latencies are counted per distinct latency over all first
+-- attempts, and the grouped ones' first attempts taken off again; no
+-- anti-join, and no list of every latency. With the grouped operations'
+-- latencies, each run's distinct latencies and their counts give the values
+-- at ranks floor(r) and ceil(r), r = (n - 1) q, and lo (1 - d) + hi d,
+-- d = r - floor(r), is what quantile_cont interpolates for a DOUBLE, in the
+-- same order of operations. The affected counts are taken the same way.
 CREATE OR REPLACE MACRO retries(exp, affected_from_ms, affected_to_ms) AS TABLE
-    WITH ops AS (
-        SELECT run,
-               count(*) FILTER (WHERE start_ms >= affected_from_ms AND start_ms < affected_to_ms) AS affected_ops,
-               count(*) FILTER (WHERE start_ms >= affected_from_ms AND start_ms < affected_to_ms AND ok) AS affected_ok,
-               quantile_cont(op_ms, [0.95, 0.99]) AS p  -- one pass over the latencies for both
-        FROM _retry_ops(exp)
-        GROUP BY run
+    WITH g AS MATERIALIZED (SELECT * FROM _retry_grouped(exp)),
+    mops AS (
+        SELECT run, min(t_ms) AS start_ms, _op_ms(t_ms, latency_ms) AS op_ms, bool_or(outcome = 'ok') AS ok
+        FROM g
+        GROUP BY run, req, _op_text(req, req_text), _op_row(req, req_text, seq)
+    ),
+    -- first attempts with a req, per run and latency, as one-row operations
+    firsts AS (
+        SELECT run, latency_ms,
+               count(*) FILTER (WHERE t_ms IS NOT NULL AND latency_ms IS NOT NULL) AS n,
+               count(*) FILTER (WHERE t_ms >= affected_from_ms AND t_ms < affected_to_ms) AS aff,
+               count(*) FILTER (WHERE t_ms >= affected_from_ms AND t_ms < affected_to_ms AND outcome = 'ok') AS aff_ok
+        FROM requests
+        WHERE experiment = exp AND attempt = 0 AND req IS NOT NULL
+        GROUP BY run, latency_ms
+    ),
+    taken AS (
+        SELECT run, latency_ms,
+               count(*) FILTER (WHERE t_ms IS NOT NULL AND latency_ms IS NOT NULL) AS n,
+               count(*) FILTER (WHERE t_ms >= affected_from_ms AND t_ms < affected_to_ms) AS aff,
+               count(*) FILTER (WHERE t_ms >= affected_from_ms AND t_ms < affected_to_ms AND outcome = 'ok') AS aff_ok
+        FROM g
+        WHERE attempt = 0 AND req IS NOT NULL
+        GROUP BY run, latency_ms
+    ),
+    -- every operation's latency with a count: +1 per grouped operation, the
+    -- first attempts' counts, less the taken ones'
+    parts AS MATERIALIZED (
+        SELECT run, latency_ms::DECIMAL(18,6)::DOUBLE AS v, n, aff, aff_ok FROM firsts
+        UNION ALL
+        SELECT run, latency_ms::DECIMAL(18,6)::DOUBLE, -n, -aff, -aff_ok FROM taken
+        UNION ALL
+        SELECT run, op_ms, (op_ms IS NOT NULL)::BIGINT,
+               (start_ms >= affected_from_ms AND start_ms < affected_to_ms)::BIGINT,
+               (start_ms >= affected_from_ms AND start_ms < affected_to_ms AND ok)::BIGINT
+        FROM mops
+    ),
+    affected AS (
+        SELECT run, coalesce(sum(aff), 0)::BIGINT AS affected_ops, coalesce(sum(aff_ok), 0)::BIGINT AS affected_ok
+        FROM parts GROUP BY run
+    ),
+    ranked AS MATERIALIZED (
+        SELECT run, v, c, sum(c) OVER (PARTITION BY run ORDER BY v ROWS UNBOUNDED PRECEDING) AS upto,
+               sum(c) OVER (PARTITION BY run) AS n
+        FROM (SELECT run, v, sum(n) AS c FROM parts WHERE v IS NOT NULL GROUP BY run, v HAVING sum(n) > 0)
+    ),
+    qs AS (
+        SELECT run, q, (n - 1)::DOUBLE * q AS r
+        FROM (SELECT DISTINCT run, n FROM ranked), (SELECT unnest([0.95, 0.99]::DOUBLE[]) AS q)
+    ),
+    picked AS (
+        SELECT qs.run, qs.q,
+               CASE WHEN floor(qs.r) = ceil(qs.r) THEN lo.v ELSE lo.v * (1.0 - (qs.r - floor(qs.r))) + hi.v * (qs.r - floor(qs.r)) END AS p
+        FROM qs
+        JOIN ranked lo ON lo.run = qs.run AND lo.upto - lo.c <= floor(qs.r) AND floor(qs.r) < lo.upto
+        JOIN ranked hi ON hi.run = qs.run AND hi.upto - hi.c <= ceil(qs.r) AND ceil(qs.r) < hi.upto
     )
     SELECT a.run, a.requests, a.first_attempts, a.retries, a.budget_denied,
-           o.affected_ops::BIGINT AS affected_ops,
-           CASE WHEN o.affected_ops > 0 THEN o.affected_ok / o.affected_ops END AS affected_success,
-           o.p[1] AS p95_ms, o.p[2] AS p99_ms
-    FROM _retry_attempts(exp) a JOIN ops o USING (run)
+           f.affected_ops,
+           CASE WHEN f.affected_ops > 0 THEN f.affected_ok / f.affected_ops END AS affected_success,
+           p95.p AS p95_ms, p99.p AS p99_ms
+    FROM _retry_attempts(exp) a
+    JOIN affected f USING (run)
+    LEFT JOIN picked p95 ON p95.run = a.run AND p95.q = 0.95
+    LEFT JOIN picked p99 ON p99.run = a.run AND p99.q = 0.99
     ORDER BY a.run;
