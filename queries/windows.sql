@@ -158,7 +158,11 @@ CREATE OR REPLACE MACRO side_windows(exp, run_name := NULL, role_name := NULL, s
                max(count) FILTER (WHERE lat_us IS NOT NULL) AS lat_weight,
                count(*) AS n_rows, count(run_pos) AS n_pos, min(run_pos) AS min_pos, max(run_pos) AS max_pos
         FROM _side_input(exp, run_name, role_name, from_ms, until_ms, _metric_needs_latency(metric),
-                         size_n IS NULL OR size_ms IS NOT NULL OR from_ms IS NOT NULL OR until_ms IS NOT NULL)
+                         size_n IS NULL OR size_ms IS NOT NULL OR from_ms IS NOT NULL OR until_ms IS NOT NULL
+                         -- a database from before run_pos: its first row tells, and the pass is skipped
+                         OR coalesce((SELECT run_pos IS NULL FROM requests
+                                      WHERE experiment = exp AND CASE WHEN run_name IS NULL THEN role = role_name ELSE run = run_name END
+                                      LIMIT 1), true))
         GROUP BY w
     ),
     fast_ok AS MATERIALIZED (
