@@ -2,7 +2,8 @@
 # Scale: one script, one table per size. It generates the chaos-shaped log
 # (internal/benchlog, the analyses benchmark's) at each size, writes it as
 # NDJSON, CSV and Parquet, and measures with /usr/bin/time (wall seconds,
-# peak RSS of the process):
+# peak RSS of the process), each reader after one read of its file (so every
+# reader reads from the page cache):
 #   - ingest: rewind ingest against DuckDB's own reader (read_json, read_csv,
 #     read_parquet) inserting the same file into the same requests table,
 #     each into a fresh database, as a ratio (DuckDB's time / rewind's:
