@@ -101,30 +101,25 @@ CREATE OR REPLACE MACRO retries(exp, affected_from_ms, affected_to_ms) AS TABLE
         GROUP BY run, req, _op_text(req, req_text), _op_row(req, req_text, seq)
     ),
     -- first attempts with a req, per run and latency, as one-row operations
+    -- (sign 1), less those of the grouped reqs (sign -1, from the rows
+    -- grouped above)
     firsts AS (
         SELECT run, latency_ms,
-               count(*) FILTER (WHERE t_ms IS NOT NULL AND latency_ms IS NOT NULL) AS n,
-               count(*) FILTER (WHERE t_ms >= affected_from_ms AND t_ms < affected_to_ms) AS aff,
-               count(*) FILTER (WHERE t_ms >= affected_from_ms AND t_ms < affected_to_ms AND outcome = 'ok') AS aff_ok
-        FROM requests
-        WHERE experiment = exp AND attempt = 0 AND req IS NOT NULL
+               sum(sign) FILTER (WHERE t_ms IS NOT NULL AND latency_ms IS NOT NULL) AS n,
+               sum(sign) FILTER (WHERE t_ms >= affected_from_ms AND t_ms < affected_to_ms) AS aff,
+               sum(sign) FILTER (WHERE t_ms >= affected_from_ms AND t_ms < affected_to_ms AND outcome = 'ok') AS aff_ok
+        FROM (SELECT run, latency_ms, t_ms, outcome, 1 AS sign FROM requests
+              WHERE experiment = exp AND attempt = 0 AND req IS NOT NULL
+              UNION ALL
+              SELECT run, latency_ms, t_ms, outcome, -1 FROM g WHERE attempt = 0 AND req IS NOT NULL)
         GROUP BY run, latency_ms
     ),
-    taken AS (
-        SELECT run, latency_ms,
-               count(*) FILTER (WHERE t_ms IS NOT NULL AND latency_ms IS NOT NULL) AS n,
-               count(*) FILTER (WHERE t_ms >= affected_from_ms AND t_ms < affected_to_ms) AS aff,
-               count(*) FILTER (WHERE t_ms >= affected_from_ms AND t_ms < affected_to_ms AND outcome = 'ok') AS aff_ok
-        FROM g
-        WHERE attempt = 0 AND req IS NOT NULL
-        GROUP BY run, latency_ms
-    ),
-    -- every operation's latency with a count: +1 per grouped operation, the
-    -- first attempts' counts, less the taken ones'
+    -- every operation's latency with a count: the first attempts' counts and
+    -- +1 per grouped operation
     parts AS MATERIALIZED (
-        SELECT run, latency_ms::DECIMAL(18,6)::DOUBLE AS v, n, aff, aff_ok FROM firsts
-        UNION ALL
-        SELECT run, latency_ms::DECIMAL(18,6)::DOUBLE, -n, -aff, -aff_ok FROM taken
+        SELECT run, latency_ms::DECIMAL(18,6)::DOUBLE AS v, coalesce(n, 0) AS n, coalesce(aff, 0) AS aff,
+               coalesce(aff_ok, 0) AS aff_ok
+        FROM firsts
         UNION ALL
         SELECT run, op_ms, (op_ms IS NOT NULL)::BIGINT,
                (start_ms >= affected_from_ms AND start_ms < affected_to_ms)::BIGINT,
