@@ -87,12 +87,12 @@ CREATE OR REPLACE MACRO _sliding_peaks(exp, resolutions_ms, sliding) AS TABLE
     ),
     -- per resolution, the bucket spans of the bounds: U is k to k + up, L k to k + dn
     rm AS (SELECT res, ceil(res / g)::BIGINT AS up, floor(res / g)::BIGINT - 1 AS dn FROM rs, tune),
+    -- read twice (buckets, pts), never kept
     rows AS NOT MATERIALIZED (
         SELECT q.run, q.t_ms, q.count, floor(q.t_ms / t.g)::BIGINT AS k, t.g
         FROM requests q, tune t
         WHERE q.experiment = exp AND q.t_ms IS NOT NULL
     ),
-    -- read twice (buckets, pts), never kept
     buckets AS (SELECT run, k, sum(count)::BIGINT AS n, max(t_ms) AS tmax FROM rows GROUP BY ALL),
     -- the aligned buckets of a resolution that is a multiple of g, rolled up
     -- from these: bucket k lies in aligned bucket floor(k / (res / g)) (an
@@ -161,9 +161,7 @@ CREATE OR REPLACE MACRO _sliding_peaks(exp, resolutions_ms, sliding) AS TABLE
     ),
     pts AS MATERIALIZED (
         SELECT run, k, t_ms, count, g
-        FROM (SELECT q.run, q.t_ms, q.count, floor(q.t_ms / t.g)::BIGINT AS k, t.g
-              FROM requests q, tune t
-              WHERE q.experiment = exp AND q.t_ms IS NOT NULL)
+        FROM rows
         SEMI JOIN (SELECT unnest(nk, recursive := true) FROM (SELECT list(DISTINCT {'run': run, 'k': k}) AS nk FROM need)) USING (run, k)),
     starts AS (
         SELECT DISTINCT p.run, c.res, p.t_ms, p.k, floor((p.t_ms + c.res) / p.g)::BIGINT AS kb
