@@ -143,7 +143,9 @@ CREATE OR REPLACE MACRO side_windows(exp, run_name := NULL, role_name := NULL, s
     -- are 0 to n - 1, where a row's window is run_pos // size_n; the pass
     -- checks the positions as it groups (two whole runs both start at 0, so
     -- their rows outnumber the largest position), and only when the case
-    -- does not hold are the runs read and the rows numbered below.
+    -- does not hold are the runs read and the rows numbered below. Both
+    -- paths list the same window aggregates: one macro returning them as a
+    -- struct made every count-window analysis about 10 % slower.
     WITH fast AS MATERIALIZED (
         SELECT run_pos // size_n AS w,
                min(t_ms) AS first_t_ms,
