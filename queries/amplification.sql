@@ -79,10 +79,11 @@ CREATE OR REPLACE MACRO _amplification_dropped(exp) AS TABLE
     GROUP BY run;
 
 -- The calls are grouped once, per (run, tick) (rows without t_ms in a tick
--- of their own, NULL); a run's totals are the sums of its ticks.
+-- of their own, NULL); a run's totals are the sums of its ticks, its peak
+-- the largest of the ticks with a t_ms.
 CREATE OR REPLACE MACRO amplification(exp, runs_glob := NULL, tick_ms := NULL, fault_from_ms := NULL,
                                       fault_to_ms := NULL, normal_rate := NULL) AS TABLE
-    WITH ticks AS MATERIALIZED (
+    WITH ticks AS (
         SELECT run, tick_no,
                min(seq) AS first_seq,
                coalesce(sum(count) FILTER (WHERE attempt = 0), 0)::BIGINT AS requests,
@@ -93,21 +94,15 @@ CREATE OR REPLACE MACRO amplification(exp, runs_glob := NULL, tick_ms := NULL, f
         GROUP BY run, tick_no
     ),
     g AS (
-        SELECT run, true AS per_run, min(first_seq) AS first_seq, sum(requests)::BIGINT AS requests,
-               sum(calls)::BIGINT AS calls, sum(succeeded)::BIGINT AS succeeded, sum(fault_calls) AS fault_calls
+        SELECT run, min(first_seq) AS first_seq, sum(requests)::BIGINT AS requests,
+               sum(calls)::BIGINT AS calls, sum(succeeded)::BIGINT AS succeeded, sum(fault_calls) AS fault_calls,
+               max(calls) FILTER (WHERE tick_no IS NOT NULL)::BIGINT AS peak
         FROM ticks GROUP BY run
-    ),
-    peaks AS (
-        SELECT run, max(calls)::BIGINT AS peak
-        FROM ticks
-        WHERE tick_no IS NOT NULL
-        GROUP BY run
     ),
     totals AS (
         SELECT g.run, g.first_seq, g.requests, g.calls, g.succeeded,
-               coalesce(d.dropped, 0)::BIGINT AS dropped, g.fault_calls
+               coalesce(d.dropped, 0)::BIGINT AS dropped, g.fault_calls, g.peak
         FROM g LEFT JOIN _amplification_dropped(exp) d ON d.run = g.run
-        WHERE g.per_run
     ),
     rated AS (
         SELECT t.*, p.allowed, p.normal,
@@ -119,9 +114,9 @@ CREATE OR REPLACE MACRO amplification(exp, runs_glob := NULL, tick_ms := NULL, f
     )
     SELECT r.run, r.allowed, r.requests, r.calls,
            r.calls / nullif(r.requests, 0)::DOUBLE AS multiplier,
-           k.peak AS peak_calls_per_tick,
+           r.peak AS peak_calls_per_tick,
            r.succeeded, r.dropped,
            r.window_rate::DOUBLE AS window_calls_per_tick,
            (r.window_rate / r.normal)::DOUBLE AS x_normal
-    FROM rated r LEFT JOIN peaks k ON k.run = r.run
+    FROM rated r
     ORDER BY r.first_seq, r.run;
