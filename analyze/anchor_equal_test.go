@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -406,6 +407,45 @@ func TestRetriesEqualAnchor(t *testing.T) {
 			t.Fatalf("%s: no operations", exp)
 		}
 		sameRows(t, db, anchored, `SELECT * FROM retries(?, 1000, 3000)`, exp)
+	}
+}
+
+// Times in epoch milliseconds (1.7e12: past what DECIMAL(18,6) holds)
+// give the table of the same log in relative times: every time is a
+// quarter ms, so both logs hold exactly the shifted times, and the
+// latencies, differences of logged times, are the same. So do times all
+// below 0.
+func TestRetriesEpochTimes(t *testing.T) {
+	db := ingestedDB(t)
+	r := rand.New(rand.NewPCG(20261201, 14))
+	for c := range 8 {
+		rows := randomRetryLog(r)
+		for _, shift := range []float64{0, 1.7e12, -1.7e12 - 1e4} {
+			moved := make([]retryRow, len(rows))
+			for i, x := range rows {
+				if x.tMs != nil {
+					v := math.Round(*x.tMs*4)/4 + shift
+					x.tMs = &v
+				}
+				moved[i] = x
+			}
+			insertRetryRows(t, db, fmt.Sprintf("epoch%02d_%d", c, int(shift/1e12)), moved)
+		}
+		var want *Result
+		for _, shift := range []float64{0, 1.7e12, -1.7e12 - 1e4} {
+			got, err := SQL(withArgs(db, []any{fmt.Sprintf("epoch%02d_%d", c, int(shift/1e12)), 1000 + shift, 3000 + shift}),
+				`SELECT * FROM retries(?, ?, ?)`)
+			if err != nil {
+				t.Fatalf("log %d shifted by %g ms: %v", c, shift, err)
+			}
+			if want == nil {
+				want = got
+				continue
+			}
+			if diff := cmp.Diff(want.Rows, got.Rows); diff != "" {
+				t.Fatalf("log %d shifted by %g ms (-relative +shifted):\n%s", c, shift, diff)
+			}
+		}
 	}
 }
 

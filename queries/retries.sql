@@ -9,7 +9,9 @@
 -- when any attempt was ok. Attempt 0 is a first attempt, any other a retry.
 -- A row with a count column stands for that many attempts in the attempt
 -- counts. Latencies are summed in DECIMAL(18,6), so an operation's latency
--- is the exact difference of the logged times, rounded once to DOUBLE.
+-- is the exact difference of the logged times, rounded once to DOUBLE; the
+-- times are first taken relative to a whole ms near the run's first (an
+-- exact subtraction), so epoch milliseconds fit as well as relative ones.
 -- Parameters:
 --   exp               VARCHAR  experiment
 --   affected_from_ms  DOUBLE   ms, start of the affected interval (inclusive)
@@ -57,17 +59,27 @@ CREATE OR REPLACE MACRO _retry_grouped(exp) AS TABLE
     FROM requests
     WHERE experiment = exp AND req IS NULL;
 
--- An operation's latency over its rows (an aggregate), and the parts of
--- its key after run and req: req, else req_text, else the row itself.
-CREATE OR REPLACE MACRO _op_ms(t_ms, latency_ms) AS
-    (max(t_ms::DECIMAL(18,6) + latency_ms::DECIMAL(18,6)) - min(t_ms::DECIMAL(18,6)))::DOUBLE;
+-- An operation's latency over its rows (an aggregate), its times taken
+-- relative to base, and the parts of its key after run and req: req, else
+-- req_text, else the row itself.
+CREATE OR REPLACE MACRO _op_ms(t_ms, latency_ms, base) AS
+    (max((t_ms - base)::DECIMAL(18,6) + latency_ms::DECIMAL(18,6)) - min((t_ms - base)::DECIMAL(18,6)))::DOUBLE;
 CREATE OR REPLACE MACRO _op_text(req, req_text) AS CASE WHEN req IS NULL THEN req_text END;
 CREATE OR REPLACE MACRO _op_row(req, req_text, seq) AS CASE WHEN req IS NULL AND req_text IS NULL THEN seq END;
 
+-- The base of a run's times (lo and hi its smallest and largest t_ms): a
+-- whole ms between 0 and every time, so that t - base is exact (t and the
+-- whole number are both multiples of t's ulp, and |t - base| <= |t|) and
+-- t - base is within the run's span, and DECIMAL(18,6) holds it. Times on
+-- both sides of 0 keep base 0.
+CREATE OR REPLACE MACRO _op_base(lo, hi) AS
+    CASE WHEN lo >= 0 THEN floor(lo) WHEN hi <= 0 THEN ceil(hi) ELSE 0 END;
+
 -- Every operation: its run, first send, latency and whether it succeeded.
 CREATE OR REPLACE MACRO _retry_ops(exp) AS TABLE
-    SELECT run, min(t_ms) AS start_ms, _op_ms(t_ms, latency_ms) AS op_ms, bool_or(outcome = 'ok') AS ok
-    FROM _retry_grouped(exp)
+    WITH g AS (SELECT *, _op_base(min(t_ms) OVER w, max(t_ms) OVER w) AS base FROM _retry_grouped(exp) WINDOW w AS (PARTITION BY run))
+    SELECT run, min(t_ms) AS start_ms, _op_ms(t_ms, latency_ms, base) AS op_ms, bool_or(outcome = 'ok') AS ok
+    FROM g
     GROUP BY run, req, _op_text(req, req_text), _op_row(req, req_text, seq)
     UNION ALL
     SELECT run, t_ms, CASE WHEN t_ms IS NOT NULL THEN latency_ms::DECIMAL(18,6)::DOUBLE END, outcome = 'ok'
@@ -95,9 +107,10 @@ CREATE OR REPLACE MACRO _retry_attempts(exp) AS TABLE
 -- same order of operations. The affected counts are taken the same way.
 CREATE OR REPLACE MACRO retries(exp, affected_from_ms, affected_to_ms) AS TABLE
     WITH g AS MATERIALIZED (SELECT * FROM _retry_grouped(exp)),
+    bases AS (SELECT run, _op_base(min(t_ms), max(t_ms)) AS base FROM g GROUP BY run),
     mops AS (
-        SELECT run, min(t_ms) AS start_ms, _op_ms(t_ms, latency_ms) AS op_ms, bool_or(outcome = 'ok') AS ok
-        FROM g
+        SELECT run, min(t_ms) AS start_ms, _op_ms(t_ms, latency_ms, base) AS op_ms, bool_or(outcome = 'ok') AS ok
+        FROM g JOIN bases USING (run)
         GROUP BY run, req, _op_text(req, req_text), _op_row(req, req_text, seq)
     ),
     -- first attempts with a req, per run and latency, as one-row operations
