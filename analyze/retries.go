@@ -49,9 +49,21 @@ func Retries(db Querier, o RetriesOptions) (*Result, error) {
 
 // wholeRun is the affected interval when none is given or stored: every
 // operation of the experiment counts, and the note says so.
+// When exp is the database's only experiment, the whole column's min and
+// max are its own, and DuckDB takes them from the table's statistics
+// without a scan (a tenth of a second at 10 M rows); any interval holding
+// every time of exp gives the same counts.
 func wholeRun(db Querier, exp string) (Span, string, error) {
+	var only bool
+	if err := db.QueryRow(`SELECT count(*) = 1 AND bool_and(experiment = ?) FROM experiments`, exp).Scan(&only); err != nil {
+		return Span{}, "", err
+	}
+	q, args := `SELECT min(t_ms), max(t_ms) FROM requests WHERE experiment = ?`, []any{exp}
+	if only {
+		q, args = `SELECT min(t_ms), max(t_ms) FROM requests`, nil
+	}
 	var from, to sql.NullFloat64
-	if err := db.QueryRow(`SELECT min(t_ms), max(t_ms) FROM requests WHERE experiment = ?`, exp).Scan(&from, &to); err != nil {
+	if err := db.QueryRow(q, args...).Scan(&from, &to); err != nil {
 		return Span{}, "", err
 	}
 	if !from.Valid {

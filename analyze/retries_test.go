@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/rewind-dev/rewind/ingest"
 	"github.com/rewind-dev/rewind/sim/retry"
 )
 
@@ -76,6 +78,25 @@ func TestRetriesWholeRunByDefault(t *testing.T) {
 	want := []string{"no affected interval given or stored: the whole run (8s..13s) counts as affected; give --affected FROM..TO to narrow it"}
 	if diff := cmp.Diff(want, r.Notes); diff != "" {
 		t.Errorf("notes (-want +got):\n%s", diff)
+	}
+	// With a second experiment in the database (its times 2 s to 60 s),
+	// the interval is still the experiment's own.
+	other := filepath.Join(t.TempDir(), "other.ndjson")
+	if err := os.WriteFile(other, []byte(`{"experiment":"other","run":"o","t_ms":2000,"outcome":"ok"}`+"\n"+`{"experiment":"other","run":"o","t_ms":60000,"outcome":"ok"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ingest.Files(context.Background(), db, ingest.Options{}, []string{other}); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Retries(db, RetriesOptions{Experiment: "sekil1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(whole.Rows, again.Rows); diff != "" {
+		t.Errorf("with a second experiment (-whole +default):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, again.Notes); diff != "" {
+		t.Errorf("notes with a second experiment (-want +got):\n%s", diff)
 	}
 }
 
