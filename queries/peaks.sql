@@ -128,7 +128,7 @@ CREATE OR REPLACE MACRO _sliding_peaks(exp, resolutions_ms, sliding) AS TABLE
         LEFT JOIN buckets b USING (run, k)
     ),
     chunked AS (
-        SELECT run, k, n, k // 4096 AS c, sum(n) OVER (PARTITION BY run, k // 4096 ORDER BY k) AS part FROM dense
+        SELECT run, k, n, k // 4096 AS c, sum(n) OVER (PARTITION BY run, k // 4096 ORDER BY k ROWS UNBOUNDED PRECEDING) AS part FROM dense
     ),
     offs AS (
         SELECT run, c, sum(t) OVER (PARTITION BY run ORDER BY c) - t AS off
