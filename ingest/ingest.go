@@ -103,7 +103,11 @@ func Files(ctx context.Context, db *sql.DB, opts Options, paths []string) ([]Res
 		return nil, err
 	}
 	l := &loader{conn: conn, ar: ar, opts: opts, ok: okRanges, fileRuns: opts.Experiment != ""}
-	results, err := ingestAll(ctx, l, srcs)
+	var results []Result
+	err = l.positionUnnumbered(ctx)
+	if err == nil {
+		results, err = ingestAll(ctx, l, srcs)
+	}
 	if err != nil {
 		_, _ = conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
 		return nil, err

@@ -19,7 +19,8 @@ import (
 // experiment, --replace taking rows out of the middle of a run), the runs
 // concerned are numbered again in SQL, a sort paid at that ingest only.
 // The analyses check that a side's positions are dense before using them
-// (a database from before run_pos has none: it sorts, as before).
+// (a database from before run_pos has none: it sorts, as before, until the
+// next ingest into it numbers its runs).
 
 // posSchema is stageSchema with run_pos: what insertRequests reads.
 var posSchema = arrow.NewSchema(append(stageSchema.Fields(), arrow.Field{Name: "run_pos", Type: arrow.PrimitiveTypes.Int64}), nil)
@@ -160,6 +161,26 @@ func (p *positioner) wrap(in produce) produce {
 
 // renumberRuns gives the rows of the runs the file has, and of the runs
 // in dirty, their positions again, in SQL.
+// positionUnnumbered numbers the runs that hold rows without run_pos: a
+// database from before run_pos, or rows a user inserted in SQL. It runs
+// inside the ingest's transaction, so a failed ingest leaves them as they
+// were; the check is answered from the column's statistics when no row
+// lacks a position.
+func (l *loader) positionUnnumbered(ctx context.Context) error {
+	var some bool
+	if err := l.conn.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM requests WHERE run_pos IS NULL)`).Scan(&some); err != nil || !some {
+		return err
+	}
+	_, err := l.conn.ExecContext(ctx, `UPDATE requests r SET run_pos = p.pos
+		FROM (SELECT seq, row_number() OVER (PARTITION BY experiment, run ORDER BY seq) - 1 AS pos
+		      FROM requests WHERE (experiment, run) IN (SELECT DISTINCT experiment, run FROM requests WHERE run_pos IS NULL)) p
+		WHERE r.seq = p.seq`)
+	if err != nil {
+		return fmt.Errorf("number the rows of earlier runs: %w", err)
+	}
+	return nil
+}
+
 func (l *loader) renumberRuns(ctx context.Context, fileID int64) error {
 	dirty := `SELECT DISTINCT experiment, run FROM requests WHERE file_id = $file`
 	for _, k := range l.dirtyRuns {

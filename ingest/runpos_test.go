@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"context"
 	"database/sql"
 	"os"
 	"path/filepath"
@@ -77,5 +78,53 @@ func TestRunPosIsTheRunOrder(t *testing.T) {
 	var nulls int64
 	if err := db.QueryRow(`SELECT count(*) FROM requests WHERE run_pos IS NULL`).Scan(&nulls); err != nil || nulls > 0 {
 		t.Errorf("%d rows without run_pos (%v)", nulls, err)
+	}
+}
+
+// TestRunPosNumbersOlderRows: rows without run_pos (a database from
+// before the column, or rows inserted in SQL) get their positions at the
+// next ingest, in every run that has such rows; an ingest that fails
+// leaves them as they were.
+func TestRunPosNumbersOlderRows(t *testing.T) {
+	db, _ := openDB(t)
+	dir := t.TempDir()
+	write := func(name string, lines ...string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a := write("a.ndjson", `{"experiment":"x","run":"c","outcome":"ok"}`, `{"experiment":"x","run":"e","outcome":"ok"}`,
+		`{"experiment":"x","run":"c","outcome":"error"}`, `{"experiment":"x","run":"e","outcome":"ok"}`)
+	mustIngest(t, db, Options{}, a)
+	if _, err := db.Exec(`UPDATE requests SET run_pos = NULL`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO requests (experiment, run, role, seq, attempt, outcome, tagged, count, file_id, line)
+		VALUES ('y', 'sql', '', 100, 0, 'ok', false, 1, 0, 1), ('y', 'sql', '', 101, 0, 'ok', false, 1, 0, 2)`); err != nil {
+		t.Fatal(err)
+	}
+	unnumbered := func() int64 {
+		var n int64
+		if err := db.QueryRow(`SELECT count(*) FROM requests WHERE run_pos IS NULL`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	bad := write("bad.ndjson", `{"experiment":"x","run":"c","outcome":"ok"}`, `{"experiment":"x","run":"c","outcome":"ok","latency_ms":"slow"}`)
+	if _, err := Files(context.Background(), db, Options{}, []string{bad}); err == nil {
+		t.Fatal("a bad file loaded")
+	}
+	if n := unnumbered(); n != 6 {
+		t.Errorf("after a failed ingest: %d rows without run_pos, want the 6 as they were", n)
+	}
+	b := write("b.ndjson", `{"experiment":"x","run":"e","outcome":"ok"}`, `{"experiment":"z","run":"c","outcome":"ok"}`)
+	mustIngest(t, db, Options{}, b)
+	if n := unnumbered(); n != 0 {
+		t.Errorf("after the next ingest: %d rows without run_pos", n)
+	}
+	if n := positionsWrong(t, db); n > 0 {
+		t.Errorf("after the next ingest: %d rows with a wrong run_pos", n)
 	}
 }
