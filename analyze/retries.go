@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -75,8 +76,10 @@ func wholeRun(db Querier, exp string) (Span, string, error) {
 		msName(span.FromMs), msName(to.Float64)), nil
 }
 
+// msName names a time in ms as a duration, to the microsecond (ms times
+// 10^6 in floating point would print 1.7e12 ms as ...20.000499968s).
 func msName(ms float64) string {
-	return (time.Duration(ms * float64(time.Millisecond))).String()
+	return (time.Duration(math.Round(ms*1000)) * time.Microsecond).String()
 }
 
 // affectedSpan picks the interval: the flag, else the experiment's stored
