@@ -23,6 +23,18 @@ func positionsWrong(t *testing.T, db *sql.DB) int64 {
 	return n
 }
 
+// lineWriter writes files of lines into a fresh folder and returns their paths.
+func lineWriter(t *testing.T) func(name string, lines ...string) string {
+	dir := t.TempDir()
+	return func(name string, lines ...string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+}
+
 // TestRunPosIsTheRunOrder: every way rows come in keeps run_pos the
 // position of the row in its run: every real sample file of every format
 // into one database (runs from the run column, the tool's grouping, the
@@ -42,14 +54,7 @@ func TestRunPosIsTheRunOrder(t *testing.T) {
 	if n := positionsWrong(t, db); n > 0 {
 		t.Fatalf("after the real samples: %d rows with a wrong run_pos", n)
 	}
-	dir := t.TempDir()
-	write := func(name string, lines ...string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := lineWriter(t)
 	a := write("a.ndjson",
 		`{"experiment":"x","run":"c","outcome":"ok"}`, `{"experiment":"x","run":"e","outcome":"ok"}`,
 		`{"experiment":"x","run":"e","outcome":"error"}`, ``, `{"record":"run","experiment":"x","run":"e","role":"experiment"}`,
@@ -87,14 +92,7 @@ func TestRunPosIsTheRunOrder(t *testing.T) {
 // leaves them as they were.
 func TestRunPosNumbersOlderRows(t *testing.T) {
 	db, _ := openDB(t)
-	dir := t.TempDir()
-	write := func(name string, lines ...string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := lineWriter(t)
 	a := write("a.ndjson", `{"experiment":"x","run":"c","outcome":"ok"}`, `{"experiment":"x","run":"e","outcome":"ok"}`,
 		`{"experiment":"x","run":"c","outcome":"error"}`, `{"experiment":"x","run":"e","outcome":"ok"}`)
 	mustIngest(t, db, Options{}, a)
