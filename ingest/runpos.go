@@ -159,8 +159,6 @@ func (p *positioner) wrap(in produce) produce {
 	}
 }
 
-// renumberRuns gives the rows of the runs the file has, and of the runs
-// in dirty, their positions again, in SQL.
 // positionUnnumbered numbers the runs that hold rows without run_pos: a
 // database from before run_pos, or rows a user inserted in SQL. It runs
 // inside the ingest's transaction, so a failed ingest leaves them as they
@@ -171,26 +169,30 @@ func (l *loader) positionUnnumbered(ctx context.Context) error {
 	if err := l.conn.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM requests WHERE run_pos IS NULL)`).Scan(&some); err != nil || !some {
 		return err
 	}
-	_, err := l.conn.ExecContext(ctx, `UPDATE requests r SET run_pos = p.pos
-		FROM (SELECT seq, row_number() OVER (PARTITION BY experiment, run ORDER BY seq) - 1 AS pos
-		      FROM requests WHERE (experiment, run) IN (SELECT DISTINCT experiment, run FROM requests WHERE run_pos IS NULL)) p
-		WHERE r.seq = p.seq`)
-	if err != nil {
+	if err := l.numberRuns(ctx, `SELECT DISTINCT experiment, run FROM requests WHERE run_pos IS NULL`); err != nil {
 		return fmt.Errorf("number the rows of earlier runs: %w", err)
 	}
 	return nil
 }
 
+// numberRuns gives every row of the runs that which selects (experiment,
+// run) its position, in SQL.
+func (l *loader) numberRuns(ctx context.Context, which string, args ...any) error {
+	_, err := l.conn.ExecContext(ctx, `UPDATE requests r SET run_pos = p.pos
+		FROM (SELECT seq, row_number() OVER (PARTITION BY experiment, run ORDER BY seq) - 1 AS pos
+		      FROM requests WHERE (experiment, run) IN (`+which+`)) p
+		WHERE r.seq = p.seq`, args...)
+	return err
+}
+
+// renumberRuns gives the rows of the runs the file has, and of the runs
+// in dirty, their positions again, in SQL.
 func (l *loader) renumberRuns(ctx context.Context, fileID int64) error {
 	dirty := `SELECT DISTINCT experiment, run FROM requests WHERE file_id = $file`
 	for _, k := range l.dirtyRuns {
 		dirty += fmt.Sprintf(" UNION SELECT %s, %s", quoteString(k.experiment), quoteString(k.run))
 	}
-	_, err := l.conn.ExecContext(ctx, `UPDATE requests r SET run_pos = p.pos
-		FROM (SELECT seq, row_number() OVER (PARTITION BY experiment, run ORDER BY seq) - 1 AS pos
-		      FROM requests WHERE (experiment, run) IN (`+dirty+`)) p
-		WHERE r.seq = p.seq`, sql.Named("file", fileID))
-	if err != nil {
+	if err := l.numberRuns(ctx, dirty, sql.Named("file", fileID)); err != nil {
 		return fmt.Errorf("number the runs' rows: %w", err)
 	}
 	l.dirtyRuns, l.runCounts = nil, nil
