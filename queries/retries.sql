@@ -51,11 +51,11 @@ CREATE OR REPLACE MACRO _retry_multi(exp) AS TABLE
 -- The rows that are grouped into operations: those of the reqs above, and
 -- the rows without a req.
 CREATE OR REPLACE MACRO _retry_grouped(exp) AS TABLE
-    SELECT run, req, req_text, seq, attempt, t_ms, latency_ms, outcome
+    SELECT run, req, req_text, seq, attempt, t_ms, latency_ms, outcome, count, drop_reason
     FROM requests r SEMI JOIN _retry_multi(exp) m USING (run, req)
     WHERE r.experiment = exp
     UNION ALL
-    SELECT run, req, req_text, seq, attempt, t_ms, latency_ms, outcome
+    SELECT run, req, req_text, seq, attempt, t_ms, latency_ms, outcome, count, drop_reason
     FROM requests
     WHERE experiment = exp AND req IS NULL;
 
@@ -86,16 +86,6 @@ CREATE OR REPLACE MACRO _retry_ops(exp) AS TABLE
     FROM requests r ANTI JOIN _retry_multi(exp) m USING (run, req)
     WHERE r.experiment = exp AND r.attempt = 0 AND r.req IS NOT NULL;
 
-CREATE OR REPLACE MACRO _retry_attempts(exp) AS TABLE
-    SELECT run,
-           sum(count)::BIGINT AS requests,
-           coalesce(sum(count) FILTER (WHERE attempt = 0), 0)::BIGINT AS first_attempts,
-           coalesce(sum(count) FILTER (WHERE attempt > 0), 0)::BIGINT AS retries,
-           coalesce(sum(count) FILTER (WHERE drop_reason = 'budget'), 0)::BIGINT AS budget_denied
-    FROM requests
-    WHERE experiment = exp
-    GROUP BY run;
-
 -- The percentiles are quantile_cont's, computed from counts: the one-row
 -- operations are the first attempts with a req less those of the grouped
 -- reqs, so their latencies are counted per distinct latency over all first
@@ -105,6 +95,9 @@ CREATE OR REPLACE MACRO _retry_attempts(exp) AS TABLE
 -- at ranks floor(r) and ceil(r), r = (n - 1) q, and lo (1 - d) + hi d,
 -- d = r - floor(r), is what quantile_cont interpolates for a DOUBLE, in the
 -- same order of operations. The affected counts are taken the same way.
+-- The attempt counts need no pass of their own: the first attempts with a
+-- req are counted in the latency pass, and every other row (a retry, a
+-- row without a req) is among the grouped rows.
 CREATE OR REPLACE MACRO retries(exp, affected_from_ms, affected_to_ms) AS TABLE
     WITH g AS MATERIALIZED (SELECT * FROM _retry_grouped(exp)),
     bases AS (SELECT run, _op_base(min(t_ms), max(t_ms)) AS base FROM g GROUP BY run),
@@ -120,12 +113,26 @@ CREATE OR REPLACE MACRO retries(exp, affected_from_ms, affected_to_ms) AS TABLE
         SELECT run, latency_ms,
                sum(sign) FILTER (WHERE t_ms IS NOT NULL AND latency_ms IS NOT NULL) AS n,
                sum(sign) FILTER (WHERE t_ms >= affected_from_ms AND t_ms < affected_to_ms) AS aff,
-               sum(sign) FILTER (WHERE t_ms >= affected_from_ms AND t_ms < affected_to_ms AND outcome = 'ok') AS aff_ok
-        FROM (SELECT run, latency_ms, t_ms, outcome, 1 AS sign FROM requests
+               sum(sign) FILTER (WHERE t_ms >= affected_from_ms AND t_ms < affected_to_ms AND outcome = 'ok') AS aff_ok,
+               sum(count) AS cnt, sum(count) FILTER (WHERE drop_reason = 'budget') AS budget
+        FROM (SELECT run, latency_ms, t_ms, outcome, 1 AS sign, count, drop_reason FROM requests
               WHERE experiment = exp AND attempt = 0 AND req IS NOT NULL
               UNION ALL
-              SELECT run, latency_ms, t_ms, outcome, -1 FROM g WHERE attempt = 0 AND req IS NOT NULL)
+              SELECT run, latency_ms, t_ms, outcome, -1, 0, NULL FROM g WHERE attempt = 0 AND req IS NOT NULL)
         GROUP BY run, latency_ms
+    ),
+    -- the attempt counts: the first attempts with a req from firsts, every
+    -- other row (a retry, a row without a req) from the grouped rows
+    attempts AS (
+        SELECT run, sum(cnt)::BIGINT AS requests, sum(first)::BIGINT AS first_attempts,
+               sum(retr)::BIGINT AS retries, sum(budget)::BIGINT AS budget_denied
+        FROM (SELECT run, cnt, cnt AS first, 0 AS retr, coalesce(budget, 0) AS budget FROM firsts
+              UNION ALL
+              SELECT run, sum(count), coalesce(sum(count) FILTER (WHERE attempt = 0), 0),
+                     coalesce(sum(count) FILTER (WHERE attempt > 0), 0),
+                     coalesce(sum(count) FILTER (WHERE drop_reason = 'budget'), 0)
+              FROM g WHERE attempt <> 0 OR req IS NULL GROUP BY run)
+        GROUP BY run
     ),
     -- every operation's latency with a count: the first attempts' counts and
     -- +1 per grouped operation
@@ -163,7 +170,7 @@ CREATE OR REPLACE MACRO retries(exp, affected_from_ms, affected_to_ms) AS TABLE
            f.affected_ops,
            CASE WHEN f.affected_ops > 0 THEN f.affected_ok / f.affected_ops END AS affected_success,
            p95.p AS p95_ms, p99.p AS p99_ms
-    FROM _retry_attempts(exp) a
+    FROM attempts a
     JOIN affected f USING (run)
     LEFT JOIN picked p95 ON p95.run = a.run AND p95.q = 0.95
     LEFT JOIN picked p99 ON p99.run = a.run AND p99.q = 0.99
