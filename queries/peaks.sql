@@ -138,21 +138,24 @@ CREATE OR REPLACE MACRO _sliding_peaks(exp, resolutions_ms, sliding) AS TABLE
         SELECT ch.run, ch.k, ch.n, ch.part + o.off AS upto FROM chunked ch JOIN offs o USING (run, c)
     ),
     total AS (SELECT run, max(upto) AS total, max(k) AS kmax FROM pre GROUP BY run),
-    -- U and L of every nonempty bucket at every resolution
-    bounds AS (
-        SELECT p.run, p.res, p.up, p.dn, p.k,
-               coalesce(u.upto, p.total) - (p.upto - p.n) AS u,
-               CASE WHEN p.dn >= 0 THEN coalesce(l.upto, p.total) - (p.upto - p.n) ELSE 0 END AS l
-        FROM (SELECT * FROM pre JOIN total USING (run), rm WHERE n > 0) p
-        LEFT JOIN pre u ON u.run = p.run AND u.k = p.k + p.up
-        LEFT JOIN pre l ON l.run = p.run AND l.k = p.k + p.dn
+    -- every nonempty bucket at every resolution; its bounds U and L are
+    -- taken in two passes, L's largest first, then the buckets whose U
+    -- reaches it (one pass over both kept every bucket's bounds: 2.7 of
+    -- 21 CPU seconds at 100 M rows)
+    nb AS NOT MATERIALIZED (SELECT * FROM pre JOIN total USING (run), rm WHERE n > 0),
+    best AS (
+        SELECT p.run, p.res,
+               max(CASE WHEN p.dn >= 0 THEN coalesce(l.upto, p.total) - (p.upto - p.n) ELSE 0 END) AS best
+        FROM nb p LEFT JOIN pre l ON l.run = p.run AND l.k = p.k + p.dn
+        GROUP BY p.run, p.res
     ),
     -- the buckets a fullest window may start in, and those its end may
     -- fall in: k + dn + 1 = k + floor(res / g) and k + up = k + ceil(res / g)
     cand AS MATERIALIZED (
-        SELECT b.run, b.res, b.up, b.dn, b.k FROM bounds b
-        JOIN (SELECT run, res, max(l) AS best FROM bounds GROUP BY run, res) m USING (run, res)
-        WHERE b.u >= m.best
+        SELECT p.run, p.res, p.up, p.dn, p.k
+        FROM nb p LEFT JOIN pre u ON u.run = p.run AND u.k = p.k + p.up
+        JOIN best m ON m.run = p.run AND m.res = p.res
+        WHERE coalesce(u.upto, p.total) - (p.upto - p.n) >= m.best
     ),
     need AS (
         SELECT run, res, k FROM cand
