@@ -103,11 +103,7 @@ func Files(ctx context.Context, db *sql.DB, opts Options, paths []string) ([]Res
 		return nil, err
 	}
 	l := &loader{conn: conn, ar: ar, opts: opts, ok: okRanges, fileRuns: opts.Experiment != ""}
-	var results []Result
-	err = l.positionUnnumbered(ctx)
-	if err == nil {
-		results, err = ingestAll(ctx, l, srcs)
-	}
+	results, err := ingestAll(ctx, l, srcs)
 	if err != nil {
 		_, _ = conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
 		return nil, err
@@ -151,6 +147,9 @@ type loader struct {
 }
 
 func ingestAll(ctx context.Context, l *loader, srcs []source) ([]Result, error) {
+	if err := l.positionUnnumbered(ctx); err != nil {
+		return nil, err
+	}
 	l.seen = map[string]Result{}
 	var results []Result
 	for _, s := range srcs {
