@@ -108,7 +108,8 @@ CREATE OR REPLACE MACRO retries(exp, affected_from_ms, affected_to_ms) AS TABLE
     ),
     -- first attempts with a req, per run and latency, as one-row operations
     -- (sign 1), less those of the grouped reqs (sign -1, from the rows
-    -- grouped above)
+    -- grouped above); cnt and budget are the table's rows' attempt counts
+    -- (the grouped rows' branch adds 0 and no drop reason)
     firsts AS (
         SELECT run, latency_ms,
                sum(sign) FILTER (WHERE t_ms IS NOT NULL AND latency_ms IS NOT NULL) AS n,
