@@ -450,10 +450,11 @@ func TestRetriesEpochTimes(t *testing.T) {
 }
 
 // amplification looks up the last attempt only of the reqs whose failed
-// calls do not say whether they were retried, and groups the calls once;
-// its table is the anchor's, on the storm fixture and on random logs with
-// retried true, false and missing, rows without a req, and stored and
-// given ticks and fault windows.
+// calls do not say whether they were retried (among the retries only, but
+// among all rows for a negative attempt), and groups the calls once; its
+// table is the anchor's, on the storm fixture and on random logs with
+// retried true, false and missing, rows without a req, negative attempts,
+// and stored and given ticks and fault windows.
 func TestAmplificationEqualAnchor(t *testing.T) {
 	db := ingestedDB(t, "../fixtures/storm/tiny.ndjson")
 	installAnchor(t, db)
@@ -468,12 +469,24 @@ func TestAmplificationEqualAnchor(t *testing.T) {
 	for c := range 20 {
 		exp := fmt.Sprintf("amp%02d", c)
 		rows := randomRetryLog(r)
+		if c%2 == 1 {
+			// negative attempts (an ingest refuses them; rows inserted in
+			// SQL may have them): whole reqs shifted below 0, and single rows
+			for i := range rows {
+				if x := rows[i].req; (x != nil && *x%3 == 0) || r.IntN(20) == 0 {
+					rows[i].attempt -= 2
+				}
+			}
+		}
 		insertRetryRows(t, db, exp, rows)
 		runs := map[string]bool{}
 		for _, x := range rows {
 			runs[x.run] = true
 		}
 		for run := range runs {
+			if c%4 == 0 && run == "S1" {
+				continue // a run the runs table does not list
+			}
 			params := fmt.Sprintf(`{"allowed": %d, "tick_ms": %d, "fault_from_ms": %d, "fault_to_ms": %d, "normal_rate": 3}`,
 				1+r.IntN(9), 5+r.IntN(50), r.IntN(2000), 2000+r.IntN(3000))
 			if _, err := db.Exec(`INSERT INTO runs VALUES (?, ?, '', ?)`, exp, run, params); err != nil {
@@ -487,6 +500,8 @@ func TestAmplificationEqualAnchor(t *testing.T) {
 			t.Fatalf("%s: no rows", exp)
 		}
 		sameRows(t, db, anchored, `SELECT * FROM amplification(?, runs_glob := 'S[01]', tick_ms := 10)`, exp)
+		// the same tick and window for every run: no join per row
+		sameRows(t, db, anchored, `SELECT * FROM amplification(?, runs_glob := 'S[12]', tick_ms := 10, fault_from_ms := 500, fault_to_ms := 2500)`, exp)
 	}
 }
 
