@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math/big"
 	"math/rand/v2"
@@ -254,4 +255,77 @@ func (g genLog) randomMetric(rng *rand.Rand) genLog {
 	}
 	g.lines = interleave(rng, ctl, exp)
 	return g
+}
+
+// TestWindowsArrowEqualsScan: the windows replay reads as Arrow batches
+// (from a *sql.DB) are those read row by row (from a *sql.Tx, which lends
+// no connection), for every metric, count and duration windows, time
+// splits and windows without t_ms, over more than one batch.
+func TestWindowsArrowEqualsScan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(20261201, 17))
+	logs := make([]genLog, 60)
+	for i := range logs {
+		logs[i] = generateMetric(rng, i)
+	}
+	// one log of 5000 windows a side: more than two batches
+	long := genLog{name: "long", window: analyze.Window{N: 1}, hyp: analyze.Hypothesis{Metric: "p95"},
+		bound: mustBound("tolerance", "20%", "p95")}
+	var ctl, exp []map[string]any
+	for i := range 5000 {
+		ctl = append(ctl, long.latRow(rng, "control", float64(rng.IntN(90000))/1000))
+		exp = append(exp, long.latRow(rng, "experiment", float64(rng.IntN(90000))/1000))
+		ctl[i]["t_ms"], exp[i]["t_ms"] = float64(i), float64(i)+0.5
+	}
+	long.lines = interleave(rng, ctl, exp)
+	logs = append(logs, long)
+	db, _ := ingestLogs(t, logs)
+	sdb := db.(*sql.DB)
+	ctx := context.Background()
+	tx, err := sdb.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	ratEq := cmp.Comparer(func(a, b *big.Rat) bool { return (a == nil) == (b == nil) && (a == nil || a.Cmp(b) == 0) })
+	valued, many := 0, 0
+	for _, g := range logs {
+		c := Config{Experiment: g.name, Window: g.window, Hypothesis: g.hyp, Bound: g.bound}
+		fromArrow, err := Load(ctx, db, c)
+		if err != nil {
+			t.Fatalf("%s: %v", g.name, err)
+		}
+		fromScan, err := Load(ctx, tx, c)
+		if err != nil {
+			t.Fatalf("%s: %v", g.name, err)
+		}
+		if diff := cmp.Diff(fromScan, fromArrow, ratEq); diff != "" {
+			t.Errorf("%s (%s): (-scan +arrow):\n%s", g.name, g.hyp.Metric, diff)
+		}
+		for _, w := range fromArrow.Windows {
+			if w.Value != nil {
+				valued++
+			}
+		}
+		if len(fromArrow.Windows) > 2048 {
+			many++
+		}
+		// both sides at once, as replay reads them
+		q := fmt.Sprintf(`SELECT role, %s FROM _hyp_windows(?, size_n := ?, size_ms := ?%s) ORDER BY role, window_no`,
+			windowColumns(g.hyp.Metric), fromArrow.Sides.Args())
+		a, err := readWindows(ctx, db, q, fromArrow.Experiment, fromArrow.Window, g.hyp.Metric)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := readWindows(ctx, tx, q, fromArrow.Experiment, fromArrow.Window, g.hyp.Metric)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(s, a, ratEq); diff != "" {
+			t.Errorf("%s (%s), both sides: (-scan +arrow):\n%s", g.name, g.hyp.Metric, diff)
+		}
+	}
+	if valued == 0 || many == 0 {
+		t.Errorf("%d windows with a value, %d logs with more than one batch of windows: the test no longer compares them", valued, many)
+	}
+	t.Logf("%d windows with a value, %d logs with more than one batch of windows", valued, many)
 }
