@@ -88,7 +88,9 @@ func decodeNDJSON(in io.Reader, c *collector) produce {
 }
 
 // splitLines cuts the input into chunks that end at a line end and hands
-// each to a worker (work) and, in file order, to the merger (order).
+// each to a worker (work) and, in file order, to the merger (order). Every
+// chunk sent to order gets a result on its out: a worker's, or the
+// cancellation's when the splitter stops before a worker took it.
 func splitLines(ctx context.Context, in io.Reader, work, order chan<- ndjsonChunk) error {
 	defer close(order)
 	defer close(work)
@@ -119,6 +121,9 @@ func splitLines(ctx context.Context, in io.Reader, work, order chan<- ndjsonChun
 			select {
 			case work <- ch:
 			case <-ctx.Done():
+				// the merger waits for every chunk in order: this one
+				// gets its result here (out holds one)
+				ch.out <- chunkResult{err: ctx.Err()}
 				return ctx.Err()
 			}
 		}
