@@ -3,11 +3,11 @@ package analyze
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"errors"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	duckdb "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/rewind-dev/rewind/ingest"
 )
 
 // ErrNoArrow means the handle cannot lend a driver connection (a *sql.Tx):
@@ -39,27 +39,21 @@ func QueryArrow(ctx context.Context, db any, query string, args []any, fn func(a
 	default:
 		return ErrNoArrow
 	}
-	// the reader holds the driver connection: it is read and released
-	// inside Raw
-	return conn.Raw(func(dc any) error {
-		dconn, ok := dc.(driver.Conn)
-		if !ok {
-			return ErrNoArrow
-		}
-		ar, err := duckdb.NewArrowFromConn(dconn)
-		if err != nil {
+	// the reader holds the driver connection: conn is held until it is
+	// released
+	ar, err := ingest.ArrowOf(conn)
+	if err != nil {
+		return err
+	}
+	rr, err := ar.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rr.Release()
+	for rr.Next() {
+		if err := fn(rr.RecordBatch()); err != nil {
 			return err
 		}
-		rr, err := ar.QueryContext(ctx, query, args...)
-		if err != nil {
-			return err
-		}
-		defer rr.Release()
-		for rr.Next() {
-			if err := fn(rr.RecordBatch()); err != nil {
-				return err
-			}
-		}
-		return rr.Err()
-	})
+	}
+	return rr.Err()
 }

@@ -89,7 +89,7 @@ func Files(ctx context.Context, db *sql.DB, opts Options, paths []string) ([]Res
 	if err := EnsureSchema(ctx, conn); err != nil {
 		return nil, err
 	}
-	ar, err := arrowOf(conn)
+	ar, err := ArrowOf(conn)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +119,10 @@ func validFormat(f string) bool {
 	return ok
 }
 
-func arrowOf(conn *sql.Conn) (*duckdb.Arrow, error) {
+// ArrowOf is DuckDB's Arrow interface on conn's driver connection. What it
+// returns is valid while conn is held: a reader or view made from it holds
+// the driver connection.
+func ArrowOf(conn *sql.Conn) (*duckdb.Arrow, error) {
 	var ar *duckdb.Arrow
 	err := conn.Raw(func(dc any) error {
 		var err error

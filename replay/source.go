@@ -303,20 +303,32 @@ func appendWindows(out map[string][]Window, rb arrow.RecordBatch, metric string)
 			x.LastTMs = last.Value(i)
 		}
 		if withValue && num.IsValid(i) && den.IsValid(i) {
-			x.Value, _ = new(big.Rat).SetString(numS.Value(i) + "/" + denS.Value(i))
+			x.Value = windowValue(numS.Value(i), denS.Value(i))
 		}
 		// a batch's strings live in its buffers: the side kept as a key
 		// is a copy (a map assignment stores the key it is given)
 		if s := side.Value(i); s != key {
 			key = strings.Clone(s)
 		}
-		ws, ok := out[key]
-		if !ok {
-			ws = make([]Window, 0, 4096)
-		}
-		out[key] = append(ws, x)
+		addWindow(out, key, x)
 	}
 	return nil
+}
+
+// addWindow appends x to its side's windows.
+func addWindow(out map[string][]Window, side string, x Window) {
+	ws, ok := out[side]
+	if !ok {
+		ws = make([]Window, 0, 4096)
+	}
+	out[side] = append(ws, x)
+}
+
+// windowValue is a window's exact value from its numerator and
+// denominator as text (HUGEINTs).
+func windowValue(num, den string) *big.Rat {
+	v, _ := new(big.Rat).SetString(num + "/" + den)
+	return v
 }
 
 // scanWindows is readWindows row by row.
@@ -339,13 +351,9 @@ func scanWindows(ctx context.Context, db DB, q string, args []any, metric string
 		}
 		x.FirstTMs, x.LastTMs, x.HasTMs = first.Float64, last.Float64, first.Valid && last.Valid
 		if num.Valid && den.Valid && analyze.MetricUnit(metric) != "share" {
-			x.Value, _ = new(big.Rat).SetString(num.String + "/" + den.String)
+			x.Value = windowValue(num.String, den.String)
 		}
-		ws, ok := out[side]
-		if !ok {
-			ws = make([]Window, 0, 4096)
-		}
-		out[side] = append(ws, x)
+		addWindow(out, side, x)
 	}
 	return out, rows.Err()
 }
