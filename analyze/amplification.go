@@ -1,11 +1,6 @@
 package analyze
 
-import (
-	"fmt"
-	"strconv"
-	"strings"
-	"time"
-)
+import "fmt"
 
 // AmplificationOptions steer Amplification. Zero values take each run's
 // stored parameters (tick_ms, fault_from_ms, fault_to_ms, normal_rate), then
@@ -70,48 +65,4 @@ func positive(f float64) any {
 		return nil
 	}
 	return f
-}
-
-// Span is a time interval [FromMs, ToMs) in ms since the start of a run.
-type Span struct {
-	FromMs, ToMs float64
-}
-
-// IsZero reports an unset span.
-func (s Span) IsZero() bool { return s == Span{} }
-
-// ParseInstant reads a time from a run's start: a duration ("8.5s",
-// "250ms") or a plain number of milliseconds ("8500").
-func ParseInstant(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	if n, err := strconv.ParseFloat(s, 64); err == nil {
-		return time.Duration(n * float64(time.Millisecond)), nil
-	}
-	return time.ParseDuration(s)
-}
-
-// ParseSpan reads "FROM..TO", each side as ParseInstant reads it, such as
-// "5000ms..6000ms", "5s..6s" or "5000..6000".
-func ParseSpan(s string) (Span, error) {
-	from, to, ok := strings.Cut(strings.TrimSpace(s), "..")
-	if !ok {
-		return Span{}, fmt.Errorf("span %q: want FROM..TO, e.g. 5s..6s", s)
-	}
-	var ms [2]float64
-	for i, part := range []string{from, to} {
-		d, err := ParseInstant(part)
-		if err != nil || d < 0 {
-			return Span{}, fmt.Errorf("span %q: %q is not a duration (5s, 5000ms) or a number of ms", s, part)
-		}
-		ms[i] = float64(d) / float64(time.Millisecond)
-	}
-	if ms[1] <= ms[0] {
-		return Span{}, fmt.Errorf("span %q: the end must come after the start", s)
-	}
-	return Span{FromMs: ms[0], ToMs: ms[1]}, nil
-}
-
-func (s Span) String() string {
-	ms := func(f float64) string { return (time.Duration(f * float64(time.Millisecond))).String() }
-	return ms(s.FromMs) + ".." + ms(s.ToMs)
 }

@@ -265,6 +265,7 @@ func TestParseSpan(t *testing.T) {
 		" 0s .. 1.5s ":   {FromMs: 0, ToMs: 1500},
 		"250us..1ms":     {FromMs: 0.25, ToMs: 1},
 		"8500..15000":    {FromMs: 8500, ToMs: 15000}, // plain numbers are ms
+		"0.0001..0.1s":   {FromMs: 0.0001, ToMs: 100},
 	}
 	for in, want := range good {
 		got, err := analyze.ParseSpan(in)
@@ -278,6 +279,8 @@ func TestParseSpan(t *testing.T) {
 		"-1s..1s": `span "-1s..1s": "-1s" is not a duration (5s, 5000ms) or a number of ms`,
 		"6s..5s":  `span "6s..5s": the end must come after the start`,
 		"5s..5s":  `span "5s..5s": the end must come after the start`,
+		"NaN..1s": `span "NaN..1s": "NaN" is not a duration (5s, 5000ms) or a number of ms`,
+		"0..inf":  `span "0..inf": "inf" is not a duration (5s, 5000ms) or a number of ms`,
 	}
 	for in, want := range bad {
 		if _, err := analyze.ParseSpan(in); err == nil || err.Error() != want {

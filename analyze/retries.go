@@ -4,8 +4,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"math"
-	"time"
 )
 
 // RetriesOptions steer Retries.
@@ -73,13 +71,7 @@ func wholeRun(db Querier, exp string) (Span, string, error) {
 	// The interval is half-open; one ms past the last start takes it in.
 	span := Span{FromMs: from.Float64, ToMs: to.Float64 + 1}
 	return span, fmt.Sprintf("no affected interval given or stored: the whole run (%s..%s) counts as affected; give --affected FROM..TO to narrow it",
-		msName(span.FromMs), msName(to.Float64)), nil
-}
-
-// msName names a time in ms as a duration, to the microsecond (ms times
-// 10^6 in floating point would print 1.7e12 ms as ...20.000499968s).
-func msName(ms float64) string {
-	return (time.Duration(math.Round(ms*1000)) * time.Microsecond).String()
+		FormatMs(span.FromMs), FormatMs(to.Float64)), nil
 }
 
 // affectedSpan picks the interval: the flag, else the experiment's stored

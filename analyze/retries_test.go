@@ -194,16 +194,3 @@ func sqlRows(t *testing.T, db Querier) [][]any {
 	}
 	return rows
 }
-
-// msName prints a time to the microsecond, with no floating-point noise
-// from the scale of epoch milliseconds.
-func TestMsName(t *testing.T) {
-	for ms, want := range map[float64]string{
-		8000: "8s", 13000.25: "13.00025s", 0.0015: "2µs", 0: "0s", -1500: "-1.5s",
-		1700000000000.5: "472222h13m20.0005s",
-	} {
-		if got := msName(ms); got != want {
-			t.Errorf("msName(%v) = %q, want %q", ms, got, want)
-		}
-	}
-}

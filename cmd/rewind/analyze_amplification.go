@@ -47,7 +47,7 @@ func runAmplification(ctx context.Context, e *env, args []string) error {
 	d.add(fs, true)
 	fs.StringVar(&o.Runs, "runs", "", "only runs whose name matches this `GLOB` (default: all)")
 	fs.DurationVar(&tick, "tick", 0, "tick length, e.g. 10ms (default: the stored tick_ms)")
-	fs.StringVar(&fault, "fault", "", "fault window `FROM..TO`, e.g. 5s..6s or 5000ms..6000ms (default: the stored one)")
+	fs.StringVar(&fault, "fault", "", "fault window `FROM..TO`, e.g. 5s..6s, 5000ms..6000ms or plain ms 5000..6000 (default: the stored one)")
 	fs.Float64Var(&o.NormalRate, "normal-rate", 0, "normal arrivals in `CALLS_PER_TICK` (default: the stored normal_rate)")
 	if err := parse(fs, args); err != nil {
 		return err

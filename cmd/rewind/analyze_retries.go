@@ -32,7 +32,7 @@ func runRetries(ctx context.Context, e *env, args []string) error {
 	var affected string
 	fs := newFlags(e, "analyze retries", retriesUsage)
 	d.add(fs, true)
-	fs.StringVar(&affected, "affected", "", "FROM..TO, durations such as 8.5s..15s (default: the stored affected_from_ms..affected_to_ms)")
+	fs.StringVar(&affected, "affected", "", "FROM..TO, durations such as 8.5s..15s or plain ms (default: the stored affected_from_ms..affected_to_ms)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
