@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/big"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -322,6 +323,18 @@ func TestWindowsArrowEqualsScan(t *testing.T) {
 		}
 		if diff := cmp.Diff(s, a, ratEq); diff != "" {
 			t.Errorf("%s (%s), both sides: (-scan +arrow):\n%s", g.name, g.hyp.Metric, diff)
+		}
+		// windows that arrive out of order (here backwards, the sides
+		// interleaved) are put in order, by both reads
+		back := strings.Replace(q, "ORDER BY role, window_no", "ORDER BY window_no DESC, role", 1)
+		for _, src := range []DB{db, tx} {
+			r, err := readWindows(ctx, src, back, fromArrow.Experiment, fromArrow.Window, g.hyp.Metric)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(a, r, ratEq); diff != "" {
+				t.Errorf("%s (%s), read backwards: (-in order +backwards):\n%s", g.name, g.hyp.Metric, diff)
+			}
 		}
 	}
 	if valued == 0 || many == 0 {
