@@ -7,7 +7,9 @@
 #   - ingest: rewind ingest against DuckDB's own reader (read_json, read_csv,
 #     read_parquet) inserting the same file into the same requests table,
 #     each into a fresh database, as a ratio (DuckDB's time / rewind's:
-#     >= 1.0 means rewind is as fast);
+#     >= 1.0 means rewind is as fast), and DuckDB's insert alone (the rows
+#     rewind wrote, from one DuckDB table into a fresh one: the floor any
+#     reader of the same rows meets);
 #   - every analysis on the ingested database, warm (the second of two runs);
 #   - falsification end to end: rewind ingest + analyze, against the seed's
 #     way (bench/falsification.mjs: Node, JSON.parse per line) and one
@@ -98,6 +100,15 @@ for n in "${sizes[@]}"; do
 		measure "$rw" sql --quiet --write --db "$ddb" "$(insert_sql "$reader")"
 		printf '| %s | %s | %s | %s | %s | %.2f |\n' "$f" "$rs" "$rr" "$secs" "$rss" "$(echo "$secs / $rs" | bc -l)"
 	done
+	# DuckDB's insert alone: rewind's rows (every column as ingest wrote
+	# it) from one DuckDB table into the same table in a fresh database, no
+	# decoding at all. No reader can ingest faster than this.
+	ddb="$d/duckdb-floor.duckdb"
+	rm -f "$ddb" "$ddb.wal"
+	"$rw" ingest --quiet --db "$ddb" "$d/one.ndjson" >/dev/null
+	"$rw" sql --quiet --write --db "$ddb" "DELETE FROM requests" >/dev/null
+	measure "$rw" sql --quiet --write --db "$ddb" "ATTACH '$d/rewind-ndjson.duckdb' AS src (READ_ONLY); INSERT INTO requests SELECT * FROM src.requests"
+	printf '| (DuckDB inserting the rows rewind wrote, from a DuckDB table: no decoding) | – | – | %s | %s | – |\n' "$secs" "$rss"
 
 	db="$d/rewind-ndjson.duckdb"
 	echo

@@ -312,7 +312,11 @@ func appendWindows(out map[string][]Window, rb arrow.RecordBatch, metric string)
 	numS, _ := num.(interface{ Value(int) string })
 	denS, _ := den.(interface{ Value(int) string })
 	withValue := analyze.MetricUnit(metric) != "share" && numS != nil && denS != nil
+	// the rows of a side come in runs: its slice is taken from the map
+	// when the side changes, and put back then and at the end
 	var key string
+	var ws []Window
+	have := false
 	for i := 0; i < int(rb.NumRows()); i++ {
 		x := Window{N: counts[0].Value(i), Requests: counts[1].Value(i), OK: counts[2].Value(i),
 			Damage: counts[3].Value(i), Tagged: counts[4].Value(i),
@@ -328,10 +332,19 @@ func appendWindows(out map[string][]Window, rb arrow.RecordBatch, metric string)
 		}
 		// a batch's strings live in its buffers: the side kept as a key
 		// is a copy (a map assignment stores the key it is given)
-		if s := side.Value(i); s != key {
-			key = strings.Clone(s)
+		if s := side.Value(i); !have || s != key {
+			if have {
+				out[key] = ws
+			}
+			key, have = strings.Clone(s), true
+			if ws = out[key]; ws == nil {
+				ws = make([]Window, 0, 4096)
+			}
 		}
-		addWindow(out, key, x)
+		ws = append(ws, x)
+	}
+	if have {
+		out[key] = ws
 	}
 	return nil
 }
