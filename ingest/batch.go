@@ -40,7 +40,8 @@ type batcher struct {
 	b           *array.RecordBuilder
 	n           int
 	ord         int64
-	ordFromLine bool // one row per line (NDJSON, CSV): the line orders rows
+	ordFromLine bool  // one row per line (NDJSON, CSV): the line orders rows
+	lineBase    int64 // with ordFromLine, the order is line - lineBase
 	nulls       [numStageCols]int
 }
 
@@ -76,7 +77,7 @@ func (bt *batcher) append(r *row) {
 	bt.appendString(f, r, colAttrs, r.attrs)
 	bt.appendString(f, r, colGroup, r.group)
 	if bt.ordFromLine {
-		f[colOrd].(*array.Int64Builder).Append(r.line)
+		f[colOrd].(*array.Int64Builder).Append(r.line - bt.lineBase)
 	} else {
 		f[colOrd].(*array.Int64Builder).Append(bt.ord)
 		bt.ord++

@@ -1,18 +1,60 @@
 package ingest
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"io"
 	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
 )
 
 // decodeCSV reads a CSV file with a header row. Columns the schema names are
 // parsed by type; other columns are kept in attrs as strings. An empty cell
 // is a missing value.
+//
+// The records after the header are decoded in parallel, like NDJSON: the
+// file is cut into chunks where a record ends (a line end outside quotes:
+// with quotes doubled inside a quoted field, one after an even number of
+// quotes), and each chunk is read by its own csv.Reader. A chunk starts
+// where a record starts, so up to a file's first malformed quote every
+// chunk reads as the whole file would, and that first error is the one
+// reported. A header that does not end within the first chunk is read
+// record by record, as one reader.
 func decodeCSV(in io.Reader) produce {
+	return func(ctx context.Context, emit func(arrow.RecordBatch) error) error {
+		br := bufio.NewReaderSize(in, chunkBytes)
+		head, err := br.Peek(chunkBytes)
+		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+			return err
+		}
+		cr := csv.NewReader(bytes.NewReader(head))
+		header, herr := cr.Read()
+		end := int(cr.InputOffset())
+		whole := len(head) < chunkBytes // the file is all in head
+		if herr != nil && whole {
+			return csvErr(cr, herr)
+		}
+		if herr != nil || (!whole && (end == 0 || head[end-1] != '\n')) {
+			return decodeCSVRecords(br)(ctx, emit) // a header past the first chunk
+		}
+		names, sets := csvColumns(header)
+		first := 1 + int64(bytes.Count(head[:end], []byte{'\n'}))
+		if _, err := br.Discard(end); err != nil {
+			return err
+		}
+		return decodeChunks(br, first, recordEnd, func(ch ndjsonChunk) chunkResult {
+			return decodeCSVChunk(ch, first, names, sets)
+		}, nil)(ctx, emit)
+	}
+}
+
+// decodeCSVRecords reads the whole file with one csv.Reader.
+func decodeCSVRecords(in io.Reader) produce {
 	return rows(func(ctx context.Context, add func(*row) error) error {
 		cr := csv.NewReader(in)
 		cr.ReuseRecord = true
@@ -20,12 +62,7 @@ func decodeCSV(in io.Reader) produce {
 		if err != nil {
 			return csvErr(cr, err)
 		}
-		names := make([]string, len(header))
-		sets := make([]setter, len(header)) // looked up once per column, not per cell
-		for i, h := range header {
-			names[i] = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
-			sets[i] = setters[names[i]]
-		}
+		names, sets := csvColumns(header)
 		var r row
 		return eachRecord(ctx, cr, func(line int64, rec []string) error {
 			r.reset(line)
@@ -35,6 +72,87 @@ func decodeCSV(in io.Reader) produce {
 			return add(&r)
 		})
 	})
+}
+
+// csvColumns names the header's columns and looks up their setters, once
+// per column rather than per cell.
+func csvColumns(header []string) ([]string, []setter) {
+	names := make([]string, len(header))
+	sets := make([]setter, len(header))
+	for i, h := range header {
+		names[i] = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
+		sets[i] = setters[names[i]]
+	}
+	return names, sets
+}
+
+// recordEnd is where a chunk of CSV may end: after its last line end
+// outside quotes (0 when a record is longer than the chunk). A chunk starts
+// outside quotes, and every quote toggles (a doubled quote twice).
+func recordEnd(buf []byte) int {
+	end, pos, quoted := 0, 0, false
+	for {
+		q := bytes.IndexByte(buf[pos:], '"')
+		seg := buf[pos:]
+		if q >= 0 {
+			seg = seg[:q]
+		}
+		if !quoted {
+			if nl := bytes.LastIndexByte(seg, '\n'); nl >= 0 {
+				end = pos + nl + 1
+			}
+		}
+		if q < 0 {
+			return end
+		}
+		quoted = !quoted
+		pos += q + 1
+	}
+}
+
+// decodeCSVChunk reads one chunk's records into batches; lines count from
+// the chunk's first. A row's order is its line less the first record's
+// (first): in a file of one line per record, its record number from 0, as
+// one reader numbers them.
+func decodeCSVChunk(ch ndjsonChunk, first int64, names []string, sets []setter) chunkResult {
+	bt := newBatcher()
+	defer bt.release()
+	bt.ordFromLine, bt.lineBase = true, first
+	cr := csv.NewReader(bytes.NewReader(ch.data))
+	cr.ReuseRecord = true
+	cr.FieldsPerRecord = len(names)
+	var res chunkResult
+	var r row
+	fail := func(err error) chunkResult {
+		releaseAll(res.batches)
+		return chunkResult{err: err}
+	}
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				return fail(lineErr(ch.firstLine+int64(pe.Line)-1, "bad CSV: %v", pe.Err))
+			}
+			return fail(err)
+		}
+		line, _ := cr.FieldPos(0)
+		r.reset(ch.firstLine + int64(line) - 1)
+		if err := csvRow(&r, names, sets, rec); err != nil {
+			return fail(err)
+		}
+		bt.append(&r)
+		if bt.full() {
+			res.batches = append(res.batches, bt.flush())
+		}
+	}
+	if rb := bt.flush(); rb != nil {
+		res.batches = append(res.batches, rb)
+	}
+	return res
 }
 
 // eachRecord calls fn with every record left in cr and the line it starts

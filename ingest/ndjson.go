@@ -13,7 +13,8 @@ import (
 // NDJSON is decoded in parallel: the file is cut into chunks at line ends,
 // workers decode chunks into Arrow batches with their own collectors, and
 // the batches are emitted in file order. A row's order key is its line.
-const chunkBytes = 4 << 20
+// (A variable only so that tests can cut small inputs into many chunks.)
+var chunkBytes = 4 << 20
 
 // chunkPool recycles chunk buffers once their chunk is decoded (the batches
 // hold copies): a fresh 4 MiB buffer per chunk was zeroed by make and
@@ -51,17 +52,29 @@ type chunkResult struct {
 
 // decodeNDJSON reads one JSON object per line. Blank lines are skipped.
 func decodeNDJSON(in io.Reader, c *collector) produce {
+	return decodeChunks(in, 1, lineEnd, decodeChunk, c)
+}
+
+// lineEnd is where a chunk of NDJSON may end: after its last line end (0
+// when a line is longer than the chunk).
+func lineEnd(buf []byte) int { return bytes.LastIndexByte(buf, '\n') + 1 }
+
+// decodeChunks decodes in parallel: the input, its first line numbered
+// firstLine, is cut into chunks where cut says a record ends, workers
+// decode chunks into Arrow batches (with collectors of their own, merged
+// into c when c is not nil), and the batches are emitted in file order.
+func decodeChunks(in io.Reader, firstLine int64, cut func([]byte) int, decode func(ndjsonChunk) chunkResult, c *collector) produce {
 	return func(ctx context.Context, emit func(arrow.RecordBatch) error) error {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		work := make(chan ndjsonChunk)
 		order := make(chan ndjsonChunk, 2*runtime.GOMAXPROCS(0))
 		splitErr := make(chan error, 1)
-		go func() { splitErr <- splitLines(ctx, in, work, order) }()
+		go func() { splitErr <- splitChunks(ctx, in, firstLine, cut, work, order) }()
 		for w := 0; w < runtime.GOMAXPROCS(0); w++ {
 			go func() {
 				for ch := range work {
-					ch.out <- decodeChunk(ch)
+					ch.out <- decode(ch)
 				}
 			}()
 		}
@@ -73,7 +86,13 @@ func decodeNDJSON(in io.Reader, c *collector) produce {
 				drain(order)
 				return res.err
 			}
-			c.absorb(res.c)
+			if res.c != nil {
+				if c != nil {
+					c.absorb(res.c)
+				} else {
+					res.c.release()
+				}
+			}
 			for i, rb := range res.batches {
 				if err := emit(rb); err != nil {
 					releaseAll(res.batches[i+1:])
@@ -87,31 +106,30 @@ func decodeNDJSON(in io.Reader, c *collector) produce {
 	}
 }
 
-// splitLines cuts the input into chunks that end at a line end and hands
-// each to a worker (work) and, in file order, to the merger (order). Every
-// chunk sent to order gets a result on its out: a worker's, or the
-// cancellation's when the splitter stops before a worker took it.
-func splitLines(ctx context.Context, in io.Reader, work, order chan<- ndjsonChunk) error {
+// splitChunks cuts the input into chunks that end where cut says a record
+// ends and hands each to a worker (work) and, in file order, to the merger
+// (order). Every chunk sent to order gets a result on its out: a worker's,
+// or the cancellation's when the splitter stops before a worker took it.
+func splitChunks(ctx context.Context, in io.Reader, line int64, cut func([]byte) int, work, order chan<- ndjsonChunk) error {
 	defer close(order)
 	defer close(work)
 	var carry []byte
-	line := int64(1)
 	for {
-		buf := chunkBuf(len(carry) + chunkBytes)[:len(carry)]
+		buf := chunkBuf(len(carry) + chunkBytes)
 		copy(buf, carry)
-		n, err := io.ReadFull(in, buf[len(carry):cap(buf)])
+		n, err := io.ReadFull(in, buf[len(carry):])
 		buf = buf[:len(carry)+n]
 		eof := err == io.EOF || err == io.ErrUnexpectedEOF
 		if err != nil && !eof {
 			return err
 		}
-		cut := len(buf)
+		end := len(buf)
 		if !eof {
-			cut = bytes.LastIndexByte(buf, '\n') + 1 // 0: a line longer than the chunk
+			end = cut(buf) // 0: a record longer than the chunk
 		}
-		carry = append([]byte(nil), buf[cut:]...)
-		if cut > 0 {
-			ch := ndjsonChunk{data: buf[:cut], firstLine: line, out: make(chan chunkResult, 1)}
+		carry = append([]byte(nil), buf[end:]...)
+		if end > 0 {
+			ch := ndjsonChunk{data: buf[:end], firstLine: line, out: make(chan chunkResult, 1)}
 			line += int64(bytes.Count(ch.data, []byte{'\n'}))
 			select {
 			case order <- ch:
