@@ -178,3 +178,20 @@ func TestCSVAcrossChunks(t *testing.T) {
 		t.Fatalf("%d rows after the failed ingest (%v), want %d", after, err, n)
 	}
 }
+
+// A stray quote early in a file of many chunks makes the rest of it one
+// quoted cell: the chunked reader reads on to the end, as one reader does,
+// and gives the same error.
+func TestCSVStrayQuoteAcrossChunks(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("run,req,outcome,note\nr,0,ok,\"open\n")
+	for i := 1; b.Len() < 5*chunkBytes; i++ {
+		fmt.Fprintf(&b, "r,%d,ok,%s\n", i, strings.Repeat("x", i%61))
+	}
+	sameAsOneReader(t, []byte(b.String()), chunkBytes)
+	sameAsOneReader(t, []byte(b.String()), 4096)
+	_, _, err := decodeDump(decodeCSV(strings.NewReader(b.String())))
+	if err == nil || !strings.Contains(err.Error(), `extraneous or missing " in quoted-field`) {
+		t.Fatalf("error %v, want the open quote named", err)
+	}
+}

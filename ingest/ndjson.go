@@ -115,7 +115,10 @@ func splitChunks(ctx context.Context, in io.Reader, line int64, cut func([]byte)
 	defer close(work)
 	var carry []byte
 	for {
-		buf := chunkBuf(len(carry) + chunkBytes)
+		// a record longer than a chunk (a stray quote in a CSV makes the
+		// rest of the file one) is read in growing steps, so carrying it
+		// costs linear time, not quadratic
+		buf := chunkBuf(len(carry) + max(chunkBytes, len(carry)))
 		copy(buf, carry)
 		n, err := io.ReadFull(in, buf[len(carry):])
 		buf = buf[:len(carry)+n]
