@@ -47,7 +47,7 @@ func decodeCSV(in io.Reader) produce {
 		if _, err := br.Discard(end); err != nil {
 			return err
 		}
-		return decodeChunks(br, first, recordEnd, func(ch ndjsonChunk) chunkResult {
+		return decodeChunks(br, first, recordEnd, func(ch fileChunk) chunkResult {
 			return decodeCSVChunk(ch, first, names, sets)
 		}, nil)(ctx, emit)
 	}
@@ -114,45 +114,28 @@ func recordEnd(buf []byte) int {
 // the chunk's first. A row's order is its line less the first record's
 // (first): in a file of one line per record, its record number from 0, as
 // one reader numbers them.
-func decodeCSVChunk(ch ndjsonChunk, first int64, names []string, sets []setter) chunkResult {
-	bt := newBatcher()
-	defer bt.release()
-	bt.ordFromLine, bt.lineBase = true, first
+func decodeCSVChunk(ch fileChunk, first int64, names []string, sets []setter) chunkResult {
 	cr := csv.NewReader(bytes.NewReader(ch.data))
 	cr.ReuseRecord = true
 	cr.FieldsPerRecord = len(names)
-	var res chunkResult
 	var r row
-	fail := func(err error) chunkResult {
-		releaseAll(res.batches)
-		return chunkResult{err: err}
-	}
-	for {
+	batches, err := chunkBatches(first, func(bt *batcher) (bool, error) {
 		rec, err := cr.Read()
 		if err == io.EOF {
-			break
+			return false, nil
 		}
 		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				return fail(lineErr(ch.firstLine+int64(pe.Line)-1, "bad CSV: %v", pe.Err))
-			}
-			return fail(err)
+			return false, csvErrAt(ch.firstLine, err)
 		}
 		line, _ := cr.FieldPos(0)
 		r.reset(ch.firstLine + int64(line) - 1)
 		if err := csvRow(&r, names, sets, rec); err != nil {
-			return fail(err)
+			return false, err
 		}
 		bt.append(&r)
-		if bt.full() {
-			res.batches = append(res.batches, bt.flush())
-		}
-	}
-	if rb := bt.flush(); rb != nil {
-		res.batches = append(res.batches, rb)
-	}
-	return res
+		return true, nil
+	})
+	return chunkResult{batches: batches, err: err}
 }
 
 // eachRecord calls fn with every record left in cr and the line it starts
@@ -201,13 +184,17 @@ func csvRow(r *row, names []string, sets []setter, rec []string) error {
 	return nil
 }
 
-func csvErr(cr *csv.Reader, err error) error {
+func csvErr(cr *csv.Reader, err error) error { return csvErrAt(1, err) }
+
+// csvErrAt is csvErr for a reader whose first line is the file's line
+// first (a chunk's).
+func csvErrAt(first int64, err error) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return lineErr(int64(pe.Line), "bad CSV: %v", pe.Err)
+		return lineErr(first+int64(pe.Line)-1, "bad CSV: %v", pe.Err)
 	}
 	if err == io.EOF {
-		return lineErr(1, "bad CSV: no header row")
+		return lineErr(first, "bad CSV: no header row")
 	}
 	return err
 }

@@ -10,9 +10,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 )
 
-// NDJSON is decoded in parallel: the file is cut into chunks at line ends,
-// workers decode chunks into Arrow batches with their own collectors, and
-// the batches are emitted in file order. A row's order key is its line.
+// NDJSON and CSV are decoded in parallel (decodeChunks): the file is cut
+// into chunks where a record ends, workers decode chunks into Arrow
+// batches, and the batches are emitted in file order. A row's order key
+// is its line.
 // (A variable only so that tests can cut small inputs into many chunks.)
 var chunkBytes = 4 << 20
 
@@ -38,7 +39,7 @@ func putChunkBuf(b []byte) {
 	}
 }
 
-type ndjsonChunk struct {
+type fileChunk struct {
 	data      []byte
 	firstLine int64
 	out       chan chunkResult
@@ -52,7 +53,7 @@ type chunkResult struct {
 
 // decodeNDJSON reads one JSON object per line. Blank lines are skipped.
 func decodeNDJSON(in io.Reader, c *collector) produce {
-	return decodeChunks(in, 1, lineEnd, decodeChunk, c)
+	return decodeChunks(in, 1, lineEnd, decodeNDJSONChunk, c)
 }
 
 // lineEnd is where a chunk of NDJSON may end: after its last line end (0
@@ -62,13 +63,14 @@ func lineEnd(buf []byte) int { return bytes.LastIndexByte(buf, '\n') + 1 }
 // decodeChunks decodes in parallel: the input, its first line numbered
 // firstLine, is cut into chunks where cut says a record ends, workers
 // decode chunks into Arrow batches (with collectors of their own, merged
-// into c when c is not nil), and the batches are emitted in file order.
-func decodeChunks(in io.Reader, firstLine int64, cut func([]byte) int, decode func(ndjsonChunk) chunkResult, c *collector) produce {
+// into c, when decode gives one), and the batches are emitted in file
+// order.
+func decodeChunks(in io.Reader, firstLine int64, cut func([]byte) int, decode func(fileChunk) chunkResult, c *collector) produce {
 	return func(ctx context.Context, emit func(arrow.RecordBatch) error) error {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		work := make(chan ndjsonChunk)
-		order := make(chan ndjsonChunk, 2*runtime.GOMAXPROCS(0))
+		work := make(chan fileChunk)
+		order := make(chan fileChunk, 2*runtime.GOMAXPROCS(0))
 		splitErr := make(chan error, 1)
 		go func() { splitErr <- splitChunks(ctx, in, firstLine, cut, work, order) }()
 		for w := 0; w < runtime.GOMAXPROCS(0); w++ {
@@ -86,12 +88,8 @@ func decodeChunks(in io.Reader, firstLine int64, cut func([]byte) int, decode fu
 				drain(order)
 				return res.err
 			}
-			if res.c != nil {
-				if c != nil {
-					c.absorb(res.c)
-				} else {
-					res.c.release()
-				}
+			if res.c != nil { // NDJSON's; CSV chunks gather no events
+				c.absorb(res.c)
 			}
 			for i, rb := range res.batches {
 				if err := emit(rb); err != nil {
@@ -110,7 +108,7 @@ func decodeChunks(in io.Reader, firstLine int64, cut func([]byte) int, decode fu
 // ends and hands each to a worker (work) and, in file order, to the merger
 // (order). Every chunk sent to order gets a result on its out: a worker's,
 // or the cancellation's when the splitter stops before a worker took it.
-func splitChunks(ctx context.Context, in io.Reader, line int64, cut func([]byte) int, work, order chan<- ndjsonChunk) error {
+func splitChunks(ctx context.Context, in io.Reader, line int64, cut func([]byte) int, work, order chan<- fileChunk) error {
 	defer close(order)
 	defer close(work)
 	var carry []byte
@@ -132,7 +130,7 @@ func splitChunks(ctx context.Context, in io.Reader, line int64, cut func([]byte)
 		}
 		carry = append([]byte(nil), buf[end:]...)
 		if end > 0 {
-			ch := ndjsonChunk{data: buf[:end], firstLine: line, out: make(chan chunkResult, 1)}
+			ch := fileChunk{data: buf[:end], firstLine: line, out: make(chan chunkResult, 1)}
 			line += int64(bytes.Count(ch.data, []byte{'\n'}))
 			select {
 			case order <- ch:
@@ -154,35 +152,60 @@ func splitChunks(ctx context.Context, in io.Reader, line int64, cut func([]byte)
 	}
 }
 
-func decodeChunk(ch ndjsonChunk) chunkResult {
-	res := chunkResult{c: newCollector()}
-	bt := newBatcher()
-	defer bt.release()
-	bt.ordFromLine = true
+// decodeNDJSONChunk decodes one chunk's lines, with a collector of its own.
+func decodeNDJSONChunk(ch fileChunk) chunkResult {
+	c := newCollector()
 	var r row
 	data, line := ch.data, ch.firstLine
-	for len(data) > 0 {
+	batches, err := chunkBatches(0, func(bt *batcher) (bool, error) {
+		if len(data) == 0 {
+			return false, nil
+		}
 		end := bytes.IndexByte(data, '\n')
 		next := end + 1
 		if end < 0 {
 			end, next = len(data), len(data)
 		}
-		if err := decodeLine(bytes.TrimSpace(data[:end]), line, &r, res.c, bt); err != nil {
-			releaseAll(res.batches)
-			return chunkResult{err: err}
-		}
-		if bt.full() {
-			res.batches = append(res.batches, bt.flush())
-		}
+		err := decodeLine(bytes.TrimSpace(data[:end]), line, &r, c, bt)
 		data, line = data[next:], line+1
+		return true, err
+	})
+	if err != nil {
+		c.release()
+		return chunkResult{err: err}
 	}
-	if rb := bt.flush(); rb != nil {
-		res.batches = append(res.batches, rb)
-	}
-	return res
+	return chunkResult{batches: batches, c: c}
 }
 
-func drain(order <-chan ndjsonChunk) {
+// chunkBatches is a chunk decoder's loop: next decodes the chunk's next
+// record into bt, if it has one, and says whether it had; a batch is cut
+// every batchRows rows. A row's order is its line less lineBase. On an
+// error the batches cut so far are released.
+func chunkBatches(lineBase int64, next func(bt *batcher) (bool, error)) ([]arrow.RecordBatch, error) {
+	bt := newBatcher()
+	defer bt.release()
+	bt.ordFromLine, bt.lineBase = true, lineBase
+	var out []arrow.RecordBatch
+	for {
+		more, err := next(bt)
+		if err != nil {
+			releaseAll(out)
+			return nil, err
+		}
+		if !more {
+			break
+		}
+		if bt.full() {
+			out = append(out, bt.flush())
+		}
+	}
+	if rb := bt.flush(); rb != nil {
+		out = append(out, rb)
+	}
+	return out, nil
+}
+
+func drain(order <-chan fileChunk) {
 	for ch := range order {
 		res := <-ch.out
 		releaseAll(res.batches)
