@@ -8,11 +8,21 @@ import (
 )
 
 // baselineByWindow is Baseline as the plain sum, one rational addition per
-// window.
+// window, each value spelled out here rather than taken from Window.
 func baselineByWindow(ws []Window, metric string) *big.Rat {
 	sum, n := new(big.Rat), int64(0)
 	for _, w := range ws {
-		if v := w.value(metric); v != nil {
+		var v *big.Rat
+		switch {
+		case w.Value != nil:
+			v = w.Value
+		case w.Requests == 0:
+		case metric == "ok_share":
+			v = big.NewRat(w.OK, w.Requests)
+		case metric == "error_rate":
+			v = big.NewRat(w.Requests-w.OK, w.Requests)
+		}
+		if v != nil {
 			sum.Add(sum, v)
 			n++
 		}

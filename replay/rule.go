@@ -120,17 +120,28 @@ type Window struct {
 
 // value is the window's value of the metric; nil when it has none.
 func (w Window) value(metric string) *big.Rat {
-	switch {
-	case w.Value != nil:
+	if w.Value != nil {
 		return w.Value
-	case w.Requests == 0:
-		return nil
-	case metric == "ok_share":
-		return big.NewRat(w.OK, w.Requests)
-	case metric == "error_rate":
-		return big.NewRat(w.Requests-w.OK, w.Requests)
+	}
+	if p, q, ok := w.share(metric); ok {
+		return big.NewRat(p, q)
 	}
 	return nil
+}
+
+// share is a share metric's value p/q from the window's counts; ok is
+// false for the other metrics (their value is Value) and for a window
+// without requests.
+func (w Window) share(metric string) (p, q int64, ok bool) {
+	switch {
+	case w.Requests == 0:
+		return 0, 0, false
+	case metric == "ok_share":
+		return w.OK, w.Requests, true
+	case metric == "error_rate":
+		return w.Requests - w.OK, w.Requests, true
+	}
+	return 0, 0, false
 }
 
 // Verdict is the rule's decision on one window.
@@ -244,21 +255,18 @@ func Baseline(ws []Window, metric string) (*big.Rat, error) {
 	n := int64(0)
 	for _, w := range ws {
 		var p, q int64
-		switch {
-		case w.Value != nil && (!w.Value.Num().IsInt64() || !w.Value.Denom().IsInt64()):
-			sum.Add(sum, w.Value)
+		switch v := w.Value; {
+		case v != nil && v.Num().IsInt64() && v.Denom().IsInt64():
+			p, q = v.Num().Int64(), v.Denom().Int64()
+		case v != nil:
+			sum.Add(sum, v)
 			n++
 			continue
-		case w.Value != nil:
-			p, q = w.Value.Num().Int64(), w.Value.Denom().Int64()
-		case w.Requests == 0:
-			continue
-		case metric == "ok_share":
-			p, q = w.OK, w.Requests
-		case metric == "error_rate":
-			p, q = w.Requests-w.OK, w.Requests
 		default:
-			continue
+			var ok bool
+			if p, q, ok = w.share(metric); !ok {
+				continue
+			}
 		}
 		n++
 		s, ok := sums[q]

@@ -337,9 +337,7 @@ func appendWindows(out map[string][]Window, rb arrow.RecordBatch, metric string)
 				out[key] = ws
 			}
 			key, have = strings.Clone(s), true
-			if ws = out[key]; ws == nil {
-				ws = make([]Window, 0, 4096)
-			}
+			ws = sideSlice(out, key)
 		}
 		ws = append(ws, x)
 	}
@@ -351,11 +349,15 @@ func appendWindows(out map[string][]Window, rb arrow.RecordBatch, metric string)
 
 // addWindow appends x to its side's windows.
 func addWindow(out map[string][]Window, side string, x Window) {
-	ws, ok := out[side]
-	if !ok {
-		ws = make([]Window, 0, 4096)
+	out[side] = append(sideSlice(out, side), x)
+}
+
+// sideSlice is a side's windows so far, or room for its first 4096.
+func sideSlice(out map[string][]Window, side string) []Window {
+	if ws, ok := out[side]; ok {
+		return ws
 	}
-	out[side] = append(ws, x)
+	return make([]Window, 0, 4096)
 }
 
 // windowValue is a window's exact value from its numerator and
