@@ -24,9 +24,12 @@ func (s Span) String() string { return FormatMs(s.FromMs) + ".." + FormatMs(s.To
 // ("8.5s", "250ms") or a plain number of milliseconds ("8500").
 func ParseInstant(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
-	if n, err := strconv.ParseFloat(s, 64); err == nil {
+	if n, ok, err := plainMs(s); ok {
+		if err != nil {
+			return 0, err
+		}
 		ns := n * float64(time.Millisecond)
-		if math.IsNaN(ns) || math.Abs(ns) >= math.MaxInt64 { // out of time.Duration's range
+		if math.Abs(ns) >= math.MaxInt64 { // out of time.Duration's range
 			return 0, fmt.Errorf("%q ms is out of range", s)
 		}
 		return time.Duration(ns), nil
@@ -34,24 +37,34 @@ func ParseInstant(s string) (time.Duration, error) {
 	return time.ParseDuration(s)
 }
 
-// instantMs reads a time in ms as ParseSpan does. A plain number is the
-// double its text denotes, the very value a t_ms of that text in a log
-// holds, so a bound can tie with a logged time exactly (through a duration
-// in ns, one epoch time in 16, such as 1700428442942, came back 0.0002 ms
-// off). A duration is exact to the ns and rounded once to a double.
+// instantMs reads a time in ms as ParseSpan does: a plain number (plainMs),
+// or a duration, exact to the ns and rounded once to a double.
 func instantMs(s string) (float64, error) {
 	s = strings.TrimSpace(s)
-	if n, err := strconv.ParseFloat(s, 64); err == nil {
-		if math.IsNaN(n) || math.IsInf(n, 0) {
-			return 0, fmt.Errorf("%q is not a time", s)
-		}
-		return n, nil
+	if n, ok, err := plainMs(s); ok {
+		return n, err
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil {
 		return 0, err
 	}
 	return durationMs(d), nil
+}
+
+// plainMs reads s as a plain number of ms (ok false when it is none, a
+// duration say). The number is the double its text denotes, the very value
+// a t_ms of that text in a log holds, so a bound can tie with a logged time
+// exactly (through a duration in ns, one epoch time in 16, such as
+// 1700428442942, came back 0.0002 ms off). NaN and infinities are no time.
+func plainMs(s string) (ms float64, ok bool, err error) {
+	n, perr := strconv.ParseFloat(s, 64)
+	if perr != nil {
+		return 0, false, nil
+	}
+	if math.IsNaN(n) || math.IsInf(n, 0) {
+		return 0, true, fmt.Errorf("%q is not a time", s)
+	}
+	return n, true, nil
 }
 
 // durationMs is d in ms, the double nearest to its exact value.
