@@ -160,7 +160,17 @@ func (a accessRec) get(keys ...string) (key, s string, ok bool, err error) {
 }
 
 func (a accessRec) latency() error {
-	k, s, ok, err := a.get("request_time", "duration")
+	keys := []string{"request_time"}
+	if _, envoy := a.m["response_code"]; envoy {
+		keys = append(keys, "duration")
+	} else if _, _, has, _ := a.get("duration"); has && !a.r.is(colLatency) {
+		if _, _, nginx, _ := a.get("request_time"); !nginx {
+			// Envoy writes ms, Caddy and others seconds: without Envoy's
+			// response_code nothing tells which.
+			return fieldErr(a.r.line, "duration", "unit unknown: Envoy writes ms (with response_code), Caddy seconds (use --from caddy); name it with --map latency_ms=EXPR")
+		}
+	}
+	k, s, ok, err := a.get(keys...)
 	if !ok {
 		return err
 	}

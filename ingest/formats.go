@@ -42,7 +42,10 @@ var formats = []format{
 	}, decode: wholeDoc(decodeGunluk)},
 	{name: FormatK6, about: "k6 run --out json (NDJSON of Metric/Point records)", detect: detectK6, decode: decodeK6},
 	{name: FormatVegeta, about: "Vegeta results: binary (vegeta attack), vegeta encode --to json, or its 12-column CSV", detect: detectVegeta, decode: decodeVegeta},
+	{name: FormatCaddy, about: "Caddy 2 JSON access log (format json: ts and duration in seconds, request{})", detect: detectCaddy, decode: decodeCaddy},
 	{name: FormatAccess, about: "JSON access logs (Envoy default JSON, nginx log_format escape=json)", detect: detectAccess, decode: decodeAccess},
+	{name: FormatCLF, about: "text access logs: NCSA common, combined, vhost_combined (nginx, Apache, Traefik) with their timing fields, or any layout given with --log-format",
+		detect: detectCLF, decode: decodeCLF("")},
 	{name: FormatJSON, about: "a JSON array of canonical records", detect: func(name string, head []byte) bool {
 		t := jsonText(head)
 		return len(t) > 0 && t[0] == '['

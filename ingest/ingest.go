@@ -26,6 +26,10 @@ type Options struct {
 	// OkStatus lists the HTTP statuses that count as ok where a format gives
 	// a status but no outcome, e.g. "200-399" (the default) or "200-299,404".
 	OkStatus string
+	// LogFormat is a text access log's layout, as the server's own
+	// configuration gives it: an nginx log_format or an Apache LogFormat
+	// line (--log-format). It implies the clf format.
+	LogFormat string
 	// Maps set canonical columns from SQL expressions over the source's own
 	// fields (--map COLUMN=EXPR), in order.
 	Maps []Mapping
@@ -69,6 +73,14 @@ type Result struct {
 func Files(ctx context.Context, db *sql.DB, opts Options, paths []string) ([]Result, error) {
 	if opts.From != "" && !validFormat(opts.From) {
 		return nil, fmt.Errorf("unknown format %q (want one of %s)", opts.From, strings.Join(Formats, ", "))
+	}
+	if opts.LogFormat != "" {
+		if opts.From != "" && opts.From != FormatCLF {
+			return nil, fmt.Errorf("--log-format reads text access logs (--from %s), not --from %s", FormatCLF, opts.From)
+		}
+		if _, err := parseLayout(opts.LogFormat); err != nil {
+			return nil, err
+		}
 	}
 	if opts.Replace && opts.Append {
 		return nil, errors.New("--replace and --append exclude each other")
@@ -255,6 +267,11 @@ func (l *loader) record(ctx context.Context, in *input, f format, fileID int64, 
 	if err := l.finishRows(ctx, fileID, res); err != nil {
 		return err
 	}
+	// A time logged in whole seconds stays that coarse after a finer
+	// duration is taken off it (nginx's end time less $request_time).
+	if res.ResolutionMs != 0 && c.timeStepMs > res.ResolutionMs {
+		res.ResolutionMs = c.timeStepMs
+	}
 	res.Warnings = append(res.Warnings, c.warnings...)
 	if err := l.storeMeta(ctx, c, fileID, res.Experiment); err != nil {
 		return err
@@ -327,6 +344,9 @@ func (l *loader) fileExperiments(ctx context.Context, fileID int64) (string, err
 }
 
 func (l *loader) format(in *input) (format, error) {
+	if l.opts.LogFormat != "" {
+		return format{name: FormatCLF, decode: decodeCLF(l.opts.LogFormat)}, nil
+	}
 	if l.opts.From != "" {
 		f, _ := formatNamed(l.opts.From)
 		return f, nil

@@ -20,7 +20,11 @@ import (
 type collector struct {
 	// warnings are things a decoder noticed that do not stop the ingest
 	// (spans skipped, say); the ingest reports them.
-	warnings    []string
+	warnings []string
+	// timeStepMs is the resolution of the times the file logs, where the
+	// format knows it (0 where not): the times rows get from it may look
+	// finer, as an end time less a duration does.
+	timeStepMs  float64
 	experiments []expMeta
 	runs        []runMeta
 	events      *array.RecordBuilder

@@ -32,12 +32,15 @@ Examples:
   rewind ingest fixtures/chaos/gunluk.json
   rewind ingest --experiment checkout --role baseline=control --role chaos=experiment baseline.json chaos.json journal.json
   rewind ingest results/
+  rewind ingest /var/log/nginx/access.log
+  rewind ingest --log-format '%h %l %u %t "%r" %>s %O "%{Referer}i" "%{User-Agent}i" %D' /var/log/apache2/access.log
   k6 run --out json=- script.js | rewind ingest --from k6 -
   rewind ingest --map latency_ms=elapsed --map "outcome=CASE WHEN success THEN 'ok' ELSE 'error' END" log.csv
   rewind ingest --set 'planned=tag_hash(20260731, req) < 0.05' fixtures/chaos/gunluk.json`
 
 type ingestOptions struct {
 	db, experiment, run, from, okStatus string
+	logFormat                           string
 	set, maps, roles                    []string
 	replace, append, listFormats        bool
 }
@@ -53,6 +56,7 @@ func runIngest(ctx context.Context, e *env, args []string) (err error) {
 	fs.StringVarP(&o.experiment, "experiment", "e", "", "experiment name for every row (default: the row's, else the file name); the files become its runs")
 	fs.StringVar(&o.run, "run", "", "run name for rows that give none")
 	fs.StringVar(&o.from, "from", "", "input format (default: detected; see --formats)")
+	fs.StringVar(&o.logFormat, "log-format", "", "a text access log's layout: the server's nginx log_format or Apache LogFormat line (implies --from clf)")
 	fs.StringArrayVar(&o.maps, "map", nil, "set COLUMN from a SQL expression over the file's own fields, COLUMN=EXPR (repeatable)")
 	fs.StringVar(&o.okStatus, "ok-status", ingest.DefaultOkStatus, "HTTP statuses that are ok where a file gives no outcome, e.g. 200-299,404")
 	fs.BoolVar(&o.replace, "replace", false, "a file ingested before whose content changed: load it instead of the earlier content")
@@ -138,7 +142,7 @@ func (o *ingestOptions) options(e *env) (ingest.Options, error) {
 	if err != nil {
 		return ingest.Options{}, err
 	}
-	opts := ingest.Options{Roles: roles, Experiment: o.experiment, Run: o.run, From: o.from, Params: params, OkStatus: o.okStatus,
+	opts := ingest.Options{Roles: roles, Experiment: o.experiment, Run: o.run, From: o.from, Params: params, OkStatus: o.okStatus, LogFormat: o.logFormat,
 		Replace: o.replace, Append: o.append, Stdin: e.stdin}
 	if _, err := ingest.ParseStatusRanges(o.okStatus); err != nil {
 		return opts, usageError{err}

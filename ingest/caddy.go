@@ -1,0 +1,208 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	json "github.com/goccy/go-json"
+)
+
+// FormatCaddy names Caddy 2's JSON access log (`log { format json }`), one
+// entry per line. Caddy writes an entry when the request has been handled:
+//
+//	ts          Caddy's ts (the entry's time, the request's end: float
+//	            seconds since the epoch by default, or an RFC 3339 string
+//	            with time_format iso8601/rfc3339) less the duration
+//	latency_ms  duration: float seconds (Caddy's default duration_format),
+//	            or a Go duration string ("1.5ms", duration_format string)
+//	status      status (0: the handler wrote nothing)
+//	run         the file's name
+//
+// The request object's members (method, uri as path, host, proto,
+// remote_ip, …) go to attrs at the top level; headers, resp_headers, tls
+// and every other field are kept as written. Entries of other loggers in
+// the same file (no request object) become caddy.log events.
+const FormatCaddy = "caddy"
+
+// detectCaddy takes a first line that is a Caddy access-log entry.
+func detectCaddy(name string, head []byte) bool {
+	line := firstLine(head)
+	if len(line) == 0 || line[0] != '{' {
+		return false
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(line, &m) != nil {
+		return false
+	}
+	logger := jsonVal(m["logger"])
+	_, hasReq := m["request"]
+	return m["ts"] != nil && (logger.kind == 's' && strings.HasPrefix(logger.s, "http.log.access") ||
+		hasReq && jsonVal(m["msg"]).s == "handled request")
+}
+
+func decodeCaddy(in *input, c *collector) (produce, error) {
+	run := runName(in.detectName())
+	return rows(func(ctx context.Context, add func(*row) error) error {
+		br := bufio.NewReaderSize(in.reader(), 64<<10)
+		var r row
+		for line := int64(1); ; line++ {
+			b, err := br.ReadBytes('\n')
+			if err != nil && err != io.EOF {
+				return err
+			}
+			if line == 1 {
+				b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+			}
+			if b = bytes.TrimSpace(b); len(b) > 0 {
+				isReq, lerr := caddyLine(&r, b, line, run, c)
+				if lerr != nil {
+					return lerr
+				}
+				if isReq {
+					if err := add(&r); err != nil {
+						return err
+					}
+				}
+			}
+			if err == io.EOF {
+				return nil
+			}
+			if line%4096 == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
+		}
+	}), nil
+}
+
+// caddyLine decodes one entry: a request into r (true), anything else into
+// an event.
+func caddyLine(r *row, b []byte, line int64, run string, c *collector) (bool, error) {
+	r.reset(line)
+	var m map[string]json.RawMessage
+	if b[0] != '{' {
+		return false, lineErr(line, "want a JSON object per line (a Caddy access log), got %q", truncate(string(b), 20))
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return false, lineErr(line, "bad JSON: %s", jsonMsg(err))
+	}
+	if m == nil {
+		return false, lineErr(line, "want a JSON object, got null")
+	}
+	endUs, err := caddyTime(m, line)
+	if err != nil {
+		return false, err
+	}
+	req, hasReq := m["request"]
+	if !hasReq {
+		c.add(event{line: line, run: run, typ: "caddy.log", subject: jsonVal(m["logger"]).s, state: jsonVal(m["msg"]).s,
+			tsUs: endUs, hasTs: true, attrs: compactObject(m)})
+		return false, nil
+	}
+	var reqFields map[string]json.RawMessage
+	if err := json.Unmarshal(req, &reqFields); err != nil || reqFields == nil {
+		return false, fieldErr(line, "request", "want an object, got %s", jsonVal(req).describe())
+	}
+	delete(m, "request")
+	for k, v := range reqFields {
+		if _, clash := m[k]; !clash {
+			m[k] = v
+		}
+	}
+	if uri, ok := m["uri"]; ok {
+		m["path"] = uri
+	}
+	if err := caddyRequest(r, m, endUs); err != nil {
+		return false, err
+	}
+	r.group = run
+	r.set(colGroup)
+	r.attrs = compactObject(m)
+	r.set(colAttrs)
+	return true, nil
+}
+
+// caddyTime is ts in µs since the epoch: Caddy's default float seconds, or
+// the time_format strings that carry a date.
+func caddyTime(m map[string]json.RawMessage, line int64) (int64, error) {
+	v := jsonVal(m["ts"])
+	delete(m, "ts")
+	switch v.kind {
+	case 'n':
+		us, err := epochUs(v.s, 1e6, false)
+		if err != nil {
+			return 0, fieldErr(line, "ts", "%s", err.Error())
+		}
+		return us, nil
+	case 's':
+		t, err := time.Parse(time.RFC3339Nano, v.s)
+		if err != nil {
+			return 0, fieldErr(line, "ts", "want float seconds since the epoch or an RFC 3339 time, got %q", truncate(v.s, 40))
+		}
+		return t.UnixMicro(), nil
+	}
+	return 0, fieldErr(line, "ts", "missing: Caddy writes the entry's time there")
+}
+
+func caddyRequest(r *row, m map[string]json.RawMessage, endUs int64) error {
+	ms, has, err := caddyDuration(jsonVal(m["duration"]), r.line)
+	if err != nil {
+		return err
+	}
+	if has {
+		delete(m, "duration")
+		r.latency = ms
+		r.set(colLatency)
+		endUs -= int64(math.Round(ms * 1000))
+	}
+	r.tsUs = endUs
+	r.set(colTsUs)
+	st := jsonVal(m["status"])
+	if st.kind != 'z' {
+		n, ok := parseStatus([]byte(st.s))
+		if st.kind != 'n' || !ok {
+			return fieldErr(r.line, "status", "want an HTTP status code, got %s", st.describe())
+		}
+		r.status = n
+		r.set(colStatus)
+		delete(m, "status")
+	}
+	return nil
+}
+
+// caddyDuration reads duration in ms: float seconds, or a Go duration
+// string. A whole number is refused: Caddy's duration_format nano writes
+// one, and so would seconds for an exact second.
+func caddyDuration(v val, line int64) (float64, bool, error) {
+	switch v.kind {
+	case 'z':
+		return 0, false, nil
+	case 's':
+		d, err := time.ParseDuration(v.s)
+		if err != nil || d < 0 {
+			return 0, false, fieldErr(line, "duration", "want a duration such as 1.5ms, got %q", truncate(v.s, 40))
+		}
+		return float64(d.Nanoseconds()) / 1e6, true, nil
+	case 'n':
+		if !strings.ContainsAny(v.s, ".eE") {
+			return 0, false, fieldErr(line, "duration", "%s is a whole number: Caddy writes seconds with a fraction by default and ns with duration_format nano; "+
+				"set duration_format to seconds (the default) or string in the log's format block", v.s)
+		}
+		ms, err := strconv.ParseFloat(v.s+"e3", 64)
+		if strings.ContainsAny(v.s, "eE") {
+			ms, err = strconv.ParseFloat(v.s, 64)
+			ms *= 1000
+		}
+		if err != nil || ms < 0 || math.IsInf(ms, 0) || math.IsNaN(ms) {
+			return 0, false, fieldErr(line, "duration", "want seconds, got %s", v.s)
+		}
+		return ms, true, nil
+	}
+	return 0, false, fieldErr(line, "duration", "want seconds, got %s", fmt.Sprint(v.describe()))
+}

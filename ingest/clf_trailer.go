@@ -1,0 +1,186 @@
+package ingest
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strings"
+
+	json "github.com/goccy/go-json"
+)
+
+// A trailer reads the fields operators add after a recognised NCSA layout,
+// each by a shape that tells its unit, or by a key that names it:
+//
+//	0.004 0.001, 0.003           nginx $request_time (s, always 3 decimals)
+//	                             and $upstream_response_time
+//	rt=0.004 urt="0.003"         nginx's key=value recipe (rt, uct, uht, urt)
+//	"10.0.0.1"                   a quoted field ($http_x_forwarded_for), kept
+//	12 "router" "http://b" 3ms   Traefik: requests so far, router, server, ms
+//
+// A bare whole number is refused: Apache's %D (µs), %{ms}T (ms) and %T (s)
+// all write one, and nothing in the line tells which.
+type trailer struct {
+	lo    *layout // the recognised layout, for the --log-format a refusal suggests
+	r     *row
+	attrs map[string]json.RawMessage
+	nginx bool // an nginx $request_time: the logged time is the end
+	n     int  // fields read so far
+	extra int  // quoted fields with no name so far
+}
+
+type trailerToken struct {
+	key    string // key=value
+	val    []byte
+	quoted bool
+}
+
+var (
+	nginxSeconds = regexp.MustCompile(`^[0-9]+\.[0-9]{3}$`)
+	traefikMs    = regexp.MustCompile(`^[0-9]+ms$`)
+	wholeNumber  = regexp.MustCompile(`^[0-9]+$`)
+	decimalRe    = regexp.MustCompile(`^[0-9]*\.[0-9]+$`)
+	trailerKey   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+)
+
+// nginxKeys are the keys of nginx's documented upstream-timing format.
+var nginxKeys = map[string]string{"uct": "upstream_connect_time", "uht": "upstream_header_time", "urt": "upstream_response_time"}
+
+func (t *trailer) read(rest []byte) error {
+	toks, err := t.tokens(rest)
+	if err != nil {
+		return err
+	}
+	if t.traefik(toks) {
+		return nil
+	}
+	for _, tok := range toks {
+		t.n++
+		if err := t.token(tok); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *trailer) field() string { return fmt.Sprintf("trailing field %d", t.n) }
+
+func (t *trailer) token(tok trailerToken) error {
+	switch {
+	case tok.key == "rt" || tok.key == "request_time":
+		return t.requestTime(tok.val)
+	case tok.key != "":
+		name := tok.key
+		if n, ok := nginxKeys[name]; ok {
+			name = n
+		}
+		t.set(name, tok.val)
+	case tok.quoted:
+		t.extra++
+		t.set(fmt.Sprintf("extra_%d", t.extra), tok.val)
+	case !t.nginx && nginxSeconds.Match(tok.val):
+		return t.requestTime(tok.val)
+	case t.nginx && t.attrs["upstream_response_time"] == nil && upstreamList(tok.val):
+		t.set("upstream_response_time", tok.val)
+	case wholeNumber.Match(tok.val):
+		return fieldErr(t.r.line, t.field(), "%s is a whole number of unknown unit: Apache's %%D (µs), %%{ms}T (ms) and %%T (s) all write one. "+
+			"Give the server's LogFormat with --log-format, e.g. --log-format '%s %%D'", tok.val, t.lo.text)
+	case decimalRe.Match(tok.val) || bytes.Equal(tok.val, []byte("-")):
+		return fieldErr(t.r.line, t.field(), "%q has no known unit (nginx's $request_time has 3 decimals): give the server's log_format or LogFormat with --log-format", tok.val)
+	default:
+		return fieldErr(t.r.line, t.field(), "%q is not a field rewind knows after this layout: give the server's log_format or LogFormat with --log-format", truncate(string(tok.val), 40))
+	}
+	return nil
+}
+
+func (t *trailer) requestTime(v []byte) error {
+	if absentValue(v) {
+		return nil
+	}
+	f := logField{shift: 3}
+	ms, err := f.latencyMs(v)
+	if err != nil {
+		return fieldErr(t.r.line, "request_time", "%s", err.Error())
+	}
+	t.r.latency, t.nginx = ms, true
+	t.r.set(colLatency)
+	return nil
+}
+
+func (t *trailer) set(k string, v []byte) {
+	if !absentValue(v) {
+		t.attrs[k] = jsonString(unescape(v))
+	}
+}
+
+// traefik reads Traefik's common format: the requests received since it
+// started, the router, the server and the duration in whole ms. Traefik
+// logs the request's start (StartUTC).
+func (t *trailer) traefik(toks []trailerToken) bool {
+	if len(toks) != 4 || toks[0].quoted || !wholeNumber.Match(toks[0].val) || !toks[1].quoted || !toks[2].quoted ||
+		toks[3].quoted || !traefikMs.Match(toks[3].val) {
+		return false
+	}
+	t.set("request_count", toks[0].val)
+	t.set("router_name", toks[1].val)
+	t.set("server_url", toks[2].val)
+	f := logField{shift: 0, whole: true}
+	ms, _ := f.latencyMs(bytes.TrimSuffix(toks[3].val, []byte("ms")))
+	t.r.latency = ms
+	t.r.set(colLatency)
+	return true
+}
+
+// upstreamList is nginx's list of upstream times: "0.001, 0.003 : 0.002"
+// or "-".
+func upstreamList(v []byte) bool {
+	for _, part := range strings.FieldsFunc(string(v), func(r rune) bool { return r == ',' || r == ':' || r == ' ' }) {
+		if part != "-" && !decimalRe.MatchString(part) {
+			return false
+		}
+	}
+	return true
+}
+
+// tokens splits the trailer at spaces; a quoted field may hold spaces, and
+// an upstream list ("0.001, 0.003", "a : b") is one token.
+func (t *trailer) tokens(rest []byte) ([]trailerToken, error) {
+	var out []trailerToken
+	for len(rest) > 0 {
+		if rest[0] != ' ' {
+			return nil, fieldErr(t.r.line, fmt.Sprintf("trailing field %d", len(out)+1), "want a space before it, got %q", truncate(string(rest), 20))
+		}
+		rest = rest[1:]
+		if len(rest) == 0 {
+			break
+		}
+		var tok trailerToken
+		if m := trailerKey.Find(rest); m != nil {
+			tok.key = string(m[:len(m)-1])
+			rest = rest[len(m):]
+		}
+		var err error
+		if tok.val, tok.quoted, rest, err = t.value(rest, len(out)+1); err != nil {
+			return nil, err
+		}
+		out = append(out, tok)
+	}
+	return out, nil
+}
+
+// value is one quoted or bare value at the start of rest.
+func (t *trailer) value(rest []byte, n int) (v []byte, quoted bool, tail []byte, err error) {
+	if len(rest) > 0 && rest[0] == '"' {
+		for j := 1; j < len(rest); j++ {
+			switch rest[j] {
+			case '\\':
+				j++
+			case '"':
+				return rest[1:j], true, rest[j+1:], nil
+			}
+		}
+		return nil, false, nil, fieldErr(t.r.line, fmt.Sprintf("trailing field %d", n), "no closing quote")
+	}
+	end := listEnd(rest, 0)
+	return rest[:end], false, rest[end:], nil
+}

@@ -1,0 +1,209 @@
+package ingest
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// split cuts one line into the values of the layout's fields, in order;
+// rest is what follows the last literal when the layout ends in one and
+// the line goes on (the trailing fields of a recognised NCSA layout).
+func (lo *layout) split(b []byte, vals [][]byte) (out [][]byte, rest []byte, err error) {
+	out = vals[:0]
+	pos := 0
+	for i, it := range lo.items {
+		if it.f == nil {
+			if !bytes.HasPrefix(b[pos:], []byte(it.lit)) {
+				return nil, nil, lo.mismatch(i, b, pos)
+			}
+			pos += len(it.lit)
+			continue
+		}
+		end, err := lo.valueEnd(i, b, pos)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, b[pos:end])
+		pos = end
+	}
+	return out, b[pos:], nil
+}
+
+// valueEnd is where the value of field i, starting at pos, ends: at the
+// text that follows it in the layout (an unescaped quote for a quoted
+// value), or at the line's end for a last field.
+func (lo *layout) valueEnd(i int, b []byte, pos int) (int, error) {
+	f := lo.items[i].f
+	if f.role == roleList {
+		return listEnd(b, pos), nil
+	}
+	if i+1 == len(lo.items) {
+		if j := bytes.IndexByte(b[pos:], ' '); lo.open && j >= 0 {
+			return pos + j, nil
+		}
+		return len(b), nil
+	}
+	next := lo.items[i+1].lit
+	if i > 0 && strings.HasSuffix(lo.items[i-1].lit, `"`) && strings.HasPrefix(next, `"`) {
+		for j := pos; j < len(b); j++ {
+			switch b[j] {
+			case '\\':
+				j++
+			case '"':
+				return j, nil
+			}
+		}
+		return 0, &LineError{Field: f.name, Msg: "no closing quote"}
+	}
+	j := bytes.Index(b[pos:], []byte(next))
+	if j < 0 {
+		return 0, &LineError{Field: f.name, Msg: fmt.Sprintf("want %q after it, got %q", next, truncate(string(b[pos:]), 40))}
+	}
+	return pos + j, nil
+}
+
+// listEnd is the end of nginx's upstream list: values separated by ", "
+// (servers tried in turn) and " : " (internal redirects).
+func listEnd(b []byte, pos int) int {
+	j := pos
+	for {
+		for j < len(b) && b[j] != ' ' {
+			j++
+		}
+		switch {
+		case bytes.HasPrefix(b[j:], []byte(" : ")) && j+3 < len(b):
+			j += 3
+		case j > pos && b[j-1] == ',' && j+1 < len(b):
+			j++
+		default:
+			return j
+		}
+	}
+}
+
+func (lo *layout) mismatch(i int, b []byte, pos int) error {
+	after := "the line's start"
+	if i > 0 && lo.items[i-1].f != nil {
+		after = lo.items[i-1].f.name
+	}
+	return &LineError{Msg: fmt.Sprintf("does not match the log format at column %d (after %s): want %q, got %q",
+		pos+1, after, lo.items[i].lit, truncate(string(b[pos:]), 40))}
+}
+
+// unescape decodes the escapes nginx (\x22) and Apache (\", \\, \n, \t)
+// write in text values. Where the decoded bytes are not UTF-8 (a binary
+// request line), the value is kept as written, which is.
+func unescape(v []byte) string {
+	if bytes.IndexByte(v, '\\') < 0 {
+		return string(v)
+	}
+	out := make([]byte, 0, len(v))
+	for i := 0; i < len(v); i++ {
+		if v[i] != '\\' || i+1 == len(v) {
+			out = append(out, v[i])
+			continue
+		}
+		i++
+		switch c := v[i]; c {
+		case 'x':
+			if i+2 < len(v) && isHex(v[i+1]) && isHex(v[i+2]) {
+				n, _ := strconv.ParseUint(string(v[i+1:i+3]), 16, 8)
+				out = append(out, byte(n))
+				i += 2
+				continue
+			}
+			out = append(out, '\\', c)
+		case 'n':
+			out = append(out, '\n')
+		case 't':
+			out = append(out, '\t')
+		case '"', '\\':
+			out = append(out, c)
+		default:
+			out = append(out, '\\', c)
+		}
+	}
+	if !utf8.Valid(out) {
+		return string(v)
+	}
+	return string(out)
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+// absentValue is how servers write "no value".
+func absentValue(v []byte) bool { return len(v) == 0 || (len(v) == 1 && v[0] == '-') }
+
+// timeUs reads a time field in µs since the epoch.
+func (f *logField) timeUs(v []byte) (int64, error) {
+	s := string(v)
+	if f.epochUnitUs > 0 {
+		return epochUs(s, f.epochUnitUs, f.wholeEpoch)
+	}
+	t, err := time.Parse(f.goLayout, s)
+	if err != nil {
+		return 0, fmt.Errorf("want a time like %q, got %q", time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC).Format(f.goLayout), truncate(s, 40))
+	}
+	return t.UnixMicro(), nil
+}
+
+// epochUs reads a decimal number of unitUs µs since the epoch, rounded to
+// the µs exactly (half up, on the decimal digits, not through a float).
+func epochUs(s string, unitUs int64, whole bool) (int64, error) {
+	bad := fmt.Errorf("want a number of %s since the epoch, got %q", map[int64]string{1e6: "seconds", 1e3: "ms", 1: "µs"}[unitUs], truncate(s, 40))
+	intPart, frac, hasFrac := strings.Cut(s, ".")
+	if intPart == "" || !allDigits(intPart) || !allDigits(frac) || (hasFrac && (whole || frac == "")) {
+		return 0, bad
+	}
+	shift := map[int64]int{1e6: 6, 1e3: 3, 1: 0}[unitUs]
+	frac += strings.Repeat("0", max(0, shift-len(frac)))
+	digits, next := intPart+frac[:shift], frac[shift:]
+	us, err := strconv.ParseInt(strings.TrimLeft(digits, "0")+"0", 10, 64)
+	if err != nil || us/10 > maxEpochUs {
+		return 0, bad
+	}
+	us /= 10
+	if next != "" && next[0] >= '5' {
+		us++
+	}
+	return us, nil
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// maxEpochUs is the year 9999 in µs since the epoch.
+const maxEpochUs = 253402300799999999
+
+// latencyMs reads a duration field in ms, exactly: the value's decimal
+// exponent is shifted, never multiplied.
+func (f *logField) latencyMs(v []byte) (float64, error) {
+	s := string(v)
+	if s == "" || strings.ContainsAny(s, "eExXnNiI+-") || (f.whole && strings.Contains(s, ".")) {
+		return 0, fmt.Errorf("want a %s, got %q", f.latencyUnit(), truncate(s, 40))
+	}
+	ms, err := strconv.ParseFloat(s+"e"+strconv.Itoa(f.shift), 64)
+	if err != nil || math.IsInf(ms, 0) {
+		return 0, fmt.Errorf("want a %s, got %q", f.latencyUnit(), truncate(s, 40))
+	}
+	return ms, nil
+}
+
+func (f *logField) latencyUnit() string {
+	unit := map[int]string{3: "seconds", 0: "ms", -3: "µs"}[f.shift]
+	if f.whole {
+		return "whole number of " + unit
+	}
+	return "number of " + unit
+}
