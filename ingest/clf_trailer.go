@@ -117,7 +117,7 @@ func (t *trailer) set(k string, v []byte) {
 // started, the router, the server and the duration in whole ms. Traefik
 // logs the request's start (StartUTC).
 func (t *trailer) traefik(toks []trailerToken) bool {
-	if len(toks) != 4 || toks[0].quoted || !wholeNumber.Match(toks[0].val) || !toks[1].quoted || !toks[2].quoted ||
+	if len(toks) != 4 || toks[0].quoted || !(wholeNumber.Match(toks[0].val) || absentValue(toks[0].val)) || !toks[1].quoted || !toks[2].quoted ||
 		toks[3].quoted || !traefikMs.Match(toks[3].val) {
 		return false
 	}

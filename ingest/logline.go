@@ -95,8 +95,8 @@ func (lo *layout) mismatch(i int, b []byte, pos int) error {
 		pos+1, after, lo.items[i].lit, truncate(string(b[pos:]), 40))}
 }
 
-// unescape decodes the escapes nginx (\x22) and Apache (\", \\, \n, \t)
-// write in text values. Where the decoded bytes are not UTF-8 (a binary
+// unescape decodes the escapes nginx (\x22) and Apache (\", \\, \xhh) write
+// in text values, but for control characters. Where the decoded bytes are not UTF-8 (a binary
 // request line), the value is kept as written, which is.
 func unescape(v []byte) string {
 	if bytes.IndexByte(v, '\\') < 0 {
@@ -113,15 +113,17 @@ func unescape(v []byte) string {
 		case 'x':
 			if i+2 < len(v) && isHex(v[i+1]) && isHex(v[i+2]) {
 				n, _ := strconv.ParseUint(string(v[i+1:i+3]), 16, 8)
-				out = append(out, byte(n))
+				if n < 0x20 || n == 0x7f {
+					// A control character stays escaped: it is no text, and
+					// printed raw it would drive a terminal.
+					out = append(out, v[i-1:i+3]...)
+				} else {
+					out = append(out, byte(n))
+				}
 				i += 2
 				continue
 			}
 			out = append(out, '\\', c)
-		case 'n':
-			out = append(out, '\n')
-		case 't':
-			out = append(out, '\t')
 		case '"', '\\':
 			out = append(out, c)
 		default:

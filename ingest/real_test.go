@@ -29,8 +29,9 @@ const eventsHeader = "run,type,t_ms,ts,subject,state,attrs,line"
 // TestRealFiles ingests every case under testdata/real/FORMAT/CASE/: one
 // input file (input.*, real output of the tool, cut small; its source is
 // recorded in testdata/real/FORMAT/README.md), detected as FORMAT from its
-// content, whose canonical rows must equal want.csv (and its events
-// events.csv, when it has any). go test -update rewrites the goldens.
+// content (or with log-format.txt's --log-format), whose canonical rows
+// must equal want.csv (and its events events.csv, when it has any).
+// go test -update rewrites the goldens.
 func TestRealFiles(t *testing.T) {
 	cases, _ := filepath.Glob("testdata/real/*/*")
 	n := 0
@@ -50,7 +51,13 @@ func TestRealFiles(t *testing.T) {
 				t.Errorf("no README.md beside %s recording where its files come from", dir)
 			}
 			db, _ := openDB(t)
-			res, err := Files(context.Background(), db, Options{}, inputs)
+			// A case of a layout rewind does not recognise by itself gives
+			// the server's own log format line, as a user would.
+			var opts Options
+			if lf, err := os.ReadFile(filepath.Join(dir, "log-format.txt")); err == nil {
+				opts.LogFormat = strings.TrimSpace(string(lf))
+			}
+			res, err := Files(context.Background(), db, opts, inputs)
 			if err != nil {
 				t.Fatal(err)
 			}
