@@ -18,8 +18,8 @@ const ingestUsage = `Usage: rewind ingest [flags] FILE|FOLDER|-...
 Load request logs into the database, in one transaction: when a file is bad,
 nothing of this ingest is loaded and the error names file:line:field.
 Reads the files load-test, chaos and tracing tools write as they are (k6,
-Vegeta, JMeter, Gatling, Locust, HAR, OpenTelemetry, Chaos Toolkit, JSON
-access logs) and rewind's canonical NDJSON, JSON, CSV, Parquet and Arrow,
+Vegeta, JMeter, Gatling, Locust, HAR, OpenTelemetry, Chaos Toolkit; nginx,
+Apache, Traefik, Caddy and Envoy access logs) and rewind's canonical NDJSON, JSON, CSV, Parquet and Arrow,
 detected from content (--from overrides; 'rewind ingest --formats' lists
 them), gzip- or zstd-compressed or not. "-" reads standard input; a folder
 loads every file in it whose format is recognised; a quoted glob is
