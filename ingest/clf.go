@@ -1,13 +1,8 @@
 package ingest
 
 import (
-	"bufio"
 	"bytes"
-	"context"
-	"io"
 	"strings"
-
-	json "github.com/goccy/go-json"
 )
 
 // FormatCLF names text access logs: the NCSA Common Log Format and the
@@ -90,7 +85,7 @@ func decodeCLF(layoutText string) func(in *input, c *collector) (produce, error)
 			return nil, lineErr(1, "not a Common Log Format line (nginx, Apache, Traefik): give the server's log format with --log-format")
 		}
 		c.timeStepMs = d.lo.timeStep()
-		return rows(d.decode(in.reader())), nil
+		return decodeChunks(in.reader(), 1, lineEnd, d.chunk, c), nil
 	}
 }
 
@@ -100,7 +95,11 @@ type clfDecoder struct {
 	given bool // the layout came with --log-format: a line must end where it does
 	run   string
 	c     *collector
-	attrs map[string]json.RawMessage
+	attrs attrList
+	// last is the time text last read and its value: a busy log repeats
+	// each second's text on many lines.
+	lastTime   string
+	lastTimeUs int64
 	// fineTime is set once a time the layout gives in whole seconds came
 	// with a fraction (Go reads one there): the file's times are finer.
 	fineTime bool
@@ -109,44 +108,51 @@ type clfDecoder struct {
 	endNoLatency bool
 }
 
-func (d *clfDecoder) decode(src io.Reader) func(ctx context.Context, add func(*row) error) error {
-	return func(ctx context.Context, add func(*row) error) error {
-		br := bufio.NewReaderSize(src, 64<<10)
-		var r row
-		var vals [][]byte
-		for line := int64(1); ; line++ {
-			b, err := br.ReadBytes('\n')
-			if err != nil && err != io.EOF {
-				return err
-			}
-			if line == 1 {
-				b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
-			}
-			if b = bytes.TrimRight(b, "\r\n"); len(bytes.TrimSpace(b)) > 0 {
-				r.reset(line)
-				if vals, err = d.line(&r, b, vals); err != nil {
-					return err
-				}
-				if err := add(&r); err != nil {
-					return err
-				}
-			}
-			if err == io.EOF {
-				d.warn()
-				return nil
-			}
-			if line%4096 == 0 && ctx.Err() != nil {
-				return ctx.Err()
-			}
-		}
+// chunk decodes one chunk's lines (decodeChunks runs one per core), with
+// a decoder and a collector of its own.
+func (d clfDecoder) chunk(ch fileChunk) chunkResult {
+	d.c, d.attrs, d.lastTime = newCollector(), attrList{}, ""
+	var r row
+	var vals [][]byte
+	data, line := ch.data, ch.firstLine
+	if line == 1 {
+		data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	}
+	batches, err := chunkBatches(0, func(bt *batcher) (bool, error) {
+		if len(data) == 0 {
+			return false, nil
+		}
+		end := bytes.IndexByte(data, '\n')
+		next := end + 1
+		if end < 0 {
+			end, next = len(data), len(data)
+		}
+		b := bytes.TrimRight(data[:end], "\r")
+		data, line = data[next:], line+1
+		if len(bytes.TrimSpace(b)) == 0 {
+			return true, nil
+		}
+		r.reset(line - 1)
+		var err error
+		if vals, err = d.line(&r, b, vals); err == nil {
+			bt.append(&r)
+		}
+		return true, err
+	})
+	if err != nil {
+		d.c.release()
+		return chunkResult{err: err}
+	}
+	d.c.timeStepMs = d.lo.timeStep()
+	d.warn()
+	return chunkResult{batches: batches, c: d.c}
 }
 
 func (d *clfDecoder) warn() {
-	if d.fineTime && d.c != nil {
+	if d.fineTime {
 		d.c.timeStepMs = 0
 	}
-	if d.endNoLatency && d.c != nil {
+	if d.endNoLatency {
 		d.c.warnings = append(d.c.warnings, "nginx writes its times when a request ends and this log has no $request_time: "+
 			"ts is each request's end, not its start (add $request_time to the log_format to tell them apart)")
 	}
@@ -158,7 +164,7 @@ func (d *clfDecoder) line(r *row, b []byte, vals [][]byte) ([][]byte, error) {
 	if err != nil {
 		return vals, atLine(err, r.line)
 	}
-	d.attrs = map[string]json.RawMessage{}
+	d.attrs.reset()
 	if err := d.fields(r, vals); err != nil {
 		return vals, atLine(err, r.line)
 	}
@@ -167,7 +173,7 @@ func (d *clfDecoder) line(r *row, b []byte, vals [][]byte) ([][]byte, error) {
 	case d.given && len(rest) > 0:
 		return vals, lineErr(r.line, "the line goes on after the log format's last field: %q", truncate(string(rest), 40))
 	case !d.given:
-		t := trailer{lo: d.lo, r: r, attrs: d.attrs}
+		t := trailer{lo: d.lo, r: r, attrs: &d.attrs}
 		if err := t.read(rest); err != nil {
 			return vals, err
 		}
@@ -189,7 +195,7 @@ func (d *clfDecoder) finish(r *row, end bool) {
 	}
 	r.group = d.run
 	r.set(colGroup)
-	r.attrs = compactObject(d.attrs)
+	r.attrs = d.attrs.json()
 	r.set(colAttrs)
 }
 
@@ -231,7 +237,7 @@ func (d *clfDecoder) field(r *row, f *logField, v []byte) error {
 		r.status = n
 		r.set(colStatus)
 	case roleTime:
-		us, err := f.timeUs(v)
+		us, err := d.timeUs(f, v)
 		if err != nil {
 			return fieldErr(r.line, f.name, "%s", err.Error())
 		}
@@ -273,9 +279,18 @@ func (d *clfDecoder) request(s string) {
 }
 
 func (d *clfDecoder) attr(k, v string) {
-	if d.attrs != nil {
-		d.attrs[k] = jsonString(v)
+	d.attrs.add(k, v)
+}
+
+func (d *clfDecoder) timeUs(f *logField, v []byte) (int64, error) {
+	if string(v) == d.lastTime {
+		return d.lastTimeUs, nil
 	}
+	us, err := f.timeUs(v)
+	if err == nil {
+		d.lastTime, d.lastTimeUs = string(v), us
+	}
+	return us, err
 }
 
 func parseStatus(v []byte) (int32, bool) {

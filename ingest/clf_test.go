@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -274,3 +275,35 @@ func readIfExists(t *testing.T, path string) string {
 func usClock(us int64) string    { return time.UnixMicro(us).UTC().Format("15:04:05.000000") }
 func trimFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 func itoa(n int64) string        { return strconv.FormatInt(n, 10) }
+
+// A log of several 4 MiB chunks loads every line in file order, and a bad
+// line deep in it is named by its own line number.
+func TestCLFAcrossChunks(t *testing.T) {
+	var sb strings.Builder
+	const n = 40000
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&sb, `10.0.0.%d - - [01/May/2024:10:%02d:%02d +0000] "GET /items/%d HTTP/1.1" 200 %d "-" "%s" 0.%03d -`+"\n",
+			i%250, i/60%60, i%60, i, i, strings.Repeat("u", 100), i%1000)
+	}
+	good := sb.String()
+	db, _ := openDB(t)
+	res := mustIngest(t, db, Options{}, writeFile(t, "big.log", good))
+	if res[0].Rows != n {
+		t.Fatalf("%d rows, want %d", res[0].Rows, n)
+	}
+	var bad int64
+	if err := db.QueryRow(`SELECT count(*) FILTER (WHERE line <> req + 1 OR (attrs->>'path') <> ('/items/' || line) OR seq - (SELECT min(seq) FROM requests) <> req) FROM requests`).Scan(&bad); err != nil || bad != 0 {
+		t.Errorf("%d rows out of file order (%v)", bad, err)
+	}
+	lines := strings.SplitAfter(good, "\n")
+	lines[33332] = strings.Replace(lines[33332], "] \"GET", "] GET", 1)
+	before := snapshot(t, db)
+	path := writeFile(t, "bad.log", strings.Join(lines, ""))
+	_, err := Files(context.Background(), db, Options{}, []string{path})
+	if want := path + `:33333: field "time_local": want "] \"" after it`; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("error %v, want %s", err, want)
+	}
+	if snapshot(t, db) != before {
+		t.Error("a failed ingest changed the database")
+	}
+}

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-
-	json "github.com/goccy/go-json"
 )
 
 // A trailer reads the fields operators add after a recognised NCSA layout,
@@ -23,7 +21,7 @@ import (
 type trailer struct {
 	lo    *layout // the recognised layout, for the --log-format a refusal suggests
 	r     *row
-	attrs map[string]json.RawMessage
+	attrs *attrList
 	nginx bool // an nginx $request_time: the logged time is the end
 	n     int  // fields read so far
 	extra int  // quoted fields with no name so far
@@ -80,7 +78,7 @@ func (t *trailer) token(tok trailerToken) error {
 		t.set(fmt.Sprintf("extra_%d", t.extra), tok.val)
 	case !t.nginx && nginxSeconds.Match(tok.val):
 		return t.requestTime(tok.val)
-	case t.nginx && t.attrs["upstream_response_time"] == nil && upstreamList(tok.val):
+	case t.nginx && !t.attrs.has("upstream_response_time") && upstreamList(tok.val):
 		t.set("upstream_response_time", tok.val)
 	case wholeNumber.Match(tok.val):
 		return fieldErr(t.r.line, t.field(), "%s is a whole number of unknown unit: Apache's %%D (µs), %%{ms}T (ms) and %%T (s) all write one. "+
@@ -109,7 +107,7 @@ func (t *trailer) requestTime(v []byte) error {
 
 func (t *trailer) set(k string, v []byte) {
 	if !absentValue(v) {
-		t.attrs[k] = jsonString(unescape(v))
+		t.attrs.add(k, unescape(v))
 	}
 }
 

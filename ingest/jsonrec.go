@@ -36,7 +36,13 @@ type collector struct {
 // absorb takes over what another collector gathered, after what this one has.
 func (c *collector) absorb(o *collector) {
 	c.experiments = append(c.experiments, o.experiments...)
-	c.warnings = append(c.warnings, o.warnings...)
+	for _, w := range o.warnings {
+		if !slices.Contains(c.warnings, w) { // each chunk of a file may say the same
+			c.warnings = append(c.warnings, w)
+		}
+	}
+	// the file's times are as fine as its finest chunk's
+	c.timeStepMs = min(c.timeStepMs, o.timeStepMs)
 	c.runs = append(c.runs, o.runs...)
 	if o.nEvents > 0 {
 		c.done = append(c.done, o.events.NewRecordBatch())

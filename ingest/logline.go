@@ -209,3 +209,81 @@ func (f *logField) latencyUnit() string {
 	}
 	return "number of " + unit
 }
+
+// attrList gathers one line's attrs: pairs in any order, written as a JSON
+// object with sorted keys (as compactObject writes attrs) without a map or
+// an encoder per line.
+type attrList struct {
+	kv  []kvPair
+	buf []byte
+}
+
+type kvPair struct{ k, v string }
+
+func (a *attrList) reset() { a.kv = a.kv[:0] }
+
+func (a *attrList) add(k, v string) { a.kv = append(a.kv, kvPair{k, v}) }
+
+func (a *attrList) has(k string) bool {
+	for _, p := range a.kv {
+		if p.k == k {
+			return true
+		}
+	}
+	return false
+}
+
+// json is the object; a key given twice keeps its last value.
+func (a *attrList) json() string {
+	kv := a.kv
+	for i := 1; i < len(kv); i++ { // insertion sort: a line has a dozen fields
+		for j := i; j > 0 && kv[j].k < kv[j-1].k; j-- {
+			kv[j], kv[j-1] = kv[j-1], kv[j]
+		}
+	}
+	b := append(a.buf[:0], '{')
+	for i, p := range kv {
+		if i+1 < len(kv) && kv[i+1].k == p.k {
+			continue
+		}
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, p.k)
+		b = append(b, ':')
+		b = appendJSONString(b, p.v)
+	}
+	b = append(b, '}')
+	a.buf = b
+	return string(b)
+}
+
+// appendJSONString quotes valid UTF-8 text as JSON, escaping only what JSON
+// requires (quotes, backslashes, control characters).
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\t':
+			b = append(b, '\\', 't')
+		case '\r':
+			b = append(b, '\\', 'r')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
+		}
+		start = i + 1
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
