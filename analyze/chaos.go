@@ -106,7 +106,10 @@ func Falsification(db Querier, o FalsificationOptions) (*Result, error) {
 	} else {
 		res, err = sweep(db, e, s, w, ths)
 	}
-	if err != nil || o.Hypothesis.IsDefault() {
+	if err != nil {
+		return res, err
+	}
+	if err := addWindowNote(db, e, w, res); err != nil || o.Hypothesis.IsDefault() {
 		return res, err
 	}
 	res.Notes = append(res.Notes, s.notes(w, ths)...)
@@ -281,6 +284,9 @@ func StopDamage(db Querier, o StopDamageOptions) (*Result, error) {
 		strings.Join(parts, ", "), f, a, s.Args())
 	res, err := query(db, "stop-damage", stopUnits, q, e.Name, n, ms)
 	if err != nil {
+		return nil, err
+	}
+	if err := addWindowNote(db, e, w, res); err != nil {
 		return nil, err
 	}
 	if !o.Hypothesis.IsDefault() {

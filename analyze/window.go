@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"database/sql"
 	"fmt"
 	"strconv"
 	"strings"
@@ -61,4 +62,22 @@ func windowFor(e Experiment, flag Window) (Window, error) {
 		return Window{Ms: ms}, nil
 	}
 	return Window{}, fmt.Errorf("experiment %q stores no window size: give --window (e.g. 40 or 1s)", e.Name)
+}
+
+// addWindowNote warns when duration windows are shorter than the log's
+// time resolution (files.resolution_ms: 1000 for an access log's
+// whole-second times): such windows hold a second's requests or none, so
+// their values show the rounding of the times, not the service.
+func addWindowNote(db Querier, e Experiment, w Window, res *Result) error {
+	if w.Ms == 0 {
+		return nil
+	}
+	var data sql.NullFloat64
+	err := db.QueryRow(`SELECT max(resolution_ms) FROM files WHERE list_contains(string_split(experiment, ', '), ?)`, e.Name).Scan(&data)
+	if err != nil || !data.Valid || w.Ms >= data.Float64 {
+		return err
+	}
+	res.Notes = append(res.Notes, fmt.Sprintf("windows of %s are shorter than the log's time resolution (%s): each holds the requests of whole time steps or none, so the sweep shows the rounding of the times (use --window %s or longer)",
+		w, ResolutionName(int64(data.Float64)), ResolutionName(int64(data.Float64))))
+	return nil
 }
