@@ -37,6 +37,7 @@ var reportSections = []struct {
 	name  string
 	build sectionFunc
 }{
+	{"verdict", verdictSection},
 	{"overview", overviewSection},
 	{"blast radius", blastSection},
 	{"falsification", falsificationSection},

@@ -38,7 +38,7 @@ func TestBuildReportSectionsAndProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	// No t_ms in the seed's log: no resolution comparison, no latency.
-	want := []string{"Experiment", "Blast radius", "Falsification sweep", "Stop-damage", "Timeline"}
+	want := []string{"Verdict", "Experiment", "Blast radius", "Falsification sweep", "Stop-damage", "Timeline"}
 	if diff := cmp.Diff(want, titles(doc)); diff != "" {
 		t.Errorf("sections (-want +got):\n%s", diff)
 	}
@@ -88,7 +88,7 @@ func TestBuildReportLatency(t *testing.T) {
 	}
 	goldenReport(t, "report/testdata/latency-report.txt", buf.Bytes())
 
-	want := []string{"Experiment", "Blast radius", "Falsification sweep", "Stop-damage", "Timeline", "Resolution", "Latency"}
+	want := []string{"Verdict", "Experiment", "Blast radius", "Falsification sweep", "Stop-damage", "Timeline", "Resolution", "Latency"}
 	if diff := cmp.Diff(want, titles(doc)); diff != "" {
 		t.Fatalf("sections (-want +got):\n%s", diff)
 	}
@@ -97,20 +97,20 @@ func TestBuildReportLatency(t *testing.T) {
 	}
 	// 10 windows of 5 s against 8: a chart each, on one Y scale, the stop
 	// on the experiment run's.
-	tl := doc.Sections[4].Charts
+	tl := doc.Sections[5].Charts
 	if len(tl) != 2 || tl[0].YRange != tl[1].YRange || tl[0].YRange[0] >= tl[0].YRange[1] ||
 		len(tl[0].VMarks) != 1 || len(tl[1].VMarks) != 0 {
 		t.Errorf("timeline: want an experiment chart with the stop and a control chart on one Y scale, got %+v", tl)
 	}
 	// 5 requests/s counted per 100 ms is 10, 0, 10, 0, …, not a flat 10.
-	res := doc.Sections[5].Charts[0]
+	res := doc.Sections[6].Charts[0]
 	if got := res.Series[0].Y[:4]; !slices.Equal(got, []float64{10, 0, 10, 0}) {
 		t.Errorf("control per 100 ms starts %v, want 10 0 10 0 req/s", got)
 	}
 	if got := res.Series[1].Y[:2]; !slices.Equal(got, []float64{5, 5}) {
 		t.Errorf("control per 1 s starts %v, want 5 5 req/s", got)
 	}
-	lat := doc.Sections[6]
+	lat := doc.Sections[7]
 	if len(lat.Charts) != 6 || lat.Charts[0].Kind != report.KindPoints || !lat.Charts[1].Half || !lat.Charts[2].Half {
 		t.Errorf("latency: want per run the dots, then percentiles and ok share at half width; got %d charts", len(lat.Charts))
 	}

@@ -1,0 +1,208 @@
+package analyze
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/rewind-dev/rewind/analyze/report"
+)
+
+// The verdict leads the report: what a chaos or load engineer reads in five
+// seconds. Each line is the answer of the analysis whose section follows
+// (falsification at the report's margin, stop-damage at its k, blast
+// radius), so the verdict and the sections never disagree.
+
+var verdictColumns = []report.Column{{Name: "question"}, {Name: "verdict"}, {Name: "detail"}}
+
+func verdictSection(q Querier, e Experiment, o ReportOptions) (*report.Section, error) {
+	var rows [][]report.Value
+	var missing []string
+	if ok, err := windowed(q, e, o); err != nil {
+		return nil, err
+	} else if ok {
+		hyp, err := hypothesisVerdict(q, e, o)
+		if err != nil {
+			return nil, err
+		}
+		stop, err := stopVerdict(q, e, o)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, hyp, stop)
+	} else {
+		missing = append(missing, windowedWhy(e, o))
+	}
+	blast, why, err := blastVerdict(q, e, o)
+	if err != nil {
+		return nil, err
+	}
+	if blast != nil {
+		rows = append(rows, blast)
+	} else if why != "" {
+		missing = append(missing, why)
+	}
+	sec := &report.Section{Title: "Verdict", Tables: []report.Table{{Columns: verdictColumns, Rows: rows}}}
+	if len(rows) == 0 {
+		sec.Tables = nil
+	}
+	sec.Note = strings.Join(append(headline(rows), missing...), " ")
+	return sec, nil
+}
+
+// headline is the verdict in one sentence, each question's answer.
+func headline(rows [][]report.Value) []string {
+	if len(rows) == 0 {
+		return []string{"Nothing to judge."}
+	}
+	parts := make([]string, len(rows))
+	for i, r := range rows {
+		parts[i] = fmt.Sprintf("%s: %s", r[0], r[1])
+	}
+	s := strings.Join(parts, "; ") + "."
+	return []string{strings.ToUpper(s[:1]) + s[1:]}
+}
+
+// windowedWhy says why the hypothesis, stop and timeline are left out.
+func windowedWhy(e Experiment, o ReportOptions) string {
+	if _, err := windowFor(e, o.Window); err != nil {
+		return "The steady-state hypothesis, the stop and the timeline need a window size: give --window 40 (requests) or --window 10s, or store one with --set window=40 at ingest."
+	}
+	return "The steady-state hypothesis, the stop and the timeline need a control and an experiment run: give the runs their roles with --role RUN=control --role RUN=experiment at ingest."
+}
+
+// hypothesisVerdict judges the steady-state hypothesis at the report's
+// margin: held, or falsified from which window and when.
+func hypothesisVerdict(q Querier, e Experiment, o ReportOptions) ([]report.Value, error) {
+	w, err := windowFor(e, o.Window)
+	if err != nil {
+		return nil, err
+	}
+	r, err := Falsification(q, FalsificationOptions{Experiment: e.Name, Window: o.Window, Margins: []float64{o.Margin}})
+	if err != nil || len(r.Rows) == 0 {
+		return nil, err
+	}
+	row := r.Rows[0]
+	baseline := toFloat(row[r.Col("baseline")])
+	ctlF, ctlN := toInt(row[r.Col("control_falsified")]), toInt(row[r.Col("control_windows")])
+	expF, expN := toInt(row[r.Col("experiment_falsified")]), toInt(row[r.Col("experiment_windows")])
+	threshold := fmt.Sprintf("ok share ≥ %s (control baseline %s − margin %s) per %s window",
+		human(baseline-o.Margin, "share"), human(baseline, "share"), human(o.Margin, "share"), windowName(w))
+	alarms := fmt.Sprintf("control: %d of %d falsified (no false alarm)", ctlF, ctlN)
+	if ctlF > 0 {
+		alarms = fmt.Sprintf("control: %d of %d falsified (%s)", ctlF, ctlN, plural(ctlF, "false alarm"))
+	}
+	if expF == 0 {
+		return []report.Value{"steady-state hypothesis", "held",
+			fmt.Sprintf("%s; experiment: 0 of %d windows falsified; %s", threshold, expN, alarms)}, nil
+	}
+	first := toInt(row[r.Col("first_falsified_window")])
+	at, err := windowStart(q, e, w, first)
+	if err != nil {
+		return nil, err
+	}
+	return []report.Value{"steady-state hypothesis", "falsified",
+		fmt.Sprintf("%s; experiment: %d of %d windows falsified, first window %d%s; %s", threshold, expF, expN, first, at, alarms)}, nil
+}
+
+// windowStart is " (from t = … ms)" for a window of the experiment run,
+// or "" when its rows carry no t_ms.
+func windowStart(q Querier, e Experiment, w Window, window int64) (string, error) {
+	n, ms := w.args()
+	r, err := query(q, "window", nil, `SELECT first_t_ms FROM windows(?, 'experiment', size_n := ?, size_ms := ?) WHERE window_no = ?`,
+		e.Name, n, ms, window)
+	if err != nil || len(r.Rows) == 0 || r.Rows[0][0] == nil {
+		return "", err
+	}
+	return fmt.Sprintf(" (from t = %s ms)", trimFloatText(toFloat(r.Rows[0][0]))), nil
+}
+
+// stopVerdict says where a stop after k falsified windows fires and what
+// it would have prevented.
+func stopVerdict(q Querier, e Experiment, o ReportOptions) ([]report.Value, error) {
+	r, err := StopDamage(q, StopDamageOptions{Experiment: e.Name, Window: o.Window, Margin: o.Margin, MarginSet: true, Ks: []int64{o.StopAfter}})
+	if err != nil || len(r.Rows) == 0 {
+		return nil, err
+	}
+	row := r.Rows[0]
+	question := fmt.Sprintf("stop after %s", stopWindows(o.StopAfter))
+	until, total := toInt(row[r.Col("damage_until_stop")]), toInt(row[r.Col("total_damage")])
+	damaged := damagedNoun(q, e)
+	if row[r.Col("stop_window")] == nil {
+		return []report.Value{question, "never fires", fmt.Sprintf("all %d %s happen unstopped", total, damaged)}, nil
+	}
+	saved := total - until
+	share := "-"
+	if total > 0 {
+		share = human(float64(saved)/float64(total), "share")
+	}
+	return []report.Value{question, fmt.Sprintf("fires at window %d", toInt(row[r.Col("stop_window")])),
+		fmt.Sprintf("%d of %d %s before the stop: %d prevented (%s)", until, total, damaged, saved, share)}, nil
+}
+
+// damagedNoun names what stop-damage counts: tagged requests not ok, or,
+// in a log without tags, requests not ok (as the stop-damage note says).
+func damagedNoun(q Querier, e Experiment) string {
+	if tagged, err := hasTags(q, Side{Experiment: e.Name, Role: "experiment"}); err == nil && !tagged {
+		return "requests not ok"
+	}
+	return "damaged requests"
+}
+
+// blastVerdict is the blast radius multiplier, when the experiment has a
+// plan; why says what is missing otherwise.
+func blastVerdict(q Querier, e Experiment, o ReportOptions) (row []report.Value, why string, err error) {
+	if ok, err := hasRoles(q, e.Name, "experiment"); !ok || err != nil {
+		return nil, "", err
+	}
+	r, err := BlastRadius(q, BlastRadiusOptions{Experiment: e.Name, Planned: o.Planned})
+	if err != nil || len(r.Rows) == 0 {
+		return nil, "", err
+	}
+	planned, measured := toFloat(r.Rows[0][r.Col("planned")]), toFloat(r.Rows[0][r.Col("measured")])
+	if math.IsNaN(planned) || planned == 0 {
+		return nil, "No blast-radius plan: give --planned 'SQL boolean' (or store it with --set planned=…) for the multiplier.", nil
+	}
+	return []report.Value{"blast radius", human(toFloat(r.Rows[0][r.Col("multiplier")]), "x"),
+		fmt.Sprintf("%s requests reached against %s planned", trimFloatText(measured), trimFloatText(planned))}, "", nil
+}
+
+func windowName(w Window) string {
+	if w.N > 0 {
+		return fmt.Sprintf("%d-request", w.N)
+	}
+	return w.String()
+}
+
+func stopWindows(k int64) string {
+	if k == 1 {
+		return "1 falsified window"
+	}
+	return fmt.Sprintf("%d consecutive falsified windows", k)
+}
+
+func trimFloatText(f float64) string { return strings.TrimSuffix(fmt.Sprintf("%.3f", f), ".000") }
+
+func toFloat(v any) float64 {
+	switch x := v.(type) {
+	case float64:
+		return x
+	case int64:
+		return float64(x)
+	case nil:
+		return math.NaN()
+	}
+	var f float64
+	if _, err := fmt.Sscan(fmt.Sprint(v), &f); err != nil {
+		return math.NaN()
+	}
+	return f
+}
+
+func toInt(v any) int64 {
+	f := toFloat(v)
+	if math.IsNaN(f) {
+		return 0
+	}
+	return int64(f)
+}
