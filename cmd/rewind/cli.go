@@ -69,11 +69,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr,
 		stderrTTY: isTerminal(stderr), stdoutTTY: isTerminal(stdout)}
 	switch {
-	case len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" && len(args) == 1:
+	case len(args) == 0:
+		// A mistake, like every usage error: the usage goes to stderr.
+		printUsage(stderr)
+		return exitUsage
+	case args[0] == "-h" || args[0] == "--help" || args[0] == "help" && (len(args) == 1 || args[1] == "help"):
 		printUsage(stdout)
-		if len(args) == 0 {
-			return exitUsage
-		}
 		return exitOK
 	case args[0] == "help":
 		// rewind help analyze peaks = rewind analyze peaks --help
@@ -83,7 +84,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "Error: unknown command %q\nTry: rewind --help\n", args[0])
+		try := "rewind --help"
+		if s := suggest(args[0], commandNames()); s != "" {
+			try = "rewind " + strings.Join(append([]string{s}, args[1:]...), " ")
+			fmt.Fprintf(stderr, "Error: unknown command %q: did you mean %q?\nTry: %s\n", args[0], s, try)
+			return exitUsage
+		}
+		fmt.Fprintf(stderr, "Error: unknown command %q\nTry: %s\n", args[0], try)
 		return exitUsage
 	}
 	err := c.run(ctx, e, args[1:])
@@ -155,9 +162,59 @@ func parse(fs *pflag.FlagSet, args []string) error {
 		if errors.Is(err, pflag.ErrHelp) {
 			return err // pflag has printed the usage
 		}
-		return usageError{hinted{err, "rewind " + fs.Name() + " --help"}}
+		return usageError{flagHint(fs, args, err)}
 	}
-	return nil
+	return strayArgs(fs)
+}
+
+// strayArgs refuses arguments after the flags of an analysis or a
+// simulator, which take none: `analyze stop-damage run.log` would
+// otherwise analyse the database and ignore the file.
+func strayArgs(fs *pflag.FlagSet) error {
+	group, _, _ := strings.Cut(fs.Name(), " ")
+	if fs.NArg() == 0 || (group != "analyze" && group != "sim") {
+		return nil
+	}
+	err := fmt.Errorf("rewind %s takes no arguments, got %q", fs.Name(), fs.Arg(0))
+	if group == "sim" {
+		return usageError{hinted{err, "rewind " + fs.Name() + " --out " + shellJoin(fs.Args()[:1])}}
+	}
+	return usageError{hinted{err, "rewind ingest " + shellJoin(fs.Args()) + " && rewind " + fs.Name()}}
+}
+
+// flagHint is a flag error with a Try line: the command line with the flag
+// it most likely meant (--plannd → --planned), else the command's --help.
+func flagHint(fs *pflag.FlagSet, args []string, err error) hinted {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return hinted{err, "rewind " + fs.Name() + " --help"}
+	}
+	var names []string
+	fs.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	s := suggest(name, names)
+	if s == "" {
+		return hinted{err, "rewind " + fs.Name() + " --help"}
+	}
+	fixed := make([]string, len(args))
+	for i, a := range args {
+		fixed[i] = a
+		if a == "--"+name || strings.HasPrefix(a, "--"+name+"=") {
+			fixed[i] = "--" + s + strings.TrimPrefix(a, "--"+name)
+		}
+	}
+	return hinted{fmt.Errorf("%w: did you mean --%s?", err, s), "rewind " + fs.Name() + " " + shellJoin(fixed)}
+}
+
+// shellJoin quotes the words that need it for a Try line.
+func shellJoin(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = a
+		if a == "" || strings.ContainsAny(a, " \t'\"$`\\*?;&|<>()") {
+			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 // isTerminal tells whether w is a terminal (progress bars and pacing only then).

@@ -112,6 +112,10 @@ func completions(ctx context.Context, words []string) []string {
 		return withPrefix(ingest.Formats, cur)
 	case "--format", "-f":
 		return withPrefix(analyze.Formats, cur)
+	case "--metric":
+		return withPrefix(analyze.Metrics, cur)
+	case "--stop-on":
+		return withPrefix([]string{"burn-rate", "windows"}, cur)
 	}
 	if before[0] == "completion" {
 		return withPrefix(sortedKeys(completionScripts), cur)
@@ -171,7 +175,10 @@ func flagsOf(ctx context.Context, path []string) []string {
 	run(ctx, append(slices.Clone(path), "--help"), nil, &out, io.Discard)
 	var flags []string
 	for _, m := range flagLine.FindAllStringSubmatch(out.String(), -1) {
-		flags = append(flags, "--"+m[2])
+		// a usage text's examples may start a line with a flag too
+		if f := "--" + m[2]; !slices.Contains(flags, f) {
+			flags = append(flags, f)
+		}
 	}
 	return flags
 }

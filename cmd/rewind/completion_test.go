@@ -31,6 +31,9 @@ func TestCompletions(t *testing.T) {
 		{[]string{"analyze", "falsification", "--format", "j"}, []string{"json"}},
 		{[]string{"analyze", "falsification", "--db", db, "--experiment", ""}, []string{"gunluk"}},
 		{[]string{"completion", "z"}, []string{"zsh"}},
+		{[]string{"replay", "--me"}, []string{"--metric", "--memory-limit"}}, // each flag once, in --help order
+		{[]string{"replay", "--metric", "p9"}, []string{"p90", "p95", "p99", "p99.9"}},
+		{[]string{"watch", "--stop-on", ""}, []string{"burn-rate", "windows"}},
 		{[]string{"ingest", "fix"}, nil}, // file names: left to the shell
 		{[]string{"__"}, nil},
 	} {

@@ -102,8 +102,8 @@ func (h *hypothesisFlags) bounds(margin string, sweep bool) ([]analyze.Bound, er
 }
 
 // noWait is what --max holds when given without a value: rewind replay's
-// older spelling of --fast.
-const noWait = "\x00no-wait"
+// older spelling of --fast (the help shows it as --max[="no-wait"]).
+const noWait = "no-wait"
 
 // maxAsNoWait lets rewind replay keep --max with no value as "do not
 // wait" while --max VALUE is the threshold: pflag reads an optional value
