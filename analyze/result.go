@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"time"
 )
 
 // Column is one output column: the SQL name (the JSON and CSV key) and a
@@ -55,6 +56,10 @@ func collect(rows *sql.Rows, name string, units map[string]string) (*Result, err
 	for _, c := range cols {
 		res.Columns = append(res.Columns, Column{Name: c, Unit: units[c]})
 	}
+	types, err := rows.ColumnTypes()
+	if err != nil {
+		return nil, err
+	}
 	for rows.Next() {
 		vals := make([]any, len(cols))
 		ptrs := make([]any, len(cols))
@@ -65,11 +70,27 @@ func collect(rows *sql.Rows, name string, units map[string]string) (*Result, err
 			return nil, err
 		}
 		for i, v := range vals {
-			vals[i] = normalize(v)
+			vals[i] = normalizeTyped(v, types[i].DatabaseTypeName())
 		}
 		res.Rows = append(res.Rows, vals)
 	}
 	return res, rows.Err()
+}
+
+// normalizeTyped is normalize, with times written as RFC 3339 (UTC, as
+// DuckDB's TIMESTAMP holds them): a DATE as its day, a TIME as its clock.
+func normalizeTyped(v any, dbType string) any {
+	t, ok := v.(time.Time)
+	if !ok {
+		return normalize(v)
+	}
+	switch dbType {
+	case "DATE":
+		return t.Format(time.DateOnly)
+	case "TIME", "TIMETZ":
+		return t.Format("15:04:05.999999")
+	}
+	return t.UTC().Format(time.RFC3339Nano)
 }
 
 // normalize turns driver values into the few kinds the writers know.
