@@ -51,13 +51,7 @@ func TestRealFiles(t *testing.T) {
 				t.Errorf("no README.md beside %s recording where its files come from", dir)
 			}
 			db, _ := openDB(t)
-			// A case of a layout rewind does not recognise by itself gives
-			// the server's own log format line, as a user would.
-			var opts Options
-			if lf, err := os.ReadFile(filepath.Join(dir, "log-format.txt")); err == nil {
-				opts.LogFormat = strings.TrimSpace(string(lf))
-			}
-			res, err := Files(context.Background(), db, opts, inputs)
+			res, err := Files(context.Background(), db, realOptions(inputs[0]), inputs)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,6 +65,17 @@ func TestRealFiles(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no cases under testdata/real")
 	}
+}
+
+// realOptions are the options a real case is ingested with: a case of a
+// layout rewind does not recognise by itself gives the server's own log
+// format line (log-format.txt beside its input), as a user would.
+func realOptions(input string) Options {
+	var opts Options
+	if lf, err := os.ReadFile(filepath.Join(filepath.Dir(input), "log-format.txt")); err == nil {
+		opts.LogFormat = strings.TrimSpace(string(lf))
+	}
+	return opts
 }
 
 // golden compares rows with a golden file; with -update it writes it. A

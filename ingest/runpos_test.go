@@ -49,7 +49,7 @@ func TestRunPosIsTheRunOrder(t *testing.T) {
 		t.Fatalf("real samples: %v (%d)", err, len(inputs))
 	}
 	for _, in := range inputs {
-		mustIngest(t, db, Options{}, in)
+		mustIngest(t, db, realOptions(in), in)
 	}
 	if n := positionsWrong(t, db); n > 0 {
 		t.Fatalf("after the real samples: %d rows with a wrong run_pos", n)
