@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rewind-dev/rewind/analyze"
 	"github.com/rewind-dev/rewind/ingest"
 )
 
@@ -130,6 +131,7 @@ type tail struct {
 	roles      map[string]string // run -> role, from run records
 	open       Window            // the open window
 	rows       int64             // rows in the open window
+	latencies  bool              // a row so far carried a latency
 	line       int64             // lines read
 	pending    []byte            // a line not yet ended by a newline
 	sum        Summary
@@ -502,6 +504,7 @@ func (t *tail) add(a ingest.Attempt) {
 	}
 	w.TagField = w.TagField || a.HasTagged
 	t.stats.add(a.LatencyMs, a.HasLatency, a.Count)
+	t.latencies = t.latencies || a.HasLatency
 	if a.HasTMs {
 		if !w.HasTMs || a.TMs < w.FirstTMs {
 			w.FirstTMs = a.TMs
@@ -515,6 +518,13 @@ func (t *tail) add(a ingest.Attempt) {
 
 // close decides the open window and opens the next.
 func (t *tail) close() error {
+	if analyze.NeedsLatency(t.cfg.Rule.Metric) && !t.latencies {
+		// Online there is no end to wait for: the first window decides
+		// whether the log gives latencies (the recorded analyses judge
+		// the whole run, analyze.RequireLatency).
+		return &analyze.NoLatencyError{What: "metric " + t.cfg.Rule.Metric,
+			Whose: fmt.Sprintf("%s has no latency_ms in its first %d rows", t.cfg.Path, t.rows), Use: analyze.UseInstead}
+	}
 	var err error
 	if t.open.Value, err = t.stats.value(t.open.Requests, t.cfg.SizeMs); err != nil {
 		return fmt.Errorf("%s: %w", t.cfg.Path, err)
