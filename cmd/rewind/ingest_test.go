@@ -93,7 +93,9 @@ func TestIngestNoSilentMerge(t *testing.T) {
 		code := run(ctx, append([]string{"ingest", "--db", db}, args...), strings.NewReader(stdin), &out, &errb)
 		return code, out.String(), errb.String()
 	}
-	row := func(lat int) string { return fmt.Sprintf(`{"run":"r","t_ms":0,"latency_ms":%d,"outcome":"ok"}`+"\n", lat) }
+	row := func(lat int) string {
+		return fmt.Sprintf(`{"run":"r","t_ms":0,"latency_ms":%d,"outcome":"ok"}`+"\n", lat)
+	}
 	for i, want := range []string{"stdin-1: ndjson, experiment stdin-1: 1 rows\n", "stdin-2: ndjson, experiment stdin-2: 1 rows\n"} {
 		if code, out, errb := ingest(row(i+1), "-"); code != 0 || out != want {
 			t.Errorf("pipe %d: exit %d, %q %s, want %q", i+1, code, out, errb, want)
