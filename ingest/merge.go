@@ -39,6 +39,11 @@ func (l *loader) experimentFor(ctx context.Context, in *input) (string, error) {
 		return l.opts.Experiment, nil
 	}
 	return l.freeName(ctx, stem(in.detectName()), func(name string) (bool, error) {
+		// The experiments table (a key lookup) holds every experiment with
+		// rows: only a name in it needs the scan of the rows.
+		if known, err := l.queryBool(ctx, `SELECT EXISTS (SELECT 1 FROM experiments WHERE experiment = $1)`, name); err != nil || !known {
+			return false, err
+		}
 		return l.queryBool(ctx, `SELECT EXISTS (SELECT 1 FROM files f WHERE `+otherFile+` AND f.file_id IN
 			(SELECT file_id FROM requests WHERE experiment = $name UNION ALL SELECT file_id FROM events WHERE experiment = $name))`,
 			sql.Named("abs", absPath(in.path)), sql.Named("name", name))
@@ -53,6 +58,9 @@ func (l *loader) fileRunFor(ctx context.Context, in *input, experiment string) (
 		return run, nil
 	}
 	return l.freeName(ctx, run, func(name string) (bool, error) {
+		if known, err := l.queryBool(ctx, `SELECT EXISTS (SELECT 1 FROM runs WHERE experiment = $1 AND run = $2)`, experiment, name); err != nil || !known {
+			return false, err
+		}
 		return l.queryBool(ctx, `SELECT EXISTS (SELECT 1 FROM files f WHERE `+otherFile+` AND f.file_id IN
 			(SELECT file_id FROM requests WHERE experiment = $exp AND run = $name))`,
 			sql.Named("abs", absPath(in.path)), sql.Named("exp", experiment), sql.Named("name", name))
@@ -117,7 +125,10 @@ func (l *loader) joinedRun(ctx context.Context, fileID int64, in *input) error {
 	if l.opts.Append {
 		return nil
 	}
-	rows, err := l.conn.QueryContext(ctx, `WITH mine AS (SELECT DISTINCT experiment, run FROM requests WHERE file_id = $file AND run <> $run)
+	// The runs table holds the runs of the files before this one (this
+	// file's are stored after this check): only those need the scan.
+	rows, err := l.conn.QueryContext(ctx, `WITH mine AS MATERIALIZED (SELECT DISTINCT experiment, run FROM requests WHERE file_id = $file AND run <> $run
+			INTERSECT SELECT experiment, run FROM runs)
 		SELECT q.experiment, q.run, any_value(f.path), count(*) FROM requests q JOIN mine USING (experiment, run) JOIN files f USING (file_id)
 		WHERE q.file_id <> $file AND `+otherFile+`
 		GROUP BY ALL ORDER BY 1, 2`,
