@@ -69,6 +69,9 @@ func BurnRate(db Querier, o BurnRateOptions) (*Result, error) {
 	} else if err := checkGood(db, good, e.Name); err != nil {
 		return nil, err
 	}
+	if err := RequireGoodLatency(db, good, "experiment = ?", e.Name); err != nil {
+		return nil, err
+	}
 	rules := o.Rules
 	if len(rules) == 0 {
 		rules = DefaultBurnRules

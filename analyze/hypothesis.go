@@ -460,6 +460,9 @@ func ResolveSides(db Querier, e Experiment, h Hypothesis, absolute bool) (Sides,
 	if n == 0 || (c == 0 && !absolute) {
 		return s, sidesError(db, e, h, s, n == 0)
 	}
+	if err := requireSidesLatency(db, s); err != nil {
+		return s, err
+	}
 	return s, checkWeights(db, s)
 }
 

@@ -63,6 +63,9 @@ func Thresholds(db Querier, o ThresholdsOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := requireThresholdLatency(db, e.Name, ts); err != nil {
+		return nil, err
+	}
 	notes, err := timeNotes(db, e.Name, o)
 	if err != nil {
 		return nil, err
@@ -317,4 +320,15 @@ func abortNotes(r *Result) []string {
 		i = j
 	}
 	return notes
+}
+
+// requireThresholdLatency refuses a threshold on http_req_duration, the
+// request rows' latency, over runs that carry none.
+func requireThresholdLatency(db Querier, exp string, ts []Threshold) error {
+	for _, t := range ts {
+		if t.Base == "http_req_duration" {
+			return RequireLatency(db, "threshold "+t.String(), "judge http_req_failed or http_reqs instead", "experiment = ?", exp)
+		}
+	}
+	return nil
 }

@@ -21,6 +21,7 @@ import (
 type Options struct {
 	Experiment string            // names the experiment of every row; default: the row's, else the file name
 	Run        string            // run for rows that give none
+	Name       string            // what standard input is called (default: stdin-N)
 	From       string            // format; default: detected
 	Params     map[string]string // stored with the experiment (JSON values, or text)
 	// OkStatus lists the HTTP statuses that count as ok where a format gives
@@ -93,6 +94,9 @@ func Files(ctx context.Context, db *sql.DB, opts Options, paths []string) ([]Res
 	if err != nil {
 		return nil, err
 	}
+	if err := checkName(opts, srcs); err != nil {
+		return nil, err
+	}
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return nil, err
@@ -156,6 +160,7 @@ type loader struct {
 	// dirtyRuns are runs an earlier file was taken out of (--replace).
 	renumber  bool
 	dirtyRuns []runKey
+	rejoin    map[runKey]bool   // runs the current file's earlier version was in (--replace): it may join them again
 	runCounts map[runKey]int64  // rows per run so far, for run_pos; nil: read it
 	seen      map[string]Result // hashes loaded by this ingest
 	tOrigin   string            // the experiment whose origin the current file's t_ms came from
@@ -168,24 +173,30 @@ func ingestAll(ctx context.Context, l *loader, srcs []source) ([]Result, error) 
 	l.seen = map[string]Result{}
 	var results []Result
 	for _, s := range srcs {
-		res, err := l.file(ctx, s)
+		name, err := l.inputName(ctx, s.name)
 		if err != nil {
-			return nil, withFile(s.name, err)
+			return nil, err
+		}
+		res, err := l.file(ctx, s, name)
+		if err != nil {
+			return nil, withFile(name, err)
 		}
 		results = append(results, res)
 	}
 	return results, nil
 }
 
-func (l *loader) file(ctx context.Context, s source) (Result, error) {
-	res := Result{Path: s.name}
-	l.tOrigin = ""
+// file loads one input; name is what results and messages call it.
+func (l *loader) file(ctx context.Context, s source, name string) (Result, error) {
+	res := Result{Path: name}
+	l.tOrigin, l.rejoin = "", map[runKey]bool{}
 	l.startProgress(s.name)
 	in, err := openInput(s.name, l.opts.Stdin)
 	if err != nil {
 		return res, err
 	}
 	defer in.close()
+	in.name = name
 	res.Compression = in.compression
 	if in.size == 0 || len(in.head) == 0 {
 		return res, errors.New("file is empty")
@@ -202,14 +213,20 @@ func (l *loader) file(ctx context.Context, s source) (Result, error) {
 		return res, err
 	}
 	res.Format = f.name
-	res.Experiment = l.experimentFor(in.detectName())
+	if res.Experiment, err = l.experimentFor(ctx, in); err != nil {
+		return res, err
+	}
+	fileRun, err := l.fileRunFor(ctx, in, res.Experiment)
+	if err != nil {
+		return res, err
+	}
 	fileID, err := l.nextFileID(ctx)
 	if err != nil {
 		return res, err
 	}
 	c := newCollector()
 	defer c.release()
-	if err := l.load(ctx, in, f, fileID, c, &res); err != nil {
+	if err := l.load(ctx, in, f, fileID, fileRun, c, &res); err != nil {
 		return res, err
 	}
 	sum := in.sum()
@@ -219,7 +236,7 @@ func (l *loader) file(ctx context.Context, s source) (Result, error) {
 	if err := l.samePath(ctx, in, sum); err != nil {
 		return res, err
 	}
-	if err := l.record(ctx, in, f, fileID, sum, c, &res); err != nil {
+	if err := l.record(ctx, in, f, fileID, fileRun, sum, c, &res); err != nil {
 		return res, err
 	}
 	l.seen[sum] = res
@@ -240,7 +257,7 @@ func (l *loader) startProgress(name string) {
 }
 
 // load decodes the input and inserts its requests and events.
-func (l *loader) load(ctx context.Context, in *input, f format, fileID int64, c *collector, res *Result) error {
+func (l *loader) load(ctx context.Context, in *input, f format, fileID int64, fileRun string, c *collector, res *Result) error {
 	if l.opts.Progress != nil {
 		stop := l.progress(in)
 		defer stop()
@@ -249,7 +266,7 @@ func (l *loader) load(ctx context.Context, in *input, f format, fileID int64, c 
 	if err != nil {
 		return err
 	}
-	if res.Rows, err = l.insertRequests(ctx, p, fileID, res.Experiment, runName(in.detectName())); err != nil {
+	if res.Rows, err = l.insertRequests(ctx, p, fileID, res.Experiment, fileRun); err != nil {
 		return err
 	}
 	if res.Events, err = l.insertEvents(ctx, c, fileID, res.Experiment); err != nil {
@@ -263,8 +280,14 @@ func (l *loader) load(ctx context.Context, in *input, f format, fileID int64, c 
 
 // record derives what needs the whole file, stores the experiments, runs
 // and parameters it touched, and the files row.
-func (l *loader) record(ctx context.Context, in *input, f format, fileID int64, sum string, c *collector, res *Result) error {
+func (l *loader) record(ctx context.Context, in *input, f format, fileID int64, fileRun, sum string, c *collector, res *Result) error {
 	if err := l.finishRows(ctx, fileID, res); err != nil {
+		return err
+	}
+	if err := l.joinedRun(ctx, fileID, in); err != nil {
+		return err
+	}
+	if err := l.renamedWarnings(ctx, fileID, in, res.Experiment, fileRun, res); err != nil {
 		return err
 	}
 	// A time logged in whole seconds stays that coarse after a finer
@@ -274,6 +297,9 @@ func (l *loader) record(ctx context.Context, in *input, f format, fileID int64, 
 	}
 	res.Warnings = append(res.Warnings, c.warnings...)
 	if err := l.storeMeta(ctx, c, fileID, res.Experiment); err != nil {
+		return err
+	}
+	if err := l.sharedRole(ctx, fileID, res); err != nil {
 		return err
 	}
 	var err error
@@ -360,13 +386,6 @@ func (l *loader) format(in *input) (format, error) {
 // runName is the run a file stands for when --experiment gathers files:
 // its name without folder and extensions.
 func runName(path string) string { return stem(path) }
-
-func (l *loader) experimentFor(path string) string {
-	if l.opts.Experiment != "" {
-		return l.opts.Experiment
-	}
-	return stem(path)
-}
 
 func stem(path string) string {
 	if path == Stdin {

@@ -31,7 +31,7 @@ const headBytes = 64 << 10
 // no pass runs before decoding), then decompressed when they are gzip or
 // zstd, then buffered so detection can peek at the head.
 type input struct {
-	name        string // as given: a path, or "-" for stdin
+	name        string // a path as given, or what standard input is called (--name, stdin-N)
 	path        string // "" for stdin
 	size        int64  // raw size in bytes; -1 when unknown (a pipe)
 	compression string // "", "gzip" or "zstd"

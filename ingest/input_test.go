@@ -102,7 +102,7 @@ func TestStdin(t *testing.T) {
 	db, _ := openDB(t)
 	opts := Options{Stdin: strings.NewReader(sameNDJSON), Experiment: "piped"}
 	res := mustIngest(t, db, opts, Stdin)
-	if res[0].Rows != 3 || res[0].Format != FormatNDJSON || res[0].Path != "-" {
+	if res[0].Rows != 3 || res[0].Format != FormatNDJSON || res[0].Path != "stdin-1" {
 		t.Fatalf("result %+v", res[0])
 	}
 	before := snapshot(t, db)

@@ -55,6 +55,7 @@ func (l *loader) dirty(ctx context.Context, fileID int64) error {
 			return err
 		}
 		l.dirtyRuns = append(l.dirtyRuns, k)
+		l.rejoin[k] = true
 	}
 	return rows.Err()
 }
@@ -110,20 +111,23 @@ func (l *loader) samePath(ctx context.Context, in *input, sum string) error {
 		return nil
 	}
 	e := prev[len(prev)-1]
-	return hinted(fmt.Errorf("this path was ingested before with other content (experiment %s, %d rows, at %s UTC): it changed since",
-		e.exp, e.rows, e.when), "add --replace to load it instead of the earlier content, or --append to add it")
+	return hinted(fmt.Errorf("this path was ingested before with other content (experiment %s, %d rows, at %s UTC): it changed since; "+
+		"--replace loads it instead of the earlier content, --append adds it", e.exp, e.rows, e.when), "replace", "")
 }
 
-// HintedError carries a command line that works, for the CLI's "Try:".
+// HintedError names the flag that makes the command work, for the CLI's
+// "Try:" line: --Flag, with Value when it takes one.
 type HintedError struct {
-	Err error
-	Try string
+	Err         error
+	Flag, Value string
 }
 
 func (h *HintedError) Error() string { return h.Err.Error() }
 func (h *HintedError) Unwrap() error { return h.Err }
 
-func hinted(err error, try string) error { return &HintedError{Err: err, Try: try} }
+func hinted(err error, flag, value string) error {
+	return &HintedError{Err: err, Flag: flag, Value: value}
+}
 
 func (l *loader) already(ctx context.Context, sum string, res *Result) (bool, error) {
 	if prev, ok := l.seen[sum]; ok {

@@ -62,14 +62,15 @@ func TestRunPosIsTheRunOrder(t *testing.T) {
 	b := write("b.ndjson", `{"experiment":"x","run":"e","outcome":"ok"}`, `{"experiment":"x","run":"c","outcome":"ok"}`)
 	anon := write("anon.ndjson", `{"outcome":"ok"}`, `{"outcome":"error"}`)
 	mapped := write("mapped.ndjson", `{"experiment":"x","who":"c","outcome":"ok"}`, `{"experiment":"x","who":"e","outcome":"ok"}`)
-	mustIngest(t, db, Options{}, a, b)
+	// b.ndjson continues a.ndjson's runs: asked for with --append.
+	mustIngest(t, db, Options{Append: true}, a, b)
 	mustIngest(t, db, Options{Run: "solo", Experiment: "y"}, anon)
-	mustIngest(t, db, Options{Experiment: "z"}, a, b)
+	mustIngest(t, db, Options{Experiment: "z", Append: true}, a, b)
 	m, err := ParseMap("run=who")
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustIngest(t, db, Options{Maps: []Mapping{m}}, mapped)
+	mustIngest(t, db, Options{Maps: []Mapping{m}, Append: true}, mapped)
 	if n := positionsWrong(t, db); n > 0 {
 		t.Fatalf("after the generated files: %d rows with a wrong run_pos", n)
 	}
@@ -118,7 +119,7 @@ func TestRunPosNumbersOlderRows(t *testing.T) {
 		t.Errorf("after a failed ingest: %d rows without run_pos, want the 6 as they were", n)
 	}
 	b := write("b.ndjson", `{"experiment":"x","run":"e","outcome":"ok"}`, `{"experiment":"z","run":"c","outcome":"ok"}`)
-	mustIngest(t, db, Options{}, b)
+	mustIngest(t, db, Options{Append: true}, b)
 	if n := unnumbered(); n != 0 {
 		t.Errorf("after the next ingest: %d rows without run_pos", n)
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rewind-dev/rewind/analyze"
 	"github.com/rewind-dev/rewind/ingest"
 )
 
@@ -130,6 +131,9 @@ type tail struct {
 	roles      map[string]string // run -> role, from run records
 	open       Window            // the open window
 	rows       int64             // rows in the open window
+	latencies  bool              // a row so far carried a latency
+	counted    int64             // rows so far that count
+	saidNoLat  bool              // the notice that no row has a latency yet was given
 	line       int64             // lines read
 	pending    []byte            // a line not yet ended by a newline
 	sum        Summary
@@ -329,9 +333,32 @@ func (t *tail) end() error {
 		}
 	}
 	if t.rows > 0 {
-		return t.close()
+		if err := t.close(); err != nil {
+			return err
+		}
 	}
-	return nil
+	return t.noLatency()
+}
+
+// noLatency refuses a log that ended without one latency, for a latency
+// metric: the rule of the recorded analyses (analyze.RequireLatency), for
+// the whole followed run. A log with some latencies is judged on those.
+func (t *tail) noLatency() error {
+	if !analyze.NeedsLatency(t.cfg.Rule.Metric) || t.latencies || t.counted == 0 {
+		return nil
+	}
+	return &analyze.NoLatencyError{What: "metric " + t.cfg.Rule.Metric,
+		Whose: fmt.Sprintf("%s has no latency_ms in any of its %d rows", t.cfg.Path, t.counted), Use: analyze.UseInstead}
+}
+
+// sayNoLatency tells, once, that the windows of a latency metric have no
+// value yet: online, the log may still give one.
+func (t *tail) sayNoLatency() {
+	if t.saidNoLat || t.latencies || !analyze.NeedsLatency(t.cfg.Rule.Metric) || t.cfg.Notice == nil {
+		return
+	}
+	t.saidNoLat = true
+	t.cfg.Notice(fmt.Sprintf("metric %s: no row so far has a latency_ms, so its windows have no value; a log that ends without one is refused", t.cfg.Rule.Metric))
 }
 
 func (t *tail) lineDone(b []byte) error {
@@ -502,6 +529,8 @@ func (t *tail) add(a ingest.Attempt) {
 	}
 	w.TagField = w.TagField || a.HasTagged
 	t.stats.add(a.LatencyMs, a.HasLatency, a.Count)
+	t.latencies = t.latencies || a.HasLatency
+	t.counted++
 	if a.HasTMs {
 		if !w.HasTMs || a.TMs < w.FirstTMs {
 			w.FirstTMs = a.TMs
@@ -515,6 +544,7 @@ func (t *tail) add(a ingest.Attempt) {
 
 // close decides the open window and opens the next.
 func (t *tail) close() error {
+	t.sayNoLatency()
 	var err error
 	if t.open.Value, err = t.stats.value(t.open.Requests, t.cfg.SizeMs); err != nil {
 		return fmt.Errorf("%s: %w", t.cfg.Path, err)

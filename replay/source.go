@@ -442,6 +442,9 @@ func RecordedBaseline(ctx context.Context, db DB, name, ref string, w analyze.Wi
 	if err != nil {
 		return w, nil, err
 	}
+	if err := analyze.RequireSideLatency(q, metric, s); err != nil {
+		return w, nil, err
+	}
 	b, err := SideBaseline(ctx, db, s, w, metric)
 	return w, b, err
 }

@@ -25,8 +25,13 @@ them), gzip- or zstd-compressed or not. "-" reads standard input; a folder
 loads every file in it whose format is recognised; a quoted glob is
 expanded. Without --experiment each file is its own experiment, named from
 the file; with it, the files are the runs of that experiment, named from
-the files where their rows name none. Re-ingesting an identical file does
-nothing and says so.
+the files where their rows name none. Standard input is called --name, else
+stdin-1, stdin-2... Rows of two files never merge without a word: a name
+made from a file that another file's rows already hold takes a suffix
+(results-2) and a warning, rows that name another file's run are refused
+unless --append joins them, and a second control or experiment run from
+another file is refused unless --role gives it that role. Re-ingesting an
+identical file does nothing and says so.
 
 Examples:
   rewind ingest fixtures/chaos/gunluk.json
@@ -34,15 +39,15 @@ Examples:
   rewind ingest results/
   rewind ingest /var/log/nginx/access.log
   rewind ingest --log-format '%h %l %u %t "%r" %>s %O "%{Referer}i" "%{User-Agent}i" %D' /var/log/apache2/access.log
-  k6 run --out json=- script.js | rewind ingest --from k6 -
+  k6 run --out json=- script.js | rewind ingest --from k6 --name checkout-k6.json -
   rewind ingest --map latency_ms=elapsed --map "outcome=CASE WHEN success THEN 'ok' ELSE 'error' END" log.csv
   rewind ingest --set 'planned=tag_hash(20260731, req) < 0.05' fixtures/chaos/gunluk.json`
 
 type ingestOptions struct {
-	db, experiment, run, from, okStatus string
-	logFormat                           string
-	set, maps, roles                    []string
-	replace, append, listFormats        bool
+	db, experiment, run, name, from, okStatus string
+	logFormat                                 string
+	set, maps, roles                          []string
+	replace, append, listFormats              bool
 }
 
 func init() {
@@ -55,12 +60,13 @@ func runIngest(ctx context.Context, e *env, args []string) (err error) {
 	fs.StringVar(&o.db, "db", analyze.DefaultDB, "database file (created when missing)")
 	fs.StringVarP(&o.experiment, "experiment", "e", "", "experiment name for every row (default: the row's, else the file name); the files become its runs")
 	fs.StringVar(&o.run, "run", "", "run name for rows that give none")
+	fs.StringVar(&o.name, "name", "", `what standard input ("-") is called in results and the files table (default: stdin-N)`)
 	fs.StringVar(&o.from, "from", "", "input format (default: detected; see --formats)")
 	fs.StringVar(&o.logFormat, "log-format", "", "a text access log's layout: the server's nginx log_format or Apache LogFormat line (implies --from clf)")
 	fs.StringArrayVar(&o.maps, "map", nil, "set COLUMN from a SQL expression over the file's own fields, COLUMN=EXPR (repeatable)")
 	fs.StringVar(&o.okStatus, "ok-status", ingest.DefaultOkStatus, "HTTP statuses that are ok where a file gives no outcome, e.g. 200-299,404")
 	fs.BoolVar(&o.replace, "replace", false, "a file ingested before whose content changed: load it instead of the earlier content")
-	fs.BoolVar(&o.append, "append", false, "a file ingested before whose content changed: add the new content to the earlier")
+	fs.BoolVar(&o.append, "append", false, "join what is there: a changed file's new content is added to the earlier, a file's rows join the experiment or run of its name")
 	fs.StringArrayVar(&o.roles, "role", nil, "give run RUN the role ROLE (control or experiment), RUN=ROLE (repeatable)")
 	fs.StringArrayVar(&o.set, "set", nil, "store KEY=VALUE with the experiment (repeatable), e.g. window=40, planned=SQL")
 	fs.BoolVar(&o.listFormats, "formats", false, "list the formats rewind reads, in detection order, and exit")
@@ -118,7 +124,7 @@ func runIngest(ctx context.Context, e *env, args []string) (err error) {
 	if err != nil {
 		var h *ingest.HintedError
 		if errors.As(err, &h) {
-			return hinted{err, "rewind ingest " + strings.Join(append([]string{h.Try}, fs.Args()...), " ")}
+			return hinted{err, rerun(fs, h.Flag, h.Value)}
 		}
 		return err
 	}
@@ -142,7 +148,7 @@ func (o *ingestOptions) options(e *env) (ingest.Options, error) {
 	if err != nil {
 		return ingest.Options{}, err
 	}
-	opts := ingest.Options{Roles: roles, Experiment: o.experiment, Run: o.run, From: o.from, Params: params, OkStatus: o.okStatus, LogFormat: o.logFormat,
+	opts := ingest.Options{Roles: roles, Experiment: o.experiment, Run: o.run, Name: o.name, From: o.from, Params: params, OkStatus: o.okStatus, LogFormat: o.logFormat,
 		Replace: o.replace, Append: o.append, Stdin: e.stdin}
 	if _, err := ingest.ParseStatusRanges(o.okStatus); err != nil {
 		return opts, usageError{err}

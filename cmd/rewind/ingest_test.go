@@ -80,3 +80,51 @@ func TestIngestWriteFailure(t *testing.T) {
 		t.Errorf("%s left behind", db)
 	}
 }
+
+// Two pipes, and two files of one base name, become distinct experiments
+// and say so; rows naming another file's run are refused with a Try line
+// that works, the database unchanged.
+func TestIngestNoSilentMerge(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "m.duckdb")
+	ingest := func(stdin string, args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := run(ctx, append([]string{"ingest", "--db", db}, args...), strings.NewReader(stdin), &out, &errb)
+		return code, out.String(), errb.String()
+	}
+	row := func(lat int) string {
+		return fmt.Sprintf(`{"run":"r","t_ms":0,"latency_ms":%d,"outcome":"ok"}`+"\n", lat)
+	}
+	for i, want := range []string{"stdin-1: ndjson, experiment stdin-1: 1 rows\n", "stdin-2: ndjson, experiment stdin-2: 1 rows\n"} {
+		if code, out, errb := ingest(row(i+1), "-"); code != 0 || out != want {
+			t.Errorf("pipe %d: exit %d, %q %s, want %q", i+1, code, out, errb, want)
+		}
+	}
+	if code, out, errb := ingest(row(9), "--name", "checkout.json", "-"); code != 0 || out != "checkout.json: ndjson, experiment checkout: 1 rows\n" {
+		t.Errorf("--name: exit %d, %q %s", code, out, errb)
+	}
+	for _, sub := range []string{"a", "b"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := filepath.Join(dir, "a", "results.json"), filepath.Join(dir, "b", "results.json")
+	os.WriteFile(a, []byte(row(3)), 0o644)
+	os.WriteFile(b, []byte(row(4)), 0o644)
+	ingest("", a)
+	if code, out, errb := ingest("", b); code != 0 || out != b+": ndjson, experiment results-2: 1 rows\n" || !strings.Contains(errb, "Warning: "+b+": experiment results holds another file's rows") {
+		t.Errorf("same base name: exit %d, %q %q", code, out, errb)
+	}
+	stat := func() string {
+		var out, errb bytes.Buffer
+		run(ctx, []string{"sql", "--db", db, "SELECT count(*), sum(hash(r::VARCHAR)) FROM requests r"}, nil, &out, &errb)
+		return out.String() + errb.String()
+	}
+	before := stat()
+	code, _, errb := ingest("", "--experiment", "results", b)
+	wantTry := "Try: rewind ingest --db " + db + " --experiment results --append " + b + "\n"
+	if code != exitError || !strings.Contains(errb, "its rows name run r of experiment results") || !strings.HasSuffix(errb, wantTry) || stat() != before {
+		t.Errorf("rows naming another file's run: exit %d, %q, want the refusal ending %q, the database unchanged", code, errb, wantTry)
+	}
+}

@@ -137,10 +137,11 @@ func rerun(fs *pflag.FlagSet, flag, value string) string {
 	}
 	parts := []string{"rewind", fs.Name()}
 	fs.Visit(func(f *pflag.Flag) {
-		if f.Name == flag {
+		sv, repeatable := f.Value.(pflag.SliceValue)
+		if f.Name == flag && !repeatable { // a repeatable flag keeps its values: the new one is added
 			return
 		}
-		if sv, ok := f.Value.(pflag.SliceValue); ok {
+		if repeatable {
 			for _, v := range sv.GetSlice() {
 				parts = append(parts, "--"+f.Name, shellQuote(v))
 			}

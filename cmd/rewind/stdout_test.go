@@ -26,7 +26,7 @@ func TestOutputFlagsTakeStdout(t *testing.T) {
 		}
 		db := filepath.Join(t.TempDir(), "p.duckdb")
 		var out, errb bytes.Buffer
-		if code := run(ctx, []string{"ingest", "--db", db, "-"}, &log, &out, &errb); code != 0 || !strings.HasPrefix(out.String(), "-: ") {
+		if code := run(ctx, []string{"ingest", "--db", db, "-"}, &log, &out, &errb); code != 0 || !strings.HasPrefix(out.String(), "stdin-1: ") {
 			t.Errorf("%v | rewind ingest -: exit %d, %s%s", sim, code, out.String(), errb.String())
 		}
 	}

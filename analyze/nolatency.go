@@ -1,0 +1,96 @@
+package analyze
+
+import (
+	"database/sql"
+	"fmt"
+	"strings"
+)
+
+// A log whose format gives no request time (an access log without
+// request_time, a canonical log without latency_ms) loads: its error rate,
+// throughput and peaks are sound. A latency metric over it has no sample,
+// and a window without samples is never falsified, a threshold over no
+// samples passes: so every latency judgement asks RequireLatency first, and
+// refuses runs none of whose rows carry a latency. A run with some latencies
+// missing is judged on those it has.
+
+// UseInstead is the advice for a hypothesis metric that needs a latency.
+const UseInstead = "use --metric ok_share, error_rate or throughput"
+
+// NeedsLatency reports whether a hypothesis metric is a latency.
+func NeedsLatency(metric string) bool { return MetricUnit(metric) == "ms" }
+
+// GoodNeedsLatency reports whether an SLI expression (--good) reads latency_ms.
+func GoodNeedsLatency(good string) bool { return strings.Contains(strings.ToLower(good), "latency_ms") }
+
+// NoLatencyError is a latency judgement refused: Whose says which runs (or
+// which rows of a followed log) have no latency_ms, Use what can be judged
+// instead.
+type NoLatencyError struct {
+	What, Whose, Use string
+}
+
+func (e *NoLatencyError) Error() string {
+	return fmt.Sprintf("%s cannot be judged: %s; %s", e.What, e.Whose, e.Use)
+}
+
+// RequireLatency refuses to judge what over the requests where (a WHERE
+// over the requests table, with args) selects, when a run among them has
+// rows and not one latency_ms.
+func RequireLatency(db Querier, what, use, where string, args ...any) error {
+	rows, err := db.Query(`SELECT r.experiment, r.run, count(*), string_agg(DISTINCT f.format, ', ' ORDER BY f.format)
+		FROM (SELECT experiment, run, latency_ms, file_id FROM requests WHERE `+where+`) r LEFT JOIN files f USING (file_id)
+		GROUP BY ALL HAVING count(r.latency_ms) = 0 ORDER BY 1, 2`, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var runs []string
+	for rows.Next() {
+		var exp, run string
+		var n int64
+		var format sql.NullString
+		if err := rows.Scan(&exp, &run, &n, &format); err != nil {
+			return err
+		}
+		s := fmt.Sprintf("run %s of experiment %s has no latency_ms in any of its %d rows", run, exp, n)
+		if format.Valid {
+			s += " (format " + format.String + ")"
+		}
+		runs = append(runs, s)
+	}
+	if err := rows.Err(); err != nil || len(runs) == 0 {
+		return err
+	}
+	return &NoLatencyError{What: what, Whose: strings.Join(runs, "; "), Use: use}
+}
+
+// requireSidesLatency is RequireSideLatency over both sides.
+func requireSidesLatency(db Querier, s Sides) error {
+	for _, side := range []Side{s.Treatment, s.Control} {
+		if err := RequireSideLatency(db, s.Metric, side); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RequireSideLatency is RequireLatency over one side of a hypothesis, for
+// a latency metric.
+func RequireSideLatency(db Querier, metric string, side Side) error {
+	if !NeedsLatency(metric) {
+		return nil
+	}
+	where, args := side.where()
+	return RequireLatency(db, "metric "+metric, UseInstead, where, args...)
+}
+
+// RequireGoodLatency is RequireLatency for an SLI (--good) that reads
+// latency_ms: over rows without one it is NULL, no event, and the SLO
+// could never burn.
+func RequireGoodLatency(db Querier, good, where string, args ...any) error {
+	if !GoodNeedsLatency(good) {
+		return nil
+	}
+	return RequireLatency(db, fmt.Sprintf("--good %q", good), "judge an SLI over outcome or status (the default --good is outcome = 'ok')", where, args...)
+}
