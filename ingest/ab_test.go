@@ -61,4 +61,6 @@ func TestABErrors(t *testing.T) {
 	}
 }
 
-func FuzzAB(f *testing.F) { fuzzFormat(f, FormatAB, "testdata/real/ab/*/input*", "testdata/bad/ab-*/input*") }
+func FuzzAB(f *testing.F) {
+	fuzzFormat(f, FormatAB, "testdata/real/ab/*/input*", "testdata/bad/ab-*/input*")
+}
