@@ -50,7 +50,12 @@ var formats = []format{
 	{name: FormatNDJSON, about: "canonical NDJSON, one record per line (.ndjson, .jsonl)", detect: func(name string, head []byte) bool {
 		t := jsonText(head)
 		return len(t) > 0 && t[0] == '{' || hasExt(name, ".ndjson", ".jsonl", ".json")
-	}, decode: func(in *input, c *collector) (produce, error) { return decodeNDJSON(in.reader(), c), nil }},
+	}, decode: func(in *input, c *collector) (produce, error) {
+		if spansLines(in.head) {
+			return wholeDoc(decodeJSONStream)(in, c)
+		}
+		return decodeNDJSON(in.reader(), c), nil
+	}},
 	{name: FormatK6CSV, about: "k6 run --out csv", detect: detectK6csv, decode: decodeK6csv},
 	{name: FormatJMeter, about: "JMeter .jtl results, CSV with a header or XML", detect: detectJmeter, decode: decodeJmeter},
 	{name: FormatLocust, about: "Locust *_stats_history.csv (pre-binned per-second counts)", detect: detectLocust, decode: decodeLocust},
