@@ -100,6 +100,9 @@ func Detect(path string, head []byte) (string, error) {
 }
 
 func detectFormat(path string, head []byte) (format, error) {
+	if err := refused(head); err != nil {
+		return format{}, err
+	}
 	for _, f := range formats {
 		if f.detect(path, head) {
 			return f, nil
