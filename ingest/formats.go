@@ -34,6 +34,8 @@ var formats = []format{
 			return bytes.HasPrefix(head, []byte("ARROW1")) || bytes.HasPrefix(head, []byte{0xff, 0xff, 0xff, 0xff})
 		}, decode: decodeTypedInput(FormatArrow)},
 	{name: FormatOTLP, about: "OpenTelemetry traces: OTLP/JSON (resourceSpans) or OTLP protobuf", detect: detectOtlp, decode: decodeOtlp},
+	{name: FormatJaeger, about: "Jaeger JSON traces: the UI's Download JSON or the query API ({\"data\": [trace]}), or one trace", detect: detectJaeger, decode: decodeJaeger},
+	{name: FormatZipkin, about: "Zipkin v2 JSON spans (an array of spans, as /api/v2/trace returns)", detect: detectZipkin, decode: decodeZipkin},
 	{name: FormatHAR, about: "HAR 1.2 (browser network export)", detect: detectHar, decode: decodeHar},
 	{name: FormatChaosToolkit, about: "Chaos Toolkit journal.json (actions and probes become events)", detect: detectChaostoolkit, decode: decodeChaostoolkit},
 	{name: FormatGunluk, about: "the chaos seed's gunluk.json", detect: func(name string, head []byte) bool {
@@ -53,11 +55,17 @@ var formats = []format{
 	{name: FormatNDJSON, about: "canonical NDJSON, one record per line (.ndjson, .jsonl)", detect: func(name string, head []byte) bool {
 		t := jsonText(head)
 		return len(t) > 0 && t[0] == '{' || hasExt(name, ".ndjson", ".jsonl", ".json")
-	}, decode: func(in *input, c *collector) (produce, error) { return decodeNDJSON(in.reader(), c), nil }},
+	}, decode: func(in *input, c *collector) (produce, error) {
+		if spansLines(in.head) {
+			return wholeDoc(decodeJSONStream)(in, c)
+		}
+		return decodeNDJSON(in.reader(), c), nil
+	}},
 	{name: FormatK6CSV, about: "k6 run --out csv", detect: detectK6csv, decode: decodeK6csv},
 	{name: FormatJMeter, about: "JMeter .jtl results, CSV with a header or XML", detect: detectJmeter, decode: decodeJmeter},
 	{name: FormatLocust, about: "Locust *_stats_history.csv (pre-binned per-second counts)", detect: detectLocust, decode: decodeLocust},
 	{name: FormatGatling, about: "Gatling 3.x text simulation.log", detect: detectGatling, decode: decodeGatling},
+	{name: FormatAB, about: "Apache Bench ab -g FILE (per-request TSV)", detect: detectAB, decode: decodeAB},
 	{name: FormatCSV, about: "CSV with a header row of canonical column names", detect: func(name string, head []byte) bool {
 		return hasExt(name, ".csv", ".tsv") || looksLikeCSVHeader(jsonText(head))
 	}, decode: func(in *input, c *collector) (produce, error) { return decodeCSV(in.reader()), nil }},
@@ -97,6 +105,9 @@ func Detect(path string, head []byte) (string, error) {
 }
 
 func detectFormat(path string, head []byte) (format, error) {
+	if err := refused(head); err != nil {
+		return format{}, err
+	}
 	for _, f := range formats {
 		if f.detect(path, head) {
 			return f, nil

@@ -54,8 +54,56 @@ func detectJmeter(name string, head []byte) bool {
 	if len(text) > 0 && text[0] == '<' {
 		return bytes.Contains(head, []byte("<testResults"))
 	}
-	_, ok := jmeterDelimiter(firstLine(text))
+	if _, ok := jmeterDelimiter(firstLine(text)); ok {
+		return true
+	}
+	_, _, ok := jmeterHeaderless(firstLine(text))
 	return ok
+}
+
+// jmeterLayouts are the columns JMeter writes without a header
+// (jmeter.save.saveservice.print_field_names=false) with its default save
+// settings, in CSVSaveService's fixed order: JMeter 5.0 and later (url=true),
+// 3.1 to 4.0 (url=false), 2.13 to 3.0 (no sentBytes yet). They have
+// different widths, so the first row's width picks one.
+var jmeterLayouts = [][]string{
+	strings.Split("timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect", ","),
+	strings.Split("timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,failureMessage,bytes,sentBytes,grpThreads,allThreads,Latency,IdleTime,Connect", ","),
+	strings.Split("timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,failureMessage,bytes,grpThreads,allThreads,Latency,IdleTime,Connect", ","),
+}
+
+// jmeterHeaderless tells a first row of a headerless file by its content:
+// as wide as a default layout, with epoch ms, elapsed ms and every count
+// integers and success true or false where that layout has them.
+func jmeterHeaderless(first []byte) (rune, []string, bool) {
+	for _, d := range []rune{',', '\t', ';', '|'} {
+		cr := csv.NewReader(bytes.NewReader(first))
+		cr.Comma = d
+		rec, err := cr.Read()
+		if err != nil {
+			continue
+		}
+		for _, layout := range jmeterLayouts {
+			if len(rec) == len(layout) && jmeterFits(rec, layout) {
+				return d, layout, true
+			}
+		}
+	}
+	return 0, nil, false
+}
+
+func jmeterFits(rec, layout []string) bool {
+	for i, name := range layout {
+		switch {
+		case name == "timeStamp" || name == "elapsed" || jmeterCounts[name]:
+			if _, err := strconv.ParseInt(rec[i], 10, 64); err != nil {
+				return false
+			}
+		case name == "success" && rec[i] != "true" && rec[i] != "false":
+			return false
+		}
+	}
+	return true
 }
 
 // jmeterDelimiter finds the delimiter (JMeter's default_delimiter) that
@@ -97,22 +145,31 @@ func decodeJmeter(in *input, c *collector) (produce, error) {
 		}), nil
 	}
 	delim, ok := jmeterDelimiter(firstLine(text))
+	var layout []string // nil: the file's header names the columns
 	if !ok {
-		return nil, lineErr(1, "not a JMeter .jtl: want a CSV header naming timeStamp and elapsed (jmeter.save.saveservice.print_field_names=true), or XML <testResults>")
+		if delim, layout, ok = jmeterHeaderless(firstLine(text)); !ok {
+			return nil, lineErr(1, "not a JMeter .jtl: want a CSV header naming timeStamp and elapsed, a headerless row in JMeter's default columns (%d, %d or %d of them), or XML <testResults>",
+				len(jmeterLayouts[0]), len(jmeterLayouts[1]), len(jmeterLayouts[2]))
+		}
 	}
 	return rows(func(ctx context.Context, add func(*row) error) error {
-		return jmeterCSVRows(ctx, in.reader(), delim, runName(in.detectName()), add)
+		return jmeterCSVRows(ctx, in.reader(), delim, layout, runName(in.detectName()), add)
 	}), nil
 }
 
 type jmeterCol struct{ key, src string }
 
-func jmeterCSVRows(ctx context.Context, rd io.Reader, delim rune, file string, add func(*row) error) error {
+// jmeterCSVRows reads the rows under the file's header, or, given a
+// layout, from the first line on.
+func jmeterCSVRows(ctx context.Context, rd io.Reader, delim rune, layout []string, file string, add func(*row) error) error {
 	cr := csv.NewReader(rd)
 	cr.Comma, cr.FieldsPerRecord, cr.ReuseRecord = delim, -1, true
-	header, err := cr.Read()
-	if err != nil {
-		return csvErr(cr, err)
+	header := layout
+	if header == nil {
+		var err error
+		if header, err = cr.Read(); err != nil {
+			return csvErr(cr, err)
+		}
 	}
 	cols := make([]jmeterCol, len(header))
 	for i, h := range header {
@@ -124,6 +181,9 @@ func jmeterCSVRows(ctx context.Context, rd io.Reader, delim rune, file string, a
 	return eachRecord(ctx, cr, func(line int64, rec []string) error {
 		n++
 		if len(rec) != len(cols) {
+			if layout != nil {
+				return lineErr(line, "want %d columns as the first row has (JMeter's default columns, no header), got %d", len(cols), len(rec))
+			}
 			return lineErr(line, "want %d columns as in the header, got %d", len(cols), len(rec))
 		}
 		r.reset(line)

@@ -85,6 +85,34 @@ func TestJmeterXML(t *testing.T) {
 	}
 }
 
+// TestJmeterHeaderless: a file written with print_field_names=false in
+// each of JMeter's default layouts (5.x, 3.1-4.0, 2.13-3.0), with each
+// delimiter, reads as if it had the header; a quoted label keeps its
+// delimiter. Generated: the real headerless case is csv-webtours-no-header.
+func TestJmeterHeaderless(t *testing.T) {
+	for _, c := range []struct{ name, body, want string }{
+		{"v5.jtl", "1700000000000,12,\"GET /a,b\",200,OK,TG 1-1,text,true,,100,50,1,2,http://x/a,10,0,3\n",
+			`GET /a,b|0|2023-11-14 22:13:20|12.0|ok|200|1|{"Connect":3,"IdleTime":0,"Latency":10,"URL":"http://x/a","allThreads":2,"bytes":100,"dataType":"text","grpThreads":1,"responseMessage":"OK","sentBytes":50,"threadGroup":"TG","threadName":"TG 1-1"}`},
+		{"v3.jtl", "1700000000000|12|a|500|Server Error|TG 1-1|text|false|boom|100|50|1|2|10|0|3\n",
+			`a|0|2023-11-14 22:13:20|12.0|error|500|1|{"Connect":3,"IdleTime":0,"Latency":10,"allThreads":2,"bytes":100,"dataType":"text","failureMessage":"boom","grpThreads":1,"responseMessage":"Server Error","sentBytes":50,"threadGroup":"TG","threadName":"TG 1-1"}`},
+		{"v2.jtl", "1700000000000;12;a;200;OK;TG 1-1;text;true;;100;1;2;10;0;3\n",
+			`a|0|2023-11-14 22:13:20|12.0|ok|200|1|{"Connect":3,"IdleTime":0,"Latency":10,"allThreads":2,"bytes":100,"dataType":"text","grpThreads":1,"responseMessage":"OK","threadGroup":"TG","threadName":"TG 1-1"}`},
+		{"tab.jtl", "1700000000000\t12\ta\t200\tOK\tTG 1-1\ttext\ttrue\t\t100\t1\t2\t10\t0\t3\n",
+			`a|0|2023-11-14 22:13:20|12.0|ok|200|1|{"Connect":3,"IdleTime":0,"Latency":10,"allThreads":2,"bytes":100,"dataType":"text","grpThreads":1,"responseMessage":"OK","threadGroup":"TG","threadName":"TG 1-1"}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			db, _ := openDB(t)
+			res := mustIngest(t, db, Options{}, writeFile(t, c.name, c.body))
+			if res[0].Format != FormatJMeter {
+				t.Errorf("detected as %s", res[0].Format)
+			}
+			if diff := cmp.Diff([]string{c.want}, queryStrings(t, db, jmeterRowSQL)); diff != "" {
+				t.Errorf("rows (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestJmeterBadInput(t *testing.T) {
 	const header = "timeStamp,elapsed,label,responseCode,success\n"
 	for _, c := range []struct{ name, body, want string }{
@@ -98,6 +126,10 @@ func TestJmeterBadInput(t *testing.T) {
 		{"ts.xml", strings.Replace(jmeterXML, `ts="1700000000100"`, `ts="soon"`, 1), `ts.xml:16: field "ts": want epoch milliseconds`},
 		{"cut.xml", jmeterXML[:strings.Index(jmeterXML, "<assertionResult>")], `cut.xml:3: bad XML: the file ends inside this sample`},
 		{"tag.xml", strings.Replace(jmeterXML, "</responseData>", "</responseDat>", 1), `tag.xml:13: bad XML`},
+		{"noheader.jtl", "1700000000000,12,a,200,OK,TG 1-1,text,true,,100,1,2,10,0,3\n1700000000001,1x,a,200,OK,TG 1-1,text,true,,100,1,2,10,0,3\n",
+			`noheader.jtl:2: field "elapsed": want milliseconds, got "1x"`},
+		{"noheader-cols.jtl", "1700000000000,12,a,200,OK,TG 1-1,text,true,,100,1,2,10,0,3\n1700000000001,1,a,200,OK,TG 1-1,text,true,,100,1,2,10,0\n",
+			`noheader-cols.jtl:2: want 15 columns as the first row has (JMeter's default columns, no header), got 14`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			db, _ := openDB(t)
@@ -115,12 +147,17 @@ func TestJmeterBadInput(t *testing.T) {
 
 func TestJmeterDetect(t *testing.T) {
 	for body, want := range map[string]bool{
-		"timeStamp;elapsed;label\n1;2;x\n":                         true,
-		"\ufefftimeStamp,elapsed\n1,2\n":                           true,
-		"<?xml version=\"1.0\"?>\n<testResults version=\"1.2\">\n": true,
-		"label,elapsed\nx,2\n":                                     false,
-		"1714557600000000000,200,1500,0,0,,,a,0,GET,http://x/,\n":  false,
-		"<?xml version=\"1.0\"?>\n<jmeterTestPlan>\n":              false,
+		"timeStamp;elapsed;label\n1;2;x\n":                                          true,
+		"\ufefftimeStamp,elapsed\n1,2\n":                                            true,
+		"<?xml version=\"1.0\"?>\n<testResults version=\"1.2\">\n":                  true,
+		"label,elapsed\nx,2\n":                                                      false,
+		"1714557600000000000,200,1500,0,0,,,a,0,GET,http://x/,\n":                   false,
+		"<?xml version=\"1.0\"?>\n<jmeterTestPlan>\n":                               false,
+		"1700000000000,12,a,200,OK,TG 1-1,text,true,,100,1,2,10,0,3\n":              true,
+		"1700000000000,12,a,200,OK,TG 1-1,text,maybe,,100,1,2,10,0,3\n":             false,
+		"1700000000000,12,a,200,OK,TG 1-1,text,true,,100,1,2,10,0\n":                false,
+		"1700000000000,12,a,200,OK,TG 1-1,text,true,,100,50,1,2,http://x/,10,0,3\n": true,
+		"1700000000000,12,a,200,OK,TG 1-1,text,true,,100,50,1,2,10,x,3\n":           false,
 	} {
 		if got := detectJmeter("f", []byte(body)); got != want {
 			t.Errorf("detectJmeter(%q) = %v, want %v", body, got, want)

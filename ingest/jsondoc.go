@@ -117,6 +117,58 @@ func decodeJSONArray(data []byte, c *collector) produce {
 	}
 }
 
+// decodeJSONStream reads canonical objects written one after the other,
+// each over as many lines as it takes (jq's pretty-printed output of an
+// NDJSON log): each record's errors name the line where it starts.
+func decodeJSONStream(data []byte, c *collector) produce {
+	return func(ctx context.Context, emit func(arrow.RecordBatch) error) error {
+		d := newDocReader(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
+		bt := newBatcher()
+		defer bt.release()
+		var r row
+		for n := 1; d.dec.More(); n++ {
+			if n%4096 == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			line := d.elementLine()
+			var raw json.RawMessage
+			if err := d.dec.Decode(&raw); err != nil {
+				return d.syntaxErr(err)
+			}
+			if raw[0] != '{' {
+				return lineErr(line, "bad JSON: want an object starting with '{', got %q", truncate(string(raw), 20))
+			}
+			r.reset(line)
+			isReq, err := decodeObject(raw, &r, c)
+			if err != nil {
+				return err
+			}
+			if isReq {
+				bt.append(&r)
+				if bt.full() {
+					if err := emit(bt.flush()); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		if err := d.trailing(); err != nil {
+			return err
+		}
+		if rb := bt.flush(); rb != nil {
+			return emit(rb)
+		}
+		return nil
+	}
+}
+
+// spansLines tells an NDJSON head whose first record does not end on its
+// first line: a stream of pretty-printed objects, read as documents.
+func spansLines(head []byte) bool {
+	t := jsonText(head)
+	return len(t) > 0 && t[0] == '{' && !json.Valid(firstLine(head))
+}
+
 // trailing refuses anything after the document.
 func (d *docReader) trailing() error {
 	if _, err := d.dec.Token(); err != io.EOF {

@@ -377,9 +377,10 @@ func k6Row(r *row, group []k6Point, d int) error {
 	return nil
 }
 
-// k6RowTags maps status, expected_response and scenario to their columns
-// and returns the tags and metadata that go to attrs. scenario stays in
-// attrs too: --run or a gathered experiment replaces the run it names.
+// k6RowTags maps status, expected_response and scenario (or the group of
+// setup and teardown) to their columns and returns the tags and metadata
+// that go to attrs. scenario stays in attrs too: --run or a gathered
+// experiment replaces the run it names.
 func k6RowTags(r *row, p *k6Point) (map[string]json.RawMessage, error) {
 	if raw, ok := p.tags["status"]; ok {
 		if err := k6Status(r, p, raw); err != nil {
@@ -402,10 +403,32 @@ func k6RowTags(r *row, p *k6Point) (map[string]json.RawMessage, error) {
 		}
 		attrs[k] = raw
 	}
+	if run := k6LifecycleRun(p.tags); run != "" && !r.is(colGroup) {
+		r.run = run
+		r.set(colRun)
+	}
 	for k, raw := range p.meta {
 		k6Put(attrs, "metadata_", k, raw)
 	}
 	return attrs, nil
+}
+
+// k6LifecycleRun names the run of a request made in setup() or teardown():
+// k6 gives those no scenario tag, only the group ::setup or ::teardown
+// (::setup::NAME inside a group). They are their own run, set as the row's
+// run so that neither --run nor a file's run mixes them into a scenario's
+// windows.
+func k6LifecycleRun(tags map[string]json.RawMessage) string {
+	g := jsonVal(tags["group"])
+	if g.kind != 's' {
+		return ""
+	}
+	for _, run := range []string{"setup", "teardown"} {
+		if g.s == "::"+run || strings.HasPrefix(g.s, "::"+run+"::") {
+			return run
+		}
+	}
+	return ""
 }
 
 // k6Status reads the status tag: "0" (or "") when there was no response.

@@ -193,6 +193,46 @@ func TestK6NoScenario(t *testing.T) {
 	}
 }
 
+// TestK6SetupTeardown: requests made in setup() and teardown() carry no
+// scenario tag, only the group ::setup or ::teardown (::setup::NAME in a
+// nested group): they load as runs setup and teardown, also when --run
+// names the run of the rest, in the JSON and the CSV alike. A group named
+// setup inside a scenario stays in its scenario.
+func TestK6SetupTeardown(t *testing.T) {
+	point := func(v, tags string) string {
+		return `{"type":"Point","metric":"http_req_duration","data":{"time":T1,"value":` + v + `,"tags":{"status":"200",` + tags + `}}}`
+	}
+	jsonPath := k6File(t, "life.json",
+		point("1", `"group":"::setup"`), point("2", `"group":"::setup::login"`),
+		point("3", `"group":"","scenario":"s"`), point("4", `"group":"::setup","scenario":"s"`),
+		point("5", `"group":"::teardown"`), point("6", `"group":"::setupx"`))
+	csvPath := writeFile(t, "life.csv", "metric_name,timestamp,metric_value,group,scenario,status\n"+
+		"http_req_duration,1735732800,1.000000,::setup,,200\n"+
+		"http_req_duration,1735732801,2.000000,::setup::login,,200\n"+
+		"http_req_duration,1735732802,3.000000,,s,200\n"+
+		"http_req_duration,1735732803,4.000000,::setup,s,200\n"+
+		"http_req_duration,1735732804,5.000000,::teardown,,200\n"+
+		"http_req_duration,1735732805,6.000000,::setupx,,200\n")
+	want := []string{"setup 1.0", "setup 2.0", "s 3.0", "s 4.0", "teardown 5.0", "r 6.0"}
+	for _, path := range []string{jsonPath, csvPath} {
+		db, _ := openDB(t)
+		mustIngest(t, db, Options{Run: "r"}, path)
+		got := queryStrings(t, db, `SELECT concat_ws(' ', run, latency_ms) FROM requests ORDER BY seq`)
+		want := append([]string(nil), want...)
+		want[2], want[3] = "r 3.0", "r 4.0" // --run replaces a scenario
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s with --run (-want +got):\n%s", path, diff)
+		}
+	}
+	for path, line := range map[string]string{jsonPath: "life.json:6:", csvPath: "life.csv:7:"} {
+		db, _ := openDB(t)
+		_, err := Files(context.Background(), db, Options{}, []string{path})
+		if err == nil || !strings.Contains(err.Error(), line+` field "run": missing`) {
+			t.Errorf("without --run: got %v, want only %s (group ::setupx, no scenario) missing its run", err, line)
+		}
+	}
+}
+
 // TestK6Errors: a malformed record names file, line and field, and the
 // database is left as it was.
 func TestK6Errors(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/google/go-cmp/cmp"
 )
 
 // writeChunked writes an NDJSON file of rows lines that spans several
@@ -125,5 +126,40 @@ func TestNDJSONStopsWithChunksInFlight(t *testing.T) {
 			t.Fatalf("cancelled run %d: got %v, want nil or context.Canceled", i, err)
 		}
 		cancel()
+	}
+}
+
+// TestNDJSONPrettyStream: objects that span lines (jq's output of an NDJSON
+// log, one pretty-printed record) are read as a stream of documents, with
+// run and event records too; an error names the line where its record
+// starts.
+func TestNDJSONPrettyStream(t *testing.T) {
+	const pretty = "{\n  \"run\": \"r\",\n  \"req\": 1,\n  \"latency_ms\": 2.5,\n  \"outcome\": \"ok\"\n}\n" +
+		"{\"record\": \"event\", \"run\": \"r\", \"type\": \"fault\", \"t_ms\": 5}\n\n" +
+		"{\n  \"run\": \"r\", \"req\": 2,\n  \"outcome\": \"error\"\n}\n"
+	db, _ := openDB(t)
+	res := mustIngest(t, db, Options{}, writeFile(t, "p.ndjson", pretty))
+	if res[0].Format != FormatNDJSON || res[0].Rows != 2 || res[0].Events != 1 {
+		t.Fatalf("result %+v: want ndjson, 2 rows, 1 event", res[0])
+	}
+	got := queryStrings(t, db, `SELECT concat_ws(' ', run, req, coalesce(latency_ms::VARCHAR, '-'), outcome, line) FROM requests ORDER BY seq`)
+	if diff := cmp.Diff([]string{"r 1 2.5 ok 1", "r 2 - error 9"}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	for body, want := range map[string]string{
+		pretty + "{\n  \"run\": \"r\",\n  \"latency_ms\": \"x\",\n  \"outcome\": \"ok\"\n}\n": `b.ndjson:13: field "latency_ms": not a number "x"`,
+		pretty + "[1]\n":                  `b.ndjson:13: bad JSON: want an object starting with '{', got "[1]"`,
+		pretty + "{\n  \"run\": \"r\",\n": `b.ndjson:13: bad JSON: unexpected end of file (truncated?)`,
+		"{\n  \"run\": \"r\" \"x\"\n}\n":  `b.ndjson:1: bad JSON: invalid character '"' after object key:value pair`,
+	} {
+		db, _ := openDB(t)
+		before := snapshot(t, db)
+		_, err := Files(context.Background(), db, Options{}, []string{writeFile(t, "b.ndjson", body)})
+		if err == nil || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("got %v, want …%s", err, want)
+		}
+		if snapshot(t, db) != before {
+			t.Error("a failed ingest changed the database")
+		}
 	}
 }

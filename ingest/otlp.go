@@ -312,13 +312,20 @@ func splitFramed(data []byte, length func([]byte) (uint64, int)) ([][]byte, bool
 
 // span emits the row of one span when it is a request.
 func (o *otlpRows) span(sp *tracepb.Span, res otlpResource, scope *commonpb.InstrumentationScope, line int64) error {
-	o.spans++
-	if o.spans%1024 == 0 && o.ctx.Err() != nil {
-		return o.ctx.Err()
-	}
 	ids, err := o.spanIDs(sp, line)
 	if err != nil {
 		return err
+	}
+	return o.spanRow(sp, ids, res, scope, line)
+}
+
+// spanRow is span with its trace, span and parent ids given as text: the
+// Jaeger and Zipkin adapters build a Span from their own documents and
+// keep their ids as written.
+func (o *otlpRows) spanRow(sp *tracepb.Span, ids [3]string, res otlpResource, scope *commonpb.InstrumentationScope, line int64) error {
+	o.spans++
+	if o.spans%1024 == 0 && o.ctx.Err() != nil {
+		return o.ctx.Err()
 	}
 	kind := sp.GetKind()
 	if kind != tracepb.Span_SPAN_KIND_SERVER && kind != tracepb.Span_SPAN_KIND_CLIENT && ids[2] != "" {
