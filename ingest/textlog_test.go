@@ -1,0 +1,44 @@
+package ingest
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// errorCase is a bad input and the start of the error it must give after
+// the file's path (":line: field ...").
+type errorCase struct{ in, want string }
+
+// checkErrors ingests each case as name with --from format into a database
+// that holds the chaos fixture, and wants its error and an unchanged
+// database.
+func checkErrors(t *testing.T, format, name string, cases map[string]errorCase) {
+	t.Helper()
+	for cname, c := range cases {
+		t.Run(cname, func(t *testing.T) {
+			db, _ := openDB(t)
+			mustIngest(t, db, Options{}, chaosFixture)
+			before := snapshot(t, db)
+			path := writeFile(t, name, c.in)
+			_, err := Files(context.Background(), db, Options{From: format}, []string{path})
+			if err == nil || !strings.HasPrefix(err.Error(), path+c.want) {
+				t.Errorf("error %v, want %s%s", err, path, c.want)
+			}
+			if snapshot(t, db) != before {
+				t.Error("a failed ingest changed the database")
+			}
+		})
+	}
+}
+
+func TestFieldsQuoted(t *testing.T) {
+	got, ok := fields([]byte(`a "b c" "" "d \" e" f`))
+	want := []string{"a", "b c", "", `d \" e`, "f"}
+	if !ok || strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("fields = %q %v, want %q", got, ok, want)
+	}
+	if _, ok := fields([]byte(`a "b`)); ok {
+		t.Error("an unclosed quote is ok")
+	}
+}
