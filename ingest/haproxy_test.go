@@ -17,7 +17,7 @@ func TestHAProxyDetect(t *testing.T) {
 		{"Proxy web started.\nServer b/s is DOWN, reason: x\n10.0.0.1:1 [02/Dec/2026:14:24:22.550] web app/s1 0/0/0/1/1 200 1 - - ---- 1/1/0/0/0 0/0 \"GET / HTTP/1.1\"\n", true},
 		{"<134>1 2026-12-02T14:24:22.552765+00:00 - haproxy 1 - - 127.0.0.1:1 [02/Dec/2026:14:24:22.550] web app/s1 0/0/0/1/1 200 1 - - ---- 1/1/0/0/0 0/0 \"GET / HTTP/1.1\"", true},
 		{"<129>Dec  2 14:24:21 localhost haproxy[1]: anything\n<134>Dec  2 14:24:22 localhost haproxy[1]: 127.0.0.1:1 [02/Dec/2026:14:24:22.550] web app/s1 0/0/0/1/1 200 1 - - ---- 1/1/0/0/0 0/0 \"GET / HTTP/1.1\"", true},
-		{"Proxy web started.\n", false}, // notices alone: name it with --from
+		{"Proxy web started.\n", false},                                              // notices alone: name it with --from
 		{`127.0.0.1 - - [02/Dec/2026:14:24:22 +0000] "GET / HTTP/1.1" 200 5`, false}, // nginx combined
 		{"run,latency_ms\na,1\n", false},
 	}
