@@ -59,11 +59,17 @@ func headLines(head []byte, n int) [][]byte {
 	return out
 }
 
-// fields splits a line at single spaces; a field that starts with a double
-// quote runs to the next quote not escaped by a backslash and is returned
-// without its quotes (escapes kept as written). ok is false when a quote is
-// not closed.
-func fields(b []byte) (out []string, ok bool) {
+// token is one field of a line: its text and whether it was quoted.
+type token struct {
+	s      string
+	quoted bool
+}
+
+// tokens splits a line at spaces; a field that starts with a double quote
+// runs to the next quote not escaped by a backslash and is returned without
+// its quotes (escapes kept as written). ok is false when a quote is not
+// closed.
+func tokens(b []byte) (out []token, ok bool) {
 	for i := 0; i < len(b); {
 		if b[i] == ' ' {
 			i++
@@ -74,7 +80,7 @@ func fields(b []byte) (out []string, ok bool) {
 			if j < 0 {
 				j = len(b) - i
 			}
-			out = append(out, string(b[i:i+j]))
+			out = append(out, token{s: string(b[i : i+j])})
 			i += j
 			continue
 		}
@@ -88,7 +94,7 @@ func fields(b []byte) (out []string, ok bool) {
 		if j >= len(b) {
 			return out, false
 		}
-		out = append(out, string(b[i+1:j]))
+		out = append(out, token{s: string(b[i+1 : j]), quoted: true})
 		i = j + 1
 	}
 	return out, true

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // errorCase is a bad input and the start of the error it must give after
@@ -33,12 +35,12 @@ func checkErrors(t *testing.T, format, name string, cases map[string]errorCase) 
 }
 
 func TestFieldsQuoted(t *testing.T) {
-	got, ok := fields([]byte(`a "b c" "" "d \" e" f`))
-	want := []string{"a", "b c", "", `d \" e`, "f"}
-	if !ok || strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Errorf("fields = %q %v, want %q", got, ok, want)
+	got, ok := tokens([]byte(`a "b c" "" "d \" e" f`))
+	want := []token{{"a", false}, {"b c", true}, {"", true}, {`d \" e`, true}, {"f", false}}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(token{})); !ok || diff != "" {
+		t.Errorf("tokens (-want +got), ok %v:\n%s", ok, diff)
 	}
-	if _, ok := fields([]byte(`a "b`)); ok {
+	if _, ok := tokens([]byte(`a "b`)); ok {
 		t.Error("an unclosed quote is ok")
 	}
 }
