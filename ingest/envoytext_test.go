@@ -16,7 +16,7 @@ func TestEnvoyTextDetect(t *testing.T) {
 		{envoyLine, true},
 		{`[2020-11-25T21:26:18.409Z] "GET /status/418 HTTP/1.1" 418 - via_upstream - "-" 0 135 4 4 "-" "curl" "8496" "httpbin:8000" "10.44.1.27:80" outbound|8000||h 10.44.1.23:37652 10.0.45.184:8000 10.44.1.23:46520 - default`, true},
 		{`[2016-04-15T20:17:00.310Z] "POST /api HTTP/2" 204 - 154 0 226 100 "10.0.35.28"`, false}, // too few fields
-		{`[2016-04-15T20:17:00.310Z] "POST /api HTTP/2" 204 - 154 0 226 100 a b c d e`, false}, // the count fits, the quoting not
+		{`[2016-04-15T20:17:00.310Z] "POST /api HTTP/2" 204 - 154 0 226 100 a b c d e`, false},    // the count fits, the quoting not
 		{`[{"response_code":200,"duration":3}]`, false},
 		{`["2016-04-15T20:17:00.310Z", "x"]`, false},
 		{`[2016-04-15 20:17:00] "POST /api HTTP/2" 204 - 154 0 226 100 "a" "b" "c" "d" "e"`, false},
