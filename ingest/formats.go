@@ -56,6 +56,9 @@ var formats = []format{
 	{name: FormatJMeter, about: "JMeter .jtl results, CSV with a header or XML", detect: detectJmeter, decode: decodeJmeter},
 	{name: FormatLocust, about: "Locust *_stats_history.csv (pre-binned per-second counts)", detect: detectLocust, decode: decodeLocust},
 	{name: FormatGatling, about: "Gatling 3.x text simulation.log", detect: detectGatling, decode: decodeGatling},
+	{name: FormatAWSALB, about: "AWS Application Load Balancer access logs", detect: detectAWSALB, decode: decodeAWSALB},
+	{name: FormatAWSELB, about: "AWS Classic Load Balancer access logs", detect: detectAWSELB, decode: decodeAWSELB},
+	{name: FormatCloudFront, about: "Amazon CloudFront standard access logs (W3C, tab-separated)", detect: detectCloudFront, decode: decodeCloudFront},
 	{name: FormatHAProxy, about: "HAProxy option httplog lines, raw or behind an RFC 3164/5424 syslog prefix", detect: detectHaproxy, decode: decodeHaproxy},
 	{name: FormatCSV, about: "CSV with a header row of canonical column names", detect: func(name string, head []byte) bool {
 		return hasExt(name, ".csv", ".tsv") || looksLikeCSVHeader(jsonText(head))
