@@ -13,7 +13,7 @@ func FuzzCloudFront(f *testing.F) {
 const (
 	albSample = `http 2018-07-02T22:23:00.186641Z app/my-lb/50dc 192.168.131.39:2817 10.0.0.1:80 0.000 0.001 0.000 200 200 34 366 "GET http://www.example.com:80/ HTTP/1.1" "curl/7.46.0" - - arn:tg "Root=1-5833" "-" "-" 0 2018-07-02T22:22:48.364000Z "forward" "-" "-"`
 	elbSample = `2015-05-13T23:39:43.945958Z my-loadbalancer 192.168.131.39:2817 10.0.0.1:80 0.000073 0.001048 0.000057 200 200 0 29 "GET http://www.example.com:80/ HTTP/1.1" "curl/7.38.0" - -`
-	cfHead  = "#Version: 1.0\n#Fields: date time x-edge-location sc-status time-taken x-edge-request-id\n"
+	cfHead    = "#Version: 1.0\n#Fields: date time x-edge-location sc-status time-taken x-edge-request-id\n"
 )
 
 func TestAWSDetect(t *testing.T) {
