@@ -44,6 +44,7 @@ var formats = []format{
 	{name: FormatVegeta, about: "Vegeta results: binary (vegeta attack), vegeta encode --to json, or its 12-column CSV", detect: detectVegeta, decode: decodeVegeta},
 	{name: FormatEnvoyText, about: "Envoy's default text access log, and Istio's text defaults", detect: detectEnvoyText, decode: decodeEnvoyText},
 	{name: FormatTraefik, about: "Traefik's JSON access log", detect: detectTraefik, decode: decodeTraefik},
+	{name: FormatGCPLB, about: "Google Cloud HTTP(S) Load Balancer request logs (LogEntry NDJSON or a gcloud JSON array)", detect: detectGCPLB, decode: decodeGCPLB},
 	{name: FormatAccess, about: "JSON access logs (Envoy default JSON, nginx log_format escape=json)", detect: detectAccess, decode: decodeAccess},
 	{name: FormatJSON, about: "a JSON array of canonical records", detect: func(name string, head []byte) bool {
 		t := jsonText(head)
