@@ -159,7 +159,7 @@ func (f *logField) timeUs(v []byte) (int64, error) {
 func epochUs(s string, unitUs int64, whole bool) (int64, error) {
 	bad := fmt.Errorf("want a number of %s since the epoch, got %q", map[int64]string{1e6: "seconds", 1e3: "ms", 1: "µs"}[unitUs], truncate(s, 40))
 	intPart, frac, hasFrac := strings.Cut(s, ".")
-	if intPart == "" || !allDigits(intPart) || !allDigits(frac) || (hasFrac && (whole || frac == "")) {
+	if !digitsOnly(intPart) || (frac != "" && !digitsOnly(frac)) || (hasFrac && (whole || frac == "")) {
 		return 0, bad
 	}
 	shift := map[int64]int{1e6: 6, 1e3: 3, 1: 0}[unitUs]
@@ -174,15 +174,6 @@ func epochUs(s string, unitUs int64, whole bool) (int64, error) {
 		us++
 	}
 	return us, nil
-}
-
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // maxEpochUs is the year 9999 in µs since the epoch.

@@ -1,0 +1,162 @@
+package ingest
+
+import (
+	"context"
+	"strconv"
+	"time"
+)
+
+// FormatAWSALB names the access log of an AWS Application Load Balancer:
+// space-separated fields, some quoted, in the order of AWS's "Access log
+// entries" (new fields are added at the end; unknown ones are ignored).
+// One row per entry: ts = request_creation_time ("when the load balancer
+// received the request from the client"; entries without it fall back to
+// time, "when the load balancer generated a response", the end);
+// latency_ms = request_processing_time + target_processing_time +
+// response_processing_time (seconds, summed exactly), null when one is -1
+// (not dispatched, or the connection closed: "not_dispatched" in attrs);
+// status = elb_status_code ("-" is 0); req_text = trace_id.
+const FormatAWSALB = "aws-alb"
+
+var albFields = []string{"type", "time", "elb", "client", "target", "request_processing_time", "target_processing_time",
+	"response_processing_time", "elb_status_code", "target_status_code", "received_bytes", "sent_bytes", "request",
+	"user_agent", "ssl_cipher", "ssl_protocol", "target_group_arn", "trace_id", "domain_name", "chosen_cert_arn",
+	"matched_rule_priority", "request_creation_time", "actions_executed", "redirect_url", "error_reason",
+	"target_port_list", "target_status_code_list", "classification", "classification_reason", "conn_trace_id"}
+
+// albMinFields is through the request line: what every ALB entry has.
+const albMinFields = 13
+
+var albTypes = map[string]bool{"http": true, "https": true, "h2": true, "grpcs": true, "ws": true, "wss": true}
+
+func detectAWSALB(_ string, head []byte) bool {
+	lines := headLines(head, 1)
+	if len(lines) != 1 {
+		return false
+	}
+	toks, ok := tokens(lines[0])
+	if !ok || len(toks) < albMinFields || !albTypes[toks[0].s] || !toks[12].quoted {
+		return false
+	}
+	_, err := time.Parse(time.RFC3339Nano, toks[1].s)
+	return err == nil
+}
+
+func decodeAWSALB(in *input, c *collector) (produce, error) {
+	return lbDecode(in, albLine), nil
+}
+
+// lbDecode runs a load balancer's line decoder over the file's lines.
+func lbDecode(in *input, line func(r *row, line int64, b []byte) error) produce {
+	run := runName(in.detectName())
+	return rows(func(ctx context.Context, add func(*row) error) error {
+		var r row
+		return textLines(ctx, in.reader(), func(n int64, b []byte) error {
+			if err := line(&r, n, b); err != nil {
+				return err
+			}
+			r.group = run
+			r.set(colGroup)
+			return add(&r)
+		})
+	})
+}
+
+func albLine(r *row, line int64, b []byte) error {
+	r.reset(line)
+	toks, ok := tokens(b)
+	if !ok {
+		return lineErr(line, "a quoted field is not closed")
+	}
+	if len(toks) < albMinFields {
+		return lineErr(line, "want at least %d fields (type through request), got %d", albMinFields, len(toks))
+	}
+	f := map[string]string{}
+	a := attrSet{}
+	for i, t := range toks[:min(len(toks), len(albFields))] {
+		f[albFields[i]] = t.s
+	}
+	ts, err := lbTime(line, f, "request_creation_time", "time")
+	if err != nil {
+		return err
+	}
+	r.tsUs = ts
+	r.set(colTsUs)
+	if err := lbLatency(r, a, line, f, "request_processing_time", "target_processing_time", "response_processing_time"); err != nil {
+		return err
+	}
+	if err := lbStatus(r, line, "elb_status_code", f["elb_status_code"]); err != nil {
+		return err
+	}
+	if id := nilDash(f["trace_id"]); id != "" {
+		r.reqText = id
+		r.set(colReqText)
+	}
+	lbRequest(a, f["request"])
+	for _, k := range albFields {
+		switch k {
+		case "request", "request_creation_time", "elb_status_code", "trace_id", "request_processing_time", "target_processing_time", "response_processing_time":
+		default:
+			a.str(k, f[k])
+		}
+	}
+	r.attrs = a.String()
+	r.set(colAttrs)
+	return nil
+}
+
+// lbTime reads the first of keys that has a value, an ISO 8601 time.
+func lbTime(line int64, f map[string]string, keys ...string) (int64, error) {
+	for _, k := range keys {
+		s := nilDash(f[k])
+		if s == "" {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			return 0, fieldErr(line, k, "want an ISO 8601 time such as 2018-07-02T22:22:48.364000Z, got %q", truncate(s, 40))
+		}
+		return t.UnixMicro(), nil
+	}
+	return 0, fieldErr(line, keys[0], "missing")
+}
+
+// lbLatency sums the processing times (seconds) into latency_ms exactly;
+// any -1 (not dispatched) leaves it null. The times stay in attrs as written.
+func lbLatency(r *row, a attrSet, line int64, f map[string]string, keys ...string) error {
+	var sum int64
+	dispatched := true
+	for _, k := range keys {
+		ns, ok := decimalNs(f[k])
+		if !ok || (ns < 0 && ns != -1e9) {
+			return fieldErr(line, k, "want seconds such as 0.001 (or -1: not dispatched), got %q", f[k])
+		}
+		a.raw(k, f[k])
+		if ns < 0 {
+			dispatched = false
+		}
+		sum += ns
+	}
+	if !dispatched {
+		a.flag("not_dispatched")
+		return nil
+	}
+	r.latency = float64(sum) / 1e6
+	r.set(colLatency)
+	return nil
+}
+
+// lbStatus reads a status code; "-" (no response: a TCP listener, a
+// connection that closed) is 0.
+func lbStatus(r *row, line int64, key, s string) error {
+	n := int64(0)
+	if s != "-" {
+		var err error
+		if n, err = strconv.ParseInt(s, 10, 32); err != nil || n < 0 || n > 999 {
+			return fieldErr(line, key, "want an HTTP status code or -, got %q", s)
+		}
+	}
+	r.status = int32(n)
+	r.set(colStatus)
+	return nil
+}

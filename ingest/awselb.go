@@ -1,0 +1,99 @@
+package ingest
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// FormatAWSELB names the access log of an AWS Classic Load Balancer:
+//
+//	timestamp elb client:port backend:port request_processing_time backend_processing_time response_processing_time
+//	elb_status_code backend_status_code received_bytes sent_bytes "request" "user_agent" ssl_cipher ssl_protocol
+//
+// (the last three since 2015). One row per entry: ts = timestamp, which
+// AWS documents as "the time when the load balancer received the request
+// from the client" (a start); latency_ms = the sum of the three processing
+// times as for aws-alb; status = elb_status_code. A TCP or SSL listener's
+// entry (request "- - - ") is a connection: an aws-elb.connection event.
+const FormatAWSELB = "aws-elb"
+
+var elbFields = []string{"timestamp", "elb", "client", "backend", "request_processing_time", "backend_processing_time",
+	"response_processing_time", "elb_status_code", "backend_status_code", "received_bytes", "sent_bytes", "request",
+	"user_agent", "ssl_cipher", "ssl_protocol"}
+
+func detectAWSELB(_ string, head []byte) bool {
+	lines := headLines(head, 1)
+	if len(lines) != 1 {
+		return false
+	}
+	toks, ok := tokens(lines[0])
+	if !ok || (len(toks) != 12 && len(toks) != len(elbFields)) || !toks[11].quoted {
+		return false
+	}
+	if _, ok := decimalNs(toks[4].s); !ok {
+		return false
+	}
+	_, err := time.Parse(time.RFC3339Nano, toks[0].s)
+	return err == nil
+}
+
+func decodeAWSELB(in *input, c *collector) (produce, error) {
+	run := runName(in.detectName())
+	return rows(func(ctx context.Context, add func(*row) error) error {
+		var r row
+		return textLines(ctx, in.reader(), func(n int64, b []byte) error {
+			isReq, err := elbLine(&r, c, n, b, run)
+			if err != nil || !isReq {
+				return err
+			}
+			return add(&r)
+		})
+	}), nil
+}
+
+func elbLine(r *row, c *collector, line int64, b []byte, run string) (bool, error) {
+	r.reset(line)
+	toks, ok := tokens(b)
+	if !ok {
+		return false, lineErr(line, "a quoted field is not closed")
+	}
+	if len(toks) != 12 && len(toks) != len(elbFields) {
+		return false, lineErr(line, "want 12 or 15 fields (a Classic Load Balancer entry), got %d", len(toks))
+	}
+	f := map[string]string{}
+	for i, t := range toks {
+		f[elbFields[i]] = t.s
+	}
+	ts, err := lbTime(line, f, "timestamp")
+	if err != nil {
+		return false, err
+	}
+	a := attrSet{}
+	if err := lbLatency(r, a, line, f, "request_processing_time", "backend_processing_time", "response_processing_time"); err != nil {
+		return false, err
+	}
+	lbRequest(a, f["request"])
+	for _, k := range elbFields[1:] {
+		if !strings.HasSuffix(k, "_processing_time") && k != "elb_status_code" && k != "request" {
+			a.str(k, f[k])
+		}
+	}
+	if strings.TrimSpace(f["request"]) == "- - -" {
+		delete(a, "method")
+		delete(a, "path")
+		delete(a, "protocol")
+		c.add(event{line: line, run: run, typ: "aws-elb.connection", subject: nilDash(f["backend"]), tsUs: ts, hasTs: true, attrs: a.String()})
+		return false, nil
+	}
+	r.tsUs = ts
+	r.set(colTsUs)
+	r.group = run
+	r.set(colGroup)
+	if err := lbStatus(r, line, "elb_status_code", f["elb_status_code"]); err != nil {
+		return false, err
+	}
+	r.attrs = a.String()
+	r.set(colAttrs)
+	return true, nil
+}

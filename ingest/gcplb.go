@@ -1,0 +1,182 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	stdjson "encoding/json"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	json "github.com/goccy/go-json"
+)
+
+// FormatGCPLB names Google Cloud HTTP(S) Load Balancer request logs as
+// exported from Cloud Logging: LogEntry objects, one per line, or a JSON
+// array as `gcloud logging read --format=json` prints it (pretty-printed
+// over many lines). One row per entry: ts = timestamp, latency_ms =
+// httpRequest.latency (a Duration string such as "0.058s", shifted
+// exactly), status = httpRequest.status (absent: 0, no response),
+// req_text = trace. Everything else stays in attrs (method, path and
+// status_details added from requestMethod, requestUrl and
+// jsonPayload.statusDetails). Rows are not scaled by the backend
+// service's logConfig.sampleRate: the entries do not carry it.
+const FormatGCPLB = "gcp-lb"
+
+func detectGCPLB(_ string, head []byte) bool {
+	t := jsonText(head)
+	if len(t) == 0 || (t[0] != '{' && t[0] != '[') || !bytes.Contains(t, []byte(`"httpRequest"`)) {
+		return false
+	}
+	return bytes.Contains(t, []byte(`"http_load_balancer"`)) || bytes.Contains(t, []byte("LoadBalancerLogEntry"))
+}
+
+func decodeGCPLB(in *input, c *collector) (produce, error) {
+	run := runName(in.detectName())
+	return rows(func(ctx context.Context, add func(*row) error) error {
+		var r row
+		each := func(line int64, b []byte) error {
+			if err := gcpEntry(&r, line, b); err != nil {
+				return err
+			}
+			r.group = run
+			r.set(colGroup)
+			return add(&r)
+		}
+		if t := jsonText(in.head); len(t) > 0 && t[0] == '[' {
+			return gcpArray(in, each)
+		}
+		return textLines(ctx, in.reader(), func(line int64, b []byte) error { return each(line, bytes.TrimSpace(b)) })
+	}), nil
+}
+
+// gcpArray walks a JSON array of entries, giving each the line it starts on.
+func gcpArray(in *input, each func(int64, []byte) error) error {
+	data, err := in.all()
+	if err != nil {
+		return err
+	}
+	dec := stdjson.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil {
+		return lineErr(1, "bad JSON: %v", err)
+	}
+	for dec.More() {
+		off := dec.InputOffset()
+		var raw stdjson.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return gcpJSONErr(data, off, err)
+		}
+		start := off + int64(len(data[off:])-len(bytes.TrimLeft(data[off:], " \t\r\n,")))
+		if err := each(lineAt(data, start), raw); err != nil {
+			return err
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return gcpJSONErr(data, dec.InputOffset(), err)
+	}
+	return nil
+}
+
+// gcpJSONErr places a decoding error: at the end of the file when the
+// array is cut short, else where the value starts.
+func gcpJSONErr(data []byte, off int64, err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return lineErr(lineAt(data, int64(len(bytes.TrimRight(data, " \t\r\n")))), "bad JSON: the array ends before its closing ]")
+	}
+	return lineErr(lineAt(data, off), "bad JSON: %v", err)
+}
+
+func lineAt(data []byte, off int64) int64 {
+	return int64(bytes.Count(data[:min(int(off), len(data))], []byte("\n"))) + 1
+}
+
+func gcpEntry(r *row, line int64, b []byte) error {
+	r.reset(line)
+	var m map[string]json.RawMessage
+	if len(b) == 0 || b[0] != '{' || json.Unmarshal(b, &m) != nil || m == nil {
+		return lineErr(line, "want a LogEntry JSON object, got %q", truncate(string(b), 20))
+	}
+	var hr map[string]json.RawMessage
+	if v := jsonVal(m["httpRequest"]); v.kind != 'o' || json.Unmarshal(m["httpRequest"], &hr) != nil || hr == nil {
+		return fieldErr(line, "httpRequest", "want an object (an HTTP load balancer's request log), got %s", v.describe())
+	}
+	for _, step := range []func(*row, map[string]json.RawMessage, map[string]json.RawMessage) error{gcpTime, gcpLatency, gcpStatus} {
+		if err := step(r, m, hr); err != nil {
+			return err
+		}
+	}
+	if v := jsonVal(m["trace"]); v.kind == 's' && v.s != "" {
+		r.reqText = v.s
+		r.set(colReqText)
+		delete(m, "trace")
+	}
+	gcpAttrs(m, hr)
+	r.attrs = compactObject(m)
+	r.set(colAttrs)
+	return nil
+}
+
+func gcpTime(r *row, m, _ map[string]json.RawMessage) error {
+	v := jsonVal(m["timestamp"])
+	t, err := time.Parse(time.RFC3339Nano, v.s)
+	if v.kind != 's' || err != nil {
+		return fieldErr(r.line, "timestamp", "want an RFC 3339 time such as 2020-06-08T23:41:30.078651Z, got %s", v.describe())
+	}
+	r.tsUs = t.UnixMicro()
+	r.set(colTsUs)
+	delete(m, "timestamp")
+	return nil
+}
+
+// gcpLatency reads a protobuf Duration in JSON: decimal seconds with an
+// "s" suffix, at most nanosecond precision.
+func gcpLatency(r *row, _, hr map[string]json.RawMessage) error {
+	raw, ok := hr["latency"]
+	if !ok {
+		return nil
+	}
+	v := jsonVal(raw)
+	ns, good := decimalNs(strings.TrimSuffix(v.s, "s"))
+	if v.kind != 's' || !strings.HasSuffix(v.s, "s") || !good || ns < 0 {
+		return fieldErr(r.line, "httpRequest.latency", `want a duration such as "0.058s", got %s`, v.describe())
+	}
+	r.latency = float64(ns) / 1e6
+	r.set(colLatency)
+	delete(hr, "latency")
+	return nil
+}
+
+func gcpStatus(r *row, _, hr map[string]json.RawMessage) error {
+	r.set(colStatus)
+	raw, ok := hr["status"]
+	if !ok {
+		return nil // no response was sent: status 0
+	}
+	v := jsonVal(raw)
+	n, err := strconv.ParseInt(v.s, 10, 32)
+	if v.kind != 'n' || err != nil || n < 0 || n > 999 {
+		return fieldErr(r.line, "httpRequest.status", "want an HTTP status code, got %s", v.describe())
+	}
+	r.status = int32(n)
+	delete(hr, "status")
+	return nil
+}
+
+// gcpAttrs keeps the entry as written, the consumed fields taken out, and
+// names method, path and status_details alike for every format.
+func gcpAttrs(m, hr map[string]json.RawMessage) {
+	for k, from := range map[string]string{"method": "requestMethod", "path": "requestUrl"} {
+		if v, ok := hr[from]; ok {
+			m[k] = v
+		}
+	}
+	var p map[string]json.RawMessage
+	if json.Unmarshal(m["jsonPayload"], &p) == nil {
+		if v, ok := p["statusDetails"]; ok {
+			m["status_details"] = v
+		}
+	}
+	m["httpRequest"] = json.RawMessage(compactObject(hr))
+}

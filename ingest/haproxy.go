@@ -1,0 +1,402 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// FormatHAProxy names HAProxy's `option httplog` log, raw (`log stdout
+// format raw`) or behind an RFC 3164 or RFC 5424 syslog prefix. Its default
+// layout is the same text in 1.x and 2.x:
+//
+//	%ci:%cp [%tr] %ft %b/%s %TR/%Tw/%Tc/%Tr/%Ta %ST %B %CC %CS %tsc %ac/%fc/%bc/%sc/%rc %sq/%bq %hr %hs %{+Q}r
+//
+// (1.x: [%t] and Tq/Tw/Tc/Tr/Tt). One row per request line: ts = the date in
+// brackets, which HAProxy writes as the start of what the last timer
+// measures (2.x: the request's first byte, 1.x: the connection's accept);
+// latency_ms = the last timer (Ta, 1.x Tt), null when it is -1 or a
+// `+` lower bound (option logasap); status = %ST (-1, no response, is 0).
+// The date has no zone: it is the host's local time, read in the offset of
+// an RFC 5424 prefix when the line has one, else as UTC (a warning says so).
+// Every other field goes to attrs under the names of HAProxy's manual
+// (section 8.2.3); a -1 timer is null there ("not reached"). Lines that are
+// not requests (Proxy x started, Server b/s is DOWN, option tcplog
+// connection lines) become haproxy.message events, timed by their syslog
+// prefix (a tcplog line by its accept date).
+const FormatHAProxy = "haproxy"
+
+// haproxyDateLayout is %tr and %t: 06/Feb/2009:12:14:14.655.
+const haproxyDateLayout = "02/Jan/2006:15:04:05.000"
+
+// detectHaproxy takes a head whose first line that is not an HAProxy
+// message is an httplog line, within the first lines.
+func detectHaproxy(_ string, head []byte) bool {
+	for _, b := range headLines(head, 32) {
+		sh, msg := cutSyslog(b)
+		if _, _, ok := haproxyPrefix(msg); ok {
+			return true
+		}
+		if _, _, ok := haproxyMessageSubject(string(msg)); !ok && sh.app != "haproxy" {
+			return false
+		}
+	}
+	return false
+}
+
+// haproxyPrefix recognises `client [date] ` at the start of a log line and
+// returns the tokens and the rest: the mark of a request or connection line.
+func haproxyPrefix(msg []byte) ([]string, []byte, bool) {
+	tok, rest := cutTokens(msg, 2)
+	if tok == nil || !strings.Contains(tok[0], ":") {
+		return nil, nil, false
+	}
+	d := tok[1]
+	if len(d) != len(haproxyDateLayout)+2 || d[0] != '[' || d[len(d)-1] != ']' {
+		return nil, nil, false
+	}
+	if _, err := time.Parse(haproxyDateLayout, d[1:len(d)-1]); err != nil {
+		return nil, nil, false
+	}
+	return tok, rest, true
+}
+
+func decodeHaproxy(in *input, c *collector) (produce, error) {
+	run := runName(in.detectName())
+	return rows(func(ctx context.Context, add func(*row) error) error {
+		h := &haproxyLog{c: c, run: run}
+		err := textLines(ctx, in.reader(), func(line int64, b []byte) error {
+			isReq, err := h.line(line, b)
+			if err != nil || !isReq {
+				return err
+			}
+			return add(&h.r)
+		})
+		if err != nil {
+			return err
+		}
+		h.flushPending()
+		if h.utc {
+			c.warnings = append(c.warnings, "haproxy: the log's dates have no time zone; read as UTC "+
+				"(send the log in RFC 5424 format, or shift ts with --map, when HAProxy's host is not on UTC)")
+		}
+		return nil
+	}), nil
+}
+
+// haproxyLog is the state of one log: the row being filled, the reference
+// time that gives RFC 3164 stamps their year, and the events waiting for one.
+type haproxyLog struct {
+	c       *collector
+	run     string
+	r       row
+	ref     time.Time // the last request's date
+	pending []event   // RFC 3164 events before the first request
+	stamps  []string
+	utc     bool // some request's date was read as UTC
+}
+
+// line decodes one log line; true when it is a request row (in h.r).
+func (h *haproxyLog) line(line int64, b []byte) (bool, error) {
+	sh, msg := cutSyslog(b)
+	tok, rest, ok := haproxyPrefix(msg)
+	if !ok {
+		h.message(line, sh, string(msg))
+		return false, nil
+	}
+	loc := time.UTC
+	if sh.kind == "rfc5424" && !sh.t.IsZero() {
+		_, off := sh.t.Zone()
+		loc = time.FixedZone("", off)
+	} else {
+		h.utc = true
+	}
+	date, _ := time.ParseInLocation(haproxyDateLayout, tok[1][1:len(tok[1])-1], loc)
+	h.setRef(date)
+	a := attrSet{}
+	haproxyClient(a, tok[0])
+	haproxySyslog(a, sh)
+	mid, tail := cutTokens(rest, 3)
+	if mid == nil {
+		return false, lineErr(line, "want frontend_name, backend_name/server_name and timers after the date, got %q", truncate(string(rest), 40))
+	}
+	a.str("frontend_name", mid[0])
+	if err := haproxyBackend(a, line, mid[1]); err != nil {
+		return false, err
+	}
+	switch n := strings.Count(mid[2], "/") + 1; n {
+	case 3:
+		return false, h.tcpLine(line, sh, a, date, mid, tail)
+	case 5:
+	default:
+		return false, fieldErr(line, "timers", "want TR/Tw/Tc/Tr/Ta (httplog) or Tw/Tc/Tt (tcplog), got %q", mid[2])
+	}
+	return true, h.request(line, a, date, mid[2], tail)
+}
+
+func (h *haproxyLog) setRef(t time.Time) {
+	h.ref = t
+	h.flushPending()
+}
+
+// request fills h.r from the fields after the timers of an httplog line.
+func (h *haproxyLog) request(line int64, a attrSet, date time.Time, timers string, tail []byte) error {
+	r := &h.r
+	r.reset(line)
+	r.tsUs = date.UnixMicro()
+	r.set(colTsUs)
+	r.group = h.run
+	r.set(colGroup)
+	ta, err := haproxyTimers(a, line, timers, []string{"TR", "Tw", "Tc", "Tr", "Ta"})
+	if err != nil {
+		return err
+	}
+	if ta >= 0 {
+		r.latency = float64(ta)
+		r.set(colLatency)
+	}
+	tok, rest := cutTokens(tail, 7)
+	if tok == nil {
+		return lineErr(line, "want status_code, bytes_read, cookies, termination_state, connections and queues after the timers, got %q", truncate(string(tail), 40))
+	}
+	st, err := strconv.ParseInt(tok[0], 10, 32)
+	if err != nil || st < -1 || st > 999 {
+		return fieldErr(line, "status_code", "want an HTTP status code, got %q", tok[0])
+	}
+	r.status = int32(max(st, 0))
+	r.set(colStatus)
+	if err := haproxyCount(a, line, "bytes_read", tok[1]); err != nil {
+		return err
+	}
+	a.str("captured_request_cookie", tok[2])
+	a.str("captured_response_cookie", tok[3])
+	a.str("termination_state", tok[4])
+	if err := haproxyCounters(a, line, tok[5], tok[6]); err != nil {
+		return err
+	}
+	haproxyRequestTail(a, rest)
+	r.attrs = a.String()
+	r.set(colAttrs)
+	return nil
+}
+
+// haproxyTimers puts the slash-separated timers in attrs under names (-1
+// as null) and returns the last one: -1 when it is -1 or a lower bound.
+func haproxyTimers(a attrSet, line int64, s string, names []string) (int64, error) {
+	parts := strings.Split(s, "/")
+	last := int64(-1)
+	for i, p := range parts {
+		plus := strings.HasPrefix(p, "+")
+		n, err := strconv.ParseInt(strings.TrimPrefix(p, "+"), 10, 64)
+		if err != nil || n < -1 {
+			return 0, fieldErr(line, names[i], "want milliseconds (an integer, -1 when not reached), got %q", p)
+		}
+		switch {
+		case n == -1:
+			a.null(names[i])
+		case plus:
+			a.num(names[i], n)
+			a.flag("logasap")
+		default:
+			a.num(names[i], n)
+		}
+		if i == len(parts)-1 && !plus {
+			last = n
+		}
+	}
+	return last, nil
+}
+
+// haproxyCount reads a byte count, which option logasap may mark with a
+// leading + (a lower bound).
+func haproxyCount(a attrSet, line int64, name, s string) error {
+	n, err := strconv.ParseInt(strings.TrimPrefix(s, "+"), 10, 64)
+	if err != nil || n < 0 {
+		return fieldErr(line, name, "want a byte count, got %q", s)
+	}
+	if strings.HasPrefix(s, "+") {
+		a.flag("logasap")
+	}
+	a.num(name, n)
+	return nil
+}
+
+var (
+	haproxyConnNames  = []string{"actconn", "feconn", "beconn", "srv_conn", "retries"}
+	haproxyQueueNames = []string{"srv_queue", "backend_queue"}
+)
+
+// haproxyCounters reads %ac/%fc/%bc/%sc/%rc and %sq/%bq (retries may
+// carry a + when the request was redispatched).
+func haproxyCounters(a attrSet, line int64, conns, queues string) error {
+	for _, g := range []struct {
+		s     string
+		names []string
+	}{{conns, haproxyConnNames}, {queues, haproxyQueueNames}} {
+		parts := strings.Split(g.s, "/")
+		if len(parts) != len(g.names) {
+			return fieldErr(line, strings.Join(g.names, "/"), "want %d counts separated by /, got %q", len(g.names), g.s)
+		}
+		for i, p := range parts {
+			if g.names[i] == "retries" && strings.HasPrefix(p, "+") {
+				a.flag("redispatched")
+				p = p[1:]
+			}
+			n, err := strconv.ParseInt(p, 10, 64)
+			if err != nil || n < 0 {
+				return fieldErr(line, g.names[i], "want a count, got %q", parts[i])
+			}
+			a.num(g.names[i], n)
+		}
+	}
+	return nil
+}
+
+// haproxyRequestTail reads the optional {captured headers} blocks and the
+// quoted request line, which HAProxy truncates (without its closing quote)
+// past its log line length.
+func haproxyRequestTail(a attrSet, rest []byte) {
+	for _, name := range []string{"captured_request_headers", "captured_response_headers"} {
+		rest = bytes.TrimLeft(rest, " ")
+		if len(rest) == 0 || rest[0] != '{' {
+			break
+		}
+		end := bytes.IndexByte(rest, '}')
+		if end < 0 {
+			break
+		}
+		a.str(name, string(rest[1:end]))
+		rest = rest[end+1:]
+	}
+	rest = bytes.TrimSpace(rest)
+	if len(rest) == 0 || rest[0] != '"' {
+		a.str("http_request", string(rest))
+		return
+	}
+	req := string(rest[1:])
+	if strings.HasSuffix(req, `"`) {
+		req = req[:len(req)-1]
+	} else {
+		a.flag("truncated")
+	}
+	a.str("http_request", req)
+	if f := strings.Fields(req); len(f) >= 2 && req != "<BADREQ>" {
+		a.str("method", f[0])
+		a.str("path", f[1])
+		if len(f) >= 3 {
+			a.str("http_version", f[2])
+		}
+	}
+}
+
+func haproxyClient(a attrSet, s string) {
+	i := strings.LastIndexByte(s, ':')
+	a.str("client_ip", s[:i])
+	a.str("client_port", s[i+1:])
+}
+
+func haproxyBackend(a attrSet, line int64, s string) error {
+	b, srv, ok := strings.Cut(s, "/")
+	if !ok {
+		return fieldErr(line, "backend_name/server_name", "want backend/server, got %q", s)
+	}
+	a.str("backend_name", b)
+	a.str("server_name", srv)
+	return nil
+}
+
+func haproxySyslog(a attrSet, sh syslogHead) {
+	a.str("syslog_host", sh.host)
+	a.str("syslog_pid", sh.pid)
+}
+
+// tcpLine makes an option tcplog line (%ci:%cp [%t] %ft %b/%s %Tw/%Tc/%Tt
+// %B %ts %ac/%fc/%bc/%sc/%rc %sq/%bq) an event at its accept date.
+func (h *haproxyLog) tcpLine(line int64, sh syslogHead, a attrSet, date time.Time, mid []string, tail []byte) error {
+	if _, err := haproxyTimers(a, line, mid[2], []string{"Tw", "Tc", "Tt"}); err != nil {
+		return err
+	}
+	tok, _ := cutTokens(tail, 4)
+	if tok == nil {
+		return lineErr(line, "want bytes_read, termination_state, connections and queues after the timers, got %q", truncate(string(tail), 40))
+	}
+	if err := haproxyCount(a, line, "bytes_read", tok[0]); err != nil {
+		return err
+	}
+	a.str("termination_state", tok[1])
+	if err := haproxyCounters(a, line, tok[2], tok[3]); err != nil {
+		return err
+	}
+	h.c.add(event{line: line, run: h.run, typ: "haproxy.message", subject: mid[0], state: "connection",
+		tsUs: date.UnixMicro(), hasTs: true, attrs: a.String()})
+	return nil
+}
+
+// message makes a line that is not a request an event, timed by its
+// syslog prefix; an RFC 3164 one waits for a request date to give it a year.
+func (h *haproxyLog) message(line int64, sh syslogHead, msg string) {
+	subject, state, _ := haproxyMessageSubject(msg)
+	a := attrSet{}
+	a.str("message", msg)
+	haproxySyslog(a, sh)
+	ev := event{line: line, run: h.run, typ: "haproxy.message", subject: subject, state: state}
+	switch {
+	case !sh.t.IsZero():
+		ev.tsUs, ev.hasTs = sh.t.UnixMicro(), true
+	case sh.kind == "rfc3164":
+		a.str("syslog_time", sh.stamp)
+		ev.attrs = a.String()
+		if h.ref.IsZero() {
+			h.pending = append(h.pending, ev)
+			h.stamps = append(h.stamps, sh.stamp)
+			return
+		}
+		ev.tsUs, ev.hasTs = in3164Year(sh.stamp, h.ref, h.ref.Location()).UnixMicro(), true
+	}
+	ev.attrs = a.String()
+	h.c.add(ev)
+}
+
+// flushPending adds the events that waited for a year, timed when a
+// request has given one.
+func (h *haproxyLog) flushPending() {
+	for i, ev := range h.pending {
+		if !h.ref.IsZero() {
+			ev.tsUs, ev.hasTs = in3164Year(h.stamps[i], h.ref, h.ref.Location()).UnixMicro(), true
+		}
+		h.c.add(ev)
+	}
+	h.pending, h.stamps = nil, nil
+}
+
+// haproxyMessages are HAProxy's own notices: subject and state from the text.
+var haproxyMessages = []struct {
+	re    *regexp.Regexp
+	state string // "" takes the second group
+}{
+	{regexp.MustCompile(`^Proxy (\S+?)\.? (started|stopped)`), ""},
+	{regexp.MustCompile(`^Stopping (?:frontend|backend|proxy) (\S+)`), "stopping"},
+	{regexp.MustCompile(`^Pausing (?:frontend|backend|proxy) (\S+)`), "pausing"},
+	{regexp.MustCompile(`^(?:Health check for )?(?:[Bb]ackup )?[Ss]erver (\S+) (?:is )?(UP|DOWN|going DOWN|stopping|succeeded|failed|was DOWN|is DRAIN|leaving)`), ""},
+	{regexp.MustCompile(`^backend (\S+) has no server available!`), "no server available"},
+	{regexp.MustCompile(`^Connect from (\S+)`), "connect"},
+}
+
+// haproxyMessageSubject reads a notice's subject and state; ok is false for
+// text that is none of HAProxy's known notices.
+func haproxyMessageSubject(msg string) (subject, state string, ok bool) {
+	for _, m := range haproxyMessages {
+		g := m.re.FindStringSubmatch(msg)
+		if g == nil {
+			continue
+		}
+		if m.state != "" {
+			return strings.TrimSuffix(g[1], "."), m.state, true
+		}
+		return g[1], g[2], true
+	}
+	return "", "", false
+}

@@ -1,0 +1,158 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"strconv"
+	"strings"
+
+	json "github.com/goccy/go-json"
+)
+
+// This file holds what the line-oriented server logs (haproxy, envoy-text,
+// aws-alb, aws-elb, cloudfront) share: the line loop, a tokenizer for
+// space-separated fields with quoted ones, and attrs built field by field.
+
+// textLines calls fn with each non-blank line of r, numbered from 1, without
+// its line end and (on the first line) a byte-order mark.
+func textLines(ctx context.Context, r io.Reader, fn func(line int64, b []byte) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for line := int64(1); ; line++ {
+		b, err := br.ReadBytes('\n')
+		if err != nil && err != io.EOF {
+			return err
+		}
+		if line == 1 {
+			b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+		}
+		if b = bytes.TrimRight(b, "\r\n"); len(bytes.TrimSpace(b)) > 0 {
+			if ferr := fn(line, b); ferr != nil {
+				return ferr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if line%4096 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+}
+
+// headLines returns up to n non-blank lines of head, leaving out a last line
+// the head may have cut.
+func headLines(head []byte, n int) [][]byte {
+	text := bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
+	cut := len(head) >= headBytes
+	var out [][]byte
+	for len(text) > 0 && len(out) < n {
+		line, rest, found := bytes.Cut(text, []byte("\n"))
+		if !found && cut {
+			break
+		}
+		if line = bytes.TrimRight(line, "\r"); len(bytes.TrimSpace(line)) > 0 {
+			out = append(out, line)
+		}
+		text = rest
+	}
+	return out
+}
+
+// token is one field of a line: its text and whether it was quoted.
+type token struct {
+	s      string
+	quoted bool
+}
+
+// tokens splits a line at spaces; a field that starts with a double quote
+// runs to the next quote not escaped by a backslash and is returned without
+// its quotes (escapes kept as written). ok is false when a quote is not
+// closed.
+func tokens(b []byte) (out []token, ok bool) {
+	for i := 0; i < len(b); {
+		if b[i] == ' ' {
+			i++
+			continue
+		}
+		if b[i] != '"' {
+			j := bytes.IndexByte(b[i:], ' ')
+			if j < 0 {
+				j = len(b) - i
+			}
+			out = append(out, token{s: string(b[i : i+j])})
+			i += j
+			continue
+		}
+		j := i + 1
+		for j < len(b) && b[j] != '"' {
+			if b[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		if j >= len(b) {
+			return out, false
+		}
+		out = append(out, token{s: string(b[i+1 : j]), quoted: true})
+		i = j + 1
+	}
+	return out, true
+}
+
+// attrSet builds a row's or an event's attrs; compactObject renders it
+// with sorted keys.
+type attrSet map[string]json.RawMessage
+
+// str sets k to s unless s is "" or "-" (a log's "no value").
+func (a attrSet) str(k, s string) {
+	if s != "" && s != "-" {
+		a[k] = jsonString(s)
+	}
+}
+
+func (a attrSet) num(k string, n int64) { a[k] = json.RawMessage(strconv.FormatInt(n, 10)) }
+
+func (a attrSet) null(k string) { a[k] = json.RawMessage("null") }
+
+func (a attrSet) flag(k string) { a[k] = json.RawMessage("true") }
+
+// raw sets k to a number exactly as the log wrote it (a decimal such as
+// 0.001048), which JSON keeps.
+func (a attrSet) raw(k, s string) { a[k] = json.RawMessage(s) }
+
+func (a attrSet) String() string { return compactObject(a) }
+
+// decimalNs reads a decimal number of seconds such as 0.000073 or -1 as
+// exact integer nanoseconds (at most 9 decimals), without going through a
+// float.
+func decimalNs(s string) (int64, bool) {
+	neg := strings.HasPrefix(s, "-")
+	whole, frac, _ := strings.Cut(strings.TrimPrefix(s, "-"), ".")
+	if whole == "" || len(frac) > 9 || !allDigits([]byte(whole)) || (frac != "" && !allDigits([]byte(frac))) || len(whole) > 9 {
+		return 0, false
+	}
+	w, _ := strconv.ParseInt(whole, 10, 64)
+	f, _ := strconv.ParseInt((frac + "000000000")[:9], 10, 64)
+	ns := w*1e9 + f
+	if neg {
+		ns = -ns
+	}
+	return ns, true
+}
+
+// lbRequest splits a request line "METHOD URL PROTOCOL" as a load
+// balancer logs it.
+func lbRequest(a attrSet, s string) {
+	f := strings.Fields(s)
+	if len(f) >= 1 {
+		a.str("method", f[0])
+	}
+	if len(f) >= 2 {
+		a.str("path", f[1])
+	}
+	if len(f) >= 3 {
+		a.str("protocol", f[2])
+	}
+}

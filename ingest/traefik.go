@@ -1,0 +1,126 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"strconv"
+	"time"
+
+	json "github.com/goccy/go-json"
+)
+
+// FormatTraefik names Traefik's JSON access log (accessLog.format: json),
+// one object per line. One row per line: ts = StartUTC ("the time at which
+// request processing started"; nanoseconds in the log, microseconds kept);
+// latency_ms = Duration ("the total time taken (in nanoseconds) by
+// processing the response, including the origin server's time but not the
+// log writing time") / 1e6; status = DownstreamStatus ("the HTTP status
+// code returned to the client"); req_text = request_X-Request-Id when the
+// headers are kept. Every other field stays in attrs as written, with
+// method and path added from RequestMethod and RequestPath.
+const FormatTraefik = "traefik"
+
+// detectTraefik takes a first line that is a JSON object with StartUTC
+// and Duration or DownstreamStatus.
+func detectTraefik(_ string, head []byte) bool {
+	line := firstLine(head)
+	if len(line) == 0 || line[0] != '{' || !bytes.Contains(line, []byte(`"StartUTC"`)) {
+		return false
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(line, &m) != nil {
+		return false
+	}
+	return m["StartUTC"] != nil && (m["Duration"] != nil || m["DownstreamStatus"] != nil)
+}
+
+func decodeTraefik(in *input, c *collector) (produce, error) {
+	run := runName(in.detectName())
+	return rows(func(ctx context.Context, add func(*row) error) error {
+		var r row
+		return textLines(ctx, in.reader(), func(line int64, b []byte) error {
+			if err := traefikLine(&r, line, bytes.TrimSpace(b)); err != nil {
+				return err
+			}
+			r.group = run
+			r.set(colGroup)
+			return add(&r)
+		})
+	}), nil
+}
+
+func traefikLine(r *row, line int64, b []byte) error {
+	r.reset(line)
+	if b[0] != '{' {
+		return lineErr(line, "want a JSON object per line (Traefik's JSON access log), got %q", truncate(string(b), 20))
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return lineErr(line, "bad JSON: %s", jsonMsg(err))
+	}
+	if m == nil {
+		return lineErr(line, "want a JSON object, got null")
+	}
+	for _, step := range []func(*row, map[string]json.RawMessage) error{traefikStart, traefikDuration, traefikStatus} {
+		if err := step(r, m); err != nil {
+			return err
+		}
+	}
+	if v := jsonVal(m["request_X-Request-Id"]); v.kind == 's' && v.s != "" && v.s != "-" {
+		r.reqText = v.s
+		r.set(colReqText)
+		delete(m, "request_X-Request-Id")
+	}
+	for k, from := range map[string]string{"method": "RequestMethod", "path": "RequestPath"} {
+		if v, ok := m[from]; ok {
+			m[k] = v
+		}
+	}
+	r.attrs = compactObject(m)
+	r.set(colAttrs)
+	return nil
+}
+
+func traefikStart(r *row, m map[string]json.RawMessage) error {
+	v := jsonVal(m["StartUTC"])
+	if v.kind != 's' {
+		return fieldErr(r.line, "StartUTC", "want an RFC 3339 time, got %s", v.describe())
+	}
+	t, err := time.Parse(time.RFC3339Nano, v.s)
+	if err != nil {
+		return fieldErr(r.line, "StartUTC", "want an RFC 3339 time such as 2024-08-25T04:34:37.306691884Z, got %q", v.s)
+	}
+	r.tsUs = t.UnixMicro()
+	r.set(colTsUs)
+	delete(m, "StartUTC")
+	return nil
+}
+
+// traefikDuration reads Duration, integer nanoseconds (absent: no latency).
+func traefikDuration(r *row, m map[string]json.RawMessage) error {
+	raw, ok := m["Duration"]
+	if !ok {
+		return nil
+	}
+	v := jsonVal(raw)
+	ns, err := strconv.ParseInt(v.s, 10, 64)
+	if v.kind != 'n' || err != nil || ns < 0 {
+		return fieldErr(r.line, "Duration", "want integer nanoseconds, got %s", v.describe())
+	}
+	r.latency = float64(ns) / 1e6
+	r.set(colLatency)
+	delete(m, "Duration")
+	return nil
+}
+
+func traefikStatus(r *row, m map[string]json.RawMessage) error {
+	v := jsonVal(m["DownstreamStatus"])
+	n, err := strconv.ParseInt(v.s, 10, 32)
+	if v.kind != 'n' || err != nil || n < 0 || n > 999 {
+		return fieldErr(r.line, "DownstreamStatus", "want an HTTP status code, got %s", v.describe())
+	}
+	r.status = int32(n)
+	r.set(colStatus)
+	delete(m, "DownstreamStatus")
+	return nil
+}
