@@ -147,9 +147,13 @@ type loader struct {
 	runCounts map[runKey]int64  // rows per run so far, for run_pos; nil: read it
 	seen      map[string]Result // hashes loaded by this ingest
 	tOrigin   string            // the experiment whose origin the current file's t_ms came from
+	mapSQL    []string          // the --map expressions as DuckDB renders them, once checked (mapexpr.go)
 }
 
 func ingestAll(ctx context.Context, l *loader, srcs []source) ([]Result, error) {
+	if err := l.prepareMaps(ctx); err != nil {
+		return nil, err
+	}
 	if err := l.positionUnnumbered(ctx); err != nil {
 		return nil, err
 	}
