@@ -156,9 +156,9 @@ func (o *ingestOptions) options(e *env) (ingest.Options, error) {
 // printIngested says what each file gave (report prints the same lines).
 func printIngested(e *env, results []ingest.Result) {
 	for _, r := range results {
-		fmt.Fprintln(e.stdout, ingestedLine(r))
+		fmt.Fprintln(e.stdout, cleanLines(ingestedLine(r)))
 		for _, w := range r.Warnings {
-			fmt.Fprintf(e.stderr, "Warning: %s: %s\n", r.Path, w)
+			fmt.Fprintf(e.stderr, "Warning: %s\n", cleanLines(r.Path+": "+w))
 		}
 	}
 }
