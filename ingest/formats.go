@@ -57,7 +57,7 @@ var formats = []format{
 	{name: FormatGatling, about: "Gatling 3.x text simulation.log", detect: detectGatling, decode: decodeGatling},
 	{name: FormatCSV, about: "CSV with a header row of canonical column names", detect: func(name string, head []byte) bool {
 		return hasExt(name, ".csv", ".tsv") || looksLikeCSVHeader(jsonText(head))
-	}, decode: func(in *input, c *collector) (produce, error) { return decodeCSV(in.reader()), nil }},
+	}, decode: func(in *input, c *collector) (produce, error) { return decodeCSV(in.reader(), in.guard.max), nil }},
 }
 
 // Formats lists the accepted --from values, in detection order.

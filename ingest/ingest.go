@@ -36,6 +36,11 @@ type Options struct {
 	// Roles gives runs their role (control, experiment), by run name, for
 	// logs that cannot say it themselves (--role RUN=ROLE).
 	Roles map[string]string
+	// MaxRecord caps one record in bytes (0: DefaultMaxRecord); a format
+	// read as one document may be 16 records long. MaxRatio caps how many
+	// times its size a compressed file may decompress to (0:
+	// DefaultMaxRatio).
+	MaxRecord, MaxRatio int64
 	// Stdin is read for the argument "-".
 	Stdin io.Reader
 	// Progress, when set, is called with bytes read so far and the total
@@ -173,7 +178,7 @@ func (l *loader) file(ctx context.Context, s source) (Result, error) {
 	res := Result{Path: s.name}
 	l.tOrigin = ""
 	l.startProgress(s.name)
-	in, err := openInput(s.name, l.opts.Stdin)
+	in, err := openInput(s.name, l.opts.Stdin, limits{l.opts.MaxRecord, l.opts.MaxRatio})
 	if err != nil {
 		return res, err
 	}
@@ -239,6 +244,9 @@ func (l *loader) load(ctx context.Context, in *input, f format, fileID int64, c 
 	}
 	p, err := f.decode(in, c)
 	if err != nil {
+		return err
+	}
+	if err := in.linesOnly(); err != nil {
 		return err
 	}
 	if res.Rows, err = l.insertRequests(ctx, p, fileID, res.Experiment, runName(in.detectName())); err != nil {
