@@ -242,6 +242,25 @@ func (l *loader) load(ctx context.Context, in *input, f format, fileID int64, c 
 		stop := l.progress(in)
 		defer stop()
 	}
+	err := l.loadRows(ctx, in, f, fileID, c, res)
+	// Bad text a decoder replaced with U+FFFD instead of reporting it (a
+	// key, a value decoded by encoding/json or XML) fails the file at its
+	// line, whatever the format; it wins over a decoder's error at the same
+	// or a later line that the replaced text may have caused (an unknown
+	// record type, a bind error).
+	if terr := in.textErr(); terr != nil && !fieldReported(err) && (err == nil || errLine(err) >= in.guard.text.badLine || errLine(err) == 0) {
+		return terr
+	}
+	if err != nil {
+		return err
+	}
+	if res.Rows == 0 && res.Events == 0 {
+		return errors.New("file is empty: no records in it")
+	}
+	return nil
+}
+
+func (l *loader) loadRows(ctx context.Context, in *input, f format, fileID int64, c *collector, res *Result) error {
 	p, err := f.decode(in, c)
 	if err != nil {
 		return err
@@ -252,13 +271,23 @@ func (l *loader) load(ctx context.Context, in *input, f format, fileID int64, c 
 	if res.Rows, err = l.insertRequests(ctx, p, fileID, res.Experiment, runName(in.detectName())); err != nil {
 		return err
 	}
-	if res.Events, err = l.insertEvents(ctx, c, fileID, res.Experiment); err != nil {
-		return err
+	res.Events, err = l.insertEvents(ctx, c, fileID, res.Experiment)
+	return err
+}
+
+// errLine is the line of a LineError, 0 for any other error.
+func errLine(err error) int64 {
+	var le *LineError
+	if errors.As(err, &le) {
+		return le.Line
 	}
-	if res.Rows == 0 && res.Events == 0 {
-		return errors.New("file is empty: no records in it")
-	}
-	return nil
+	return 0
+}
+
+// fieldReported says err already names a field's invalid UTF-8.
+func fieldReported(err error) bool {
+	var le *LineError
+	return errors.As(err, &le) && le.Field != "" && strings.Contains(le.Msg, "invalid UTF-8")
 }
 
 // record derives what needs the whole file, stores the experiments, runs

@@ -151,6 +151,7 @@ func (in *input) all() ([]byte, error) {
 // beside the decoder; anything else (stdin, compressed) is copied to a
 // temporary file first.
 func (in *input) readerAt() (io.ReaderAt, int64, error) {
+	in.unlined()
 	if in.file != nil && in.compression == "" {
 		f, size := in.file, in.size
 		done := make(chan string, 1)
@@ -169,7 +170,6 @@ func (in *input) readerAt() (io.ReaderAt, int64, error) {
 		}
 		return f, size, nil
 	}
-	in.unlined()
 	tmp, err := os.CreateTemp("", "rewind-spool-*")
 	if err != nil {
 		return nil, 0, err

@@ -45,11 +45,24 @@ type guard struct {
 	longLine int64 // ... and its line
 	out      int64 // bytes passed
 	document bool  // read whole: the document cap applies instead
+	text     textCheck
+	json     int8 // the content starts as JSON: 1; not: -1; not known yet: 0
 }
 
 func (g *guard) Read(p []byte) (int, error) {
 	n, err := g.r.Read(p)
 	g.out += int64(n)
+	if g.json == 0 {
+		if t := jsonText(p[:n]); len(t) > 0 {
+			g.json = -1
+			if t[0] == '{' || t[0] == '[' {
+				g.json = 1
+			}
+		}
+	}
+	if !g.unlined {
+		g.text.scan(p[:n], g.lines+1, g.json > 0, err == io.EOF)
+	}
 	if g.raw != nil && g.out > ratioFloor && g.out > g.ratio*max(g.raw(), 1) {
 		return 0, fmt.Errorf("decompresses to more than %d times its size (%d bytes from %d; a decompression bomb?): --max-ratio raises the limit",
 			g.ratio, g.out, g.raw())
@@ -146,6 +159,17 @@ func (in *input) wholeDocument() { in.guard.armed, in.guard.document = false, tr
 // unlined lifts the line cap for a binary stream (Vegeta's gob, protobuf):
 // its records are not lines.
 func (in *input) unlined() { in.guard.armed, in.guard.unlined = false, true }
+
+// textErr is the first line of a text input that holds invalid UTF-8 (or a
+// lone surrogate escape in JSON), once the input has been read; nil for a
+// binary one.
+func (in *input) textErr() error {
+	g := in.guard
+	if g.unlined || g.text.badLine == 0 {
+		return nil
+	}
+	return lineErr(g.text.badLine, "%s", g.text.what)
+}
 
 // limits are an ingest's caps: Options.MaxRecord and MaxRatio, 0 for the
 // defaults.
