@@ -248,7 +248,7 @@ func (l *loader) load(ctx context.Context, in *input, f format, fileID int64, c 
 	// line, whatever the format; it wins over a decoder's error at the same
 	// or a later line that the replaced text may have caused (an unknown
 	// record type, a bind error).
-	if terr := in.textErr(); terr != nil && !fieldReported(err) && (err == nil || errLine(err) >= in.guard.text.badLine || errLine(err) == 0) {
+	if terr := in.textErr(); terr != nil && !fieldReported(err) && textFirst(err, in.guard.text.badLine) {
 		return terr
 	}
 	if err != nil {
@@ -275,13 +275,16 @@ func (l *loader) loadRows(ctx context.Context, in *input, f format, fileID int64
 	return err
 }
 
-// errLine is the line of a LineError, 0 for any other error.
-func errLine(err error) int64 {
+// textFirst says bad text at line bad goes before err: there is no error,
+// or it is at the same or a later line, or it is not a decoder's own
+// (a database error such as a bind error the text caused). A decoder's
+// verdict on the whole file (line 0: a binary Gatling log) stands.
+func textFirst(err error, bad int64) bool {
 	var le *LineError
-	if errors.As(err, &le) {
-		return le.Line
+	if err == nil || !errors.As(err, &le) {
+		return true
 	}
-	return 0
+	return le.Line >= bad
 }
 
 // fieldReported says err already names a field's invalid UTF-8.
