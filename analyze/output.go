@@ -11,13 +11,15 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/rewind-dev/rewind/analyze/report"
 	"github.com/rewind-dev/rewind/internal/jsfmt"
 )
 
 // Formats accepted by Write.
 var Formats = []string{"table", "json", "csv"}
 
-// Write prints r as an aligned table (units in the header), a JSON array of
+// Write prints r as an aligned table (units in the header; control
+// characters escaped as \xNN, see report.Clean), a JSON array of
 // objects keyed by column name (null for no value), or CSV with a header.
 func Write(w io.Writer, r *Result, format string) error {
 	switch format {
@@ -138,7 +140,7 @@ func writeTable(w io.Writer, r *Result) error {
 	cells := make([][]string, 0, len(r.Rows)+1)
 	head := make([]string, len(r.Columns))
 	for i, c := range r.Columns {
-		head[i] = c.Name
+		head[i] = report.Clean(c.Name)
 		if c.Unit != "" && c.Unit != "share" && c.Unit != "x" {
 			head[i] += " (" + c.Unit + ")"
 		}
@@ -147,7 +149,7 @@ func writeTable(w io.Writer, r *Result) error {
 	for _, row := range r.Rows {
 		line := make([]string, len(row))
 		for i, v := range row {
-			line[i] = human(v, r.Columns[i].Unit)
+			line[i] = report.Clean(human(v, r.Columns[i].Unit))
 		}
 		cells = append(cells, line)
 	}

@@ -8,26 +8,18 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+
+	isandbox "github.com/rewind-dev/rewind/internal/sandbox"
 )
 
-// sandbox is what a read-only open sets, in this order. A read-only DuckDB
-// file still lets a query COPY ... TO any path (the database file itself
-// included), ATTACH another file READ_WRITE and change it, read any file
-// (read_text, read_csv, glob), fetch URLs and INSTALL extensions.
-// enable_external_access = false closes all of those (Permission Error:
-// file system operations are disabled by configuration) while queries on the
-// open database and spilling to temp_directory still work; it also forbids
-// changing temp_directory, so that is set before it. lock_configuration comes
-// last: after it no SET can undo the others (sandbox_test.go tries each).
-var sandbox = []string{
-	"SET enable_external_access = false",
-	"SET autoinstall_known_extensions = false",
-	"SET autoload_known_extensions = false",
-	"SET allow_community_extensions = false",
-	"SET lock_configuration = true",
-}
+// sandbox is what a read-only open sets, in this order: the settings that
+// close file, URL and extension access (see internal/sandbox), then the lock,
+// after which no SET can undo them (sandbox_test.go tries each). It also
+// forbids changing temp_directory, so that is set before it.
+var sandbox = append(slices.Clone(isandbox.Settings), isandbox.Lock)
 
 // settings are the SET statements an open applies, in order: memory, spill
 // directory, then (read-only) the sandbox.
@@ -188,10 +180,14 @@ func checkTempDir(dir string) (string, error) {
 }
 
 // Sandboxed reports whether err is the sandbox of a read-only open refusing
-// a query access to a file, a URL or an extension.
+// a query access to a file, a URL or an extension, or a call outside its
+// allow-list.
 func Sandboxed(err error) bool {
 	if err == nil {
 		return false
+	}
+	if isandbox.Refusal(err) {
+		return true
 	}
 	msg := err.Error()
 	return strings.Contains(msg, "disabled by configuration") || strings.Contains(msg, "disabled through configuration")

@@ -85,7 +85,7 @@ func decodeCLF(layoutText string) func(in *input, c *collector) (produce, error)
 			return nil, lineErr(1, "not a Common Log Format line (nginx, Apache, Traefik): give the server's log format with --log-format")
 		}
 		c.timeStepMs = d.lo.timeStep()
-		return decodeChunks(in.reader(), 1, lineEnd, d.chunk, c), nil
+		return decodeChunks(in.reader(), 1, lineEnd, 0, d.chunk, c), nil
 	}
 }
 

@@ -25,7 +25,7 @@ import (
 // chunk reads as the whole file would, and that first error is the one
 // reported. A header that does not end within the first chunk is read
 // record by record, as one reader.
-func decodeCSV(in io.Reader) produce {
+func decodeCSV(in io.Reader, maxRecord int64) produce {
 	return func(ctx context.Context, emit func(arrow.RecordBatch) error) error {
 		br := bufio.NewReaderSize(in, chunkBytes)
 		head, err := br.Peek(chunkBytes)
@@ -47,7 +47,7 @@ func decodeCSV(in io.Reader) produce {
 		if _, err := br.Discard(end); err != nil {
 			return err
 		}
-		return decodeChunks(br, first, recordEnd, func(ch fileChunk) chunkResult {
+		return decodeChunks(br, first, recordEnd, maxRecord, func(ch fileChunk) chunkResult {
 			return decodeCSVChunk(ch, first, names, sets)
 		}, nil)(ctx, emit)
 	}

@@ -75,7 +75,7 @@ var formats = []format{
 	{name: FormatHAProxy, about: "HAProxy option httplog lines, raw or behind an RFC 3164/5424 syslog prefix", detect: detectHaproxy, decode: decodeHaproxy},
 	{name: FormatCSV, about: "CSV with a header row of canonical column names", detect: func(name string, head []byte) bool {
 		return hasExt(name, ".csv", ".tsv") || looksLikeCSVHeader(jsonText(head))
-	}, decode: func(in *input, c *collector) (produce, error) { return decodeCSV(in.reader()), nil }},
+	}, decode: func(in *input, c *collector) (produce, error) { return decodeCSV(in.reader(), in.guard.max), nil }},
 }
 
 // Formats lists the accepted --from values, in detection order.

@@ -17,7 +17,7 @@ func decodeOnly(formatName string, data []byte) error {
 	if !ok {
 		panic("no format " + formatName)
 	}
-	in, err := openInput(Stdin, bytes.NewReader(data))
+	in, err := openInput(Stdin, bytes.NewReader(data), limits{})
 	if err != nil {
 		return err
 	}

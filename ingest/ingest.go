@@ -41,6 +41,11 @@ type Options struct {
 	// Roles gives runs their role (control, experiment), by run name, for
 	// logs that cannot say it themselves (--role RUN=ROLE).
 	Roles map[string]string
+	// MaxRecord caps one record in bytes (0: DefaultMaxRecord); a format
+	// read as one document may be 16 records long. MaxRatio caps how many
+	// times its size a compressed file may decompress to (0:
+	// DefaultMaxRatio).
+	MaxRecord, MaxRatio int64
 	// Stdin is read for the argument "-".
 	Stdin io.Reader
 	// Progress, when set, is called with bytes read so far and the total
@@ -164,9 +169,13 @@ type loader struct {
 	runCounts map[runKey]int64  // rows per run so far, for run_pos; nil: read it
 	seen      map[string]Result // hashes loaded by this ingest
 	tOrigin   string            // the experiment whose origin the current file's t_ms came from
+	mapSQL    []string          // the --map expressions as DuckDB renders them, once checked (mapexpr.go)
 }
 
 func ingestAll(ctx context.Context, l *loader, srcs []source) ([]Result, error) {
+	if err := l.prepareMaps(ctx); err != nil {
+		return nil, err
+	}
 	if err := l.positionUnnumbered(ctx); err != nil {
 		return nil, err
 	}
@@ -191,7 +200,7 @@ func (l *loader) file(ctx context.Context, s source, name string) (Result, error
 	res := Result{Path: name}
 	l.tOrigin, l.rejoin = "", map[runKey]bool{}
 	l.startProgress(s.name)
-	in, err := openInput(s.name, l.opts.Stdin)
+	in, err := openInput(s.name, l.opts.Stdin, limits{l.opts.MaxRecord, l.opts.MaxRatio})
 	if err != nil {
 		return res, err
 	}
@@ -262,20 +271,55 @@ func (l *loader) load(ctx context.Context, in *input, f format, fileID int64, fi
 		stop := l.progress(in)
 		defer stop()
 	}
-	p, err := f.decode(in, c)
+	err := l.loadRows(ctx, in, f, fileID, fileRun, c, res)
+	// Bad text a decoder replaced with U+FFFD instead of reporting it (a
+	// key, a value decoded by encoding/json or XML) fails the file at its
+	// line, whatever the format; it wins over a decoder's error at the same
+	// or a later line that the replaced text may have caused (an unknown
+	// record type, a bind error).
+	if terr := in.textErr(); terr != nil && !fieldReported(err) && textFirst(err, in.guard.text.badLine) {
+		return terr
+	}
 	if err != nil {
-		return err
-	}
-	if res.Rows, err = l.insertRequests(ctx, p, fileID, res.Experiment, fileRun); err != nil {
-		return err
-	}
-	if res.Events, err = l.insertEvents(ctx, c, fileID, res.Experiment); err != nil {
 		return err
 	}
 	if res.Rows == 0 && res.Events == 0 {
 		return errors.New("file is empty: no records in it")
 	}
 	return nil
+}
+
+func (l *loader) loadRows(ctx context.Context, in *input, f format, fileID int64, fileRun string, c *collector, res *Result) error {
+	p, err := f.decode(in, c)
+	if err != nil {
+		return err
+	}
+	if err := in.linesOnly(); err != nil {
+		return err
+	}
+	if res.Rows, err = l.insertRequests(ctx, p, fileID, res.Experiment, fileRun); err != nil {
+		return err
+	}
+	res.Events, err = l.insertEvents(ctx, c, fileID, res.Experiment)
+	return err
+}
+
+// textFirst says bad text at line bad goes before err: there is no error,
+// or it is at the same or a later line, or it is not a decoder's own
+// (a database error such as a bind error the text caused). A decoder's
+// verdict on the whole file (line 0: a binary Gatling log) stands.
+func textFirst(err error, bad int64) bool {
+	var le *LineError
+	if err == nil || !errors.As(err, &le) {
+		return true
+	}
+	return le.Line >= bad
+}
+
+// fieldReported says err already names a field's invalid UTF-8.
+func fieldReported(err error) bool {
+	var le *LineError
+	return errors.As(err, &le) && le.Field != "" && strings.Contains(le.Msg, "invalid UTF-8")
 }
 
 // record derives what needs the whole file, stores the experiments, runs

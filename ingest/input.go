@@ -36,6 +36,7 @@ type input struct {
 	size        int64  // raw size in bytes; -1 when unknown (a pipe)
 	compression string // "", "gzip" or "zstd"
 	head        []byte // the first headBytes of the decompressed content
+	guard       *guard // record and decompression caps (limits.go)
 
 	file   *os.File
 	raw    *hashingReader
@@ -45,8 +46,8 @@ type input struct {
 	hashFn func() string
 }
 
-// openInput opens name (a path or "-") for reading.
-func openInput(name string, stdin io.Reader) (*input, error) {
+// openInput opens name (a path or "-") for reading, under the caps of lim.
+func openInput(name string, stdin io.Reader, lim limits) (*input, error) {
 	in := &input{name: name, size: -1}
 	var src io.Reader
 	if name == Stdin {
@@ -93,7 +94,11 @@ func openInput(name string, stdin io.Reader) (*input, error) {
 		in.compression, dec = "zstd", zr
 		in.closes = append(in.closes, zr.Close)
 	}
-	in.br = bufio.NewReaderSize(&decompressErr{r: dec, kind: in.compression}, 1<<20)
+	in.guard = &guard{r: &decompressErr{r: dec, kind: in.compression}, max: lim.record(), ratio: lim.ratio()}
+	if in.compression != "" {
+		in.guard.raw = in.raw.n.Load
+	}
+	in.br = bufio.NewReaderSize(in.guard, 1<<20)
 	head, err := in.br.Peek(headBytes)
 	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
 		in.close()
@@ -134,14 +139,19 @@ func (in *input) detectName() string {
 // reader is the decompressed content as a stream.
 func (in *input) reader() io.Reader { return in.br }
 
-// all reads the whole decompressed content into memory.
-func (in *input) all() ([]byte, error) { return io.ReadAll(in.br) }
+// all reads the whole decompressed content into memory, up to the document
+// cap.
+func (in *input) all() ([]byte, error) {
+	in.wholeDocument()
+	return io.ReadAll(in.br)
+}
 
 // readerAt gives random access for formats that need it (Parquet, Arrow
 // files). A plain file is used as it is, hashed by a goroutine that runs
 // beside the decoder; anything else (stdin, compressed) is copied to a
 // temporary file first.
 func (in *input) readerAt() (io.ReaderAt, int64, error) {
+	in.unlined()
 	if in.file != nil && in.compression == "" {
 		f, size := in.file, in.size
 		done := make(chan string, 1)

@@ -36,6 +36,11 @@ func decodeJaeger(in *input, c *collector) (produce, error) {
 	if err != nil {
 		return nil, err
 	}
+	// encoding/json would make invalid UTF-8 in a key U+FFFD and then miss
+	// the key: the text the guard saw wins.
+	if err := in.textErr(); err != nil {
+		return nil, err
+	}
 	return rows(func(ctx context.Context, add func(*row) error) error {
 		o := &otlpRows{ctx: ctx, add: add, json: true}
 		d := newDocReader(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))

@@ -47,7 +47,11 @@ func countTopKeys(raw []byte) int {
 // flat scanner does not take (that one refuses both by itself).
 func checkJSONObject(raw []byte, line int64) error {
 	if !utf8.Valid(raw) {
-		return fieldErr(line, fieldAt(raw, firstInvalidUTF8(raw)), "invalid UTF-8")
+		off := firstInvalidUTF8(raw)
+		if key, ok := keyAt(raw, off); ok {
+			return fieldErr(line, key, "invalid UTF-8 in the key")
+		}
+		return fieldErr(line, fieldAt(raw, off), "invalid UTF-8")
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
@@ -81,6 +85,21 @@ func firstInvalidUTF8(b []byte) int {
 		i += n
 	}
 	return len(b)
+}
+
+// keyAt is the key that byte offset off of a JSON object lies in, when it
+// lies in one: the string around off is followed by a colon.
+func keyAt(raw []byte, off int) (string, bool) {
+	open := bytes.LastIndexByte(raw[:off], '"')
+	end := bytes.IndexByte(raw[off:], '"')
+	if open < 0 || end < 0 {
+		return "", false
+	}
+	rest := bytes.TrimLeft(raw[off+end+1:], " \t\r\n")
+	if len(rest) == 0 || rest[0] != ':' {
+		return "", false
+	}
+	return string(raw[open+1 : off+end]), true
 }
 
 // fieldAt names the key whose value holds byte offset off of a JSON object:

@@ -10,7 +10,8 @@ import (
 )
 
 // Mapping sets a canonical column from a SQL expression over the source's
-// own fields (--map COLUMN=EXPR). Fields the canonical schema does not name
+// own fields (--map COLUMN=EXPR): one scalar expression, checked against an
+// allow-list and evaluated in a sandbox (mapexpr.go). Fields the canonical schema does not name
 // (kept in attrs) are columns of the expression's scope, typed by what
 // their values are (BIGINT, DOUBLE, BOOLEAN, else VARCHAR); so are the
 // canonical columns as decoded.
@@ -63,9 +64,9 @@ func (l *loader) applyMaps(ctx context.Context, fileID int64) error {
 		return err
 	}
 	args := []any{sql.Named("file", fileID)}
-	for _, m := range l.opts.Maps {
+	for i, m := range l.opts.Maps {
 		typ := mappable[m.Column]
-		expr := "(" + m.Expr + ")"
+		expr := "(" + l.mapSQL[i] + ")"
 		if m.Column == "outcome" {
 			expr = "lower(trim(" + expr + "::VARCHAR))"
 		}

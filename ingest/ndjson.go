@@ -53,7 +53,7 @@ type chunkResult struct {
 
 // decodeNDJSON reads one JSON object per line. Blank lines are skipped.
 func decodeNDJSON(in io.Reader, c *collector) produce {
-	return decodeChunks(in, 1, lineEnd, decodeNDJSONChunk, c)
+	return decodeChunks(in, 1, lineEnd, 0, decodeNDJSONChunk, c)
 }
 
 // lineEnd is where a chunk of NDJSON may end: after its last line end (0
@@ -64,15 +64,16 @@ func lineEnd(buf []byte) int { return bytes.LastIndexByte(buf, '\n') + 1 }
 // firstLine, is cut into chunks where cut says a record ends, workers
 // decode chunks into Arrow batches (with collectors of their own, merged
 // into c, when decode gives one), and the batches are emitted in file
-// order.
-func decodeChunks(in io.Reader, firstLine int64, cut func([]byte) int, decode func(fileChunk) chunkResult, c *collector) produce {
+// order. A record longer than maxRecord (0: no cap; a line's is the input's
+// guard) fails at its first line.
+func decodeChunks(in io.Reader, firstLine int64, cut func([]byte) int, maxRecord int64, decode func(fileChunk) chunkResult, c *collector) produce {
 	return func(ctx context.Context, emit func(arrow.RecordBatch) error) error {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		work := make(chan fileChunk)
 		order := make(chan fileChunk, 2*runtime.GOMAXPROCS(0))
 		splitErr := make(chan error, 1)
-		go func() { splitErr <- splitChunks(ctx, in, firstLine, cut, work, order) }()
+		go func() { splitErr <- splitChunks(ctx, in, firstLine, cut, maxRecord, work, order) }()
 		for w := 0; w < runtime.GOMAXPROCS(0); w++ {
 			go func() {
 				for ch := range work {
@@ -108,7 +109,7 @@ func decodeChunks(in io.Reader, firstLine int64, cut func([]byte) int, decode fu
 // ends and hands each to a worker (work) and, in file order, to the merger
 // (order). Every chunk sent to order gets a result on its out: a worker's,
 // or the cancellation's when the splitter stops before a worker took it.
-func splitChunks(ctx context.Context, in io.Reader, line int64, cut func([]byte) int, work, order chan<- fileChunk) error {
+func splitChunks(ctx context.Context, in io.Reader, line int64, cut func([]byte) int, maxRecord int64, work, order chan<- fileChunk) error {
 	defer close(order)
 	defer close(work)
 	var carry []byte
@@ -129,6 +130,10 @@ func splitChunks(ctx context.Context, in io.Reader, line int64, cut func([]byte)
 			end = cut(buf) // 0: a record longer than the chunk
 		}
 		carry = append([]byte(nil), buf[end:]...)
+		if maxRecord > 0 && int64(len(carry)) > maxRecord {
+			putChunkBuf(buf)
+			return lineErr(line+int64(bytes.Count(buf[:end], []byte{'\n'})), "record longer than %s: --max-record raises the cap", sizeText(maxRecord))
+		}
 		if end > 0 {
 			ch := fileChunk{data: buf[:end], firstLine: line, out: make(chan chunkResult, 1)}
 			line += int64(bytes.Count(ch.data, []byte{'\n'}))
@@ -158,6 +163,8 @@ func decodeNDJSONChunk(ch fileChunk) chunkResult {
 	var r row
 	data, line := ch.data, ch.firstLine
 	batches, err := chunkBatches(0, func(bt *batcher) (bool, error) {
+		skip, blank := blankLines(data)
+		data, line = data[skip:], line+blank
 		if len(data) == 0 {
 			return false, nil
 		}
@@ -175,6 +182,24 @@ func decodeNDJSONChunk(ch fileChunk) chunkResult {
 		return chunkResult{err: err}
 	}
 	return chunkResult{batches: batches, c: c}
+}
+
+// blankLines is how many bytes of blank lines (white space only) data
+// starts with, and how many line feeds they hold: a run of them is passed
+// over in one loop, not decoded line by line.
+func blankLines(data []byte) (skip int, lines int64) {
+	last := 0
+	for i, b := range data {
+		switch b {
+		case '\n':
+			lines++
+			last = i + 1
+		case ' ', '\t', '\r':
+		default:
+			return last, lines
+		}
+	}
+	return last, lines
 }
 
 // chunkBatches is a chunk decoder's loop: next decodes the chunk's next

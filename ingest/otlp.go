@@ -55,6 +55,9 @@ func detectOtlp(name string, head []byte) bool {
 var otlpHead = regexp.MustCompile(`^\{\s*(?:"result"\s*:\s*\{\s*)?"resource_?[sS]pans"`)
 
 func decodeOtlp(in *input, c *collector) (produce, error) {
+	if t := jsonText(in.head); len(t) == 0 || t[0] != '{' {
+		in.unlined() // protobuf: binary, no text check
+	}
 	data, err := in.all()
 	if err != nil {
 		return nil, err

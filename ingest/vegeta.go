@@ -137,6 +137,9 @@ func decodeVegeta(in *input, c *collector) (produce, error) {
 		}
 		each = (*vegetaDec).fromGob
 	}
+	if vegetaEncoding(in.head) != "json" && vegetaEncoding(in.head) != "csv" {
+		in.unlined() // gob messages are not lines; gobFrames bounds them
+	}
 	return rows(func(ctx context.Context, add func(*row) error) error {
 		return each(&vegetaDec{ctx: ctx, add: add, file: runName(in.detectName())}, in.reader())
 	}), nil

@@ -114,7 +114,9 @@ var mdEscaper = strings.NewReplacer(
 	"&", "&amp;", "<", "&lt;", ">", "&gt;", "\r\n", " ", "\n", " ", "\r", " ",
 )
 
-func mdEscape(s string) string { return mdEscaper.Replace(s) }
+// Control characters left after that (ESC, BEL, tabs) are escaped as
+// \xNN: markdown shown in a terminal must not move its cursor.
+func mdEscape(s string) string { return report.Clean(mdEscaper.Replace(s)) }
 
 // table is the cell's result as a report.Table: the full result, or for a
 // chart cell its X and Y columns.

@@ -6,6 +6,8 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"strings"
+
+	"github.com/rewind-dev/rewind/internal/sandbox"
 )
 
 // Result is what a cell's query returned. Rows holds at most the display
@@ -54,6 +56,9 @@ func discard(conn *sql.Conn) {
 
 func (nb *Notebook) runCell(ctx context.Context, conn *sql.Conn, c *Cell) error {
 	query := c.SQL
+	if err := sandbox.Check(ctxConn{ctx, conn}, query); err != nil {
+		return err
+	}
 	if c.Name != "" {
 		// A named cell is one query; its result becomes a TEMP TABLE and is
 		// shown from there. DuckDB keeps the query's ORDER BY in the table's
@@ -118,4 +123,18 @@ func trimStatement(s string) string {
 
 func quoteIdent(s string) string {
 	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+// ctxConn is conn as the sandbox's check reads it.
+type ctxConn struct {
+	ctx  context.Context
+	conn *sql.Conn
+}
+
+func (c ctxConn) Query(q string, args ...any) (*sql.Rows, error) {
+	return c.conn.QueryContext(c.ctx, q, args...)
+}
+
+func (c ctxConn) QueryRow(q string, args ...any) *sql.Row {
+	return c.conn.QueryRowContext(c.ctx, q, args...)
 }

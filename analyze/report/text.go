@@ -23,7 +23,7 @@ func RenderText(w io.Writer, d Document) error {
 		underline(bw, d.Title, "=")
 	}
 	if d.Subtitle != "" {
-		fmt.Fprintf(bw, "%s\n", clean(d.Subtitle))
+		fmt.Fprintf(bw, "%s\n", Clean(d.Subtitle))
 	}
 	for _, s := range d.Sections {
 		writeSection(bw, s, nullText(d))
@@ -40,11 +40,11 @@ func writeSection(w *bufio.Writer, s Section, null string) {
 		underline(w, s.Title, "-")
 	}
 	if s.Note != "" {
-		fmt.Fprintf(w, "%s\n", clean(s.Note))
+		fmt.Fprintf(w, "%s\n", Clean(s.Note))
 	}
 	if s.Code != "" {
 		for _, line := range strings.Split(strings.TrimRight(s.Code, "\n"), "\n") {
-			fmt.Fprintf(w, "    %s\n", clean(line))
+			fmt.Fprintf(w, "    %s\n", Clean(line))
 		}
 	}
 	for _, t := range s.Tables {
@@ -58,7 +58,7 @@ func writeSection(w *bufio.Writer, s Section, null string) {
 }
 
 func underline(w *bufio.Writer, title, mark string) {
-	title = clean(title)
+	title = Clean(title)
 	fmt.Fprintf(w, "%s\n%s\n", title, strings.Repeat(mark, utf8.RuneCountInString(title)))
 }
 
@@ -66,18 +66,18 @@ func underline(w *bufio.Writer, title, mark string) {
 // as wide as its widest cell; numbers are right-aligned (see rightAligned).
 func writeTable(w *bufio.Writer, t Table, null string) {
 	if t.Caption != "" {
-		fmt.Fprintf(w, "%s\n", clean(t.Caption))
+		fmt.Fprintf(w, "%s\n", Clean(t.Caption))
 	}
 	num := numericColumns(t)
 	grid := [][]string{make([]string, len(t.Columns))}
 	right := [][]bool{num}
 	for c, col := range t.Columns {
-		grid[0][c] = clean(col.header())
+		grid[0][c] = Clean(col.header())
 	}
 	for _, row := range t.Rows {
 		cells, align := make([]string, len(t.Columns)), make([]bool, len(t.Columns))
 		for c := range t.Columns {
-			cells[c], align[c] = clean(cell(row, c, null)), rightAligned(row, c, num[c])
+			cells[c], align[c] = Clean(cell(row, c, null)), rightAligned(row, c, num[c])
 		}
 		grid, right = append(grid, cells), append(right, align)
 	}
@@ -126,8 +126,8 @@ func writeChart(w *bufio.Writer, c Chart, null string) {
 	if title == "" {
 		title = "chart"
 	}
-	fmt.Fprintf(w, "%s [%s chart; x: %s, y: %s]\n", clean(title), chartKind(c.Kind),
-		clean(axisName(c.XLabel, "x")), clean(axisName(c.YLabel, "y")))
+	fmt.Fprintf(w, "%s [%s chart; x: %s, y: %s]\n", Clean(title), chartKind(c.Kind),
+		Clean(axisName(c.XLabel, "x")), Clean(axisName(c.YLabel, "y")))
 	t := Table{Columns: []Column{{Name: "series"}, {Name: "points"}, {Name: "x from"}, {Name: "x to"},
 		{Name: "y min"}, {Name: "y max"}, {Name: "x at y max"}}}
 	for _, s := range c.Series {
@@ -135,7 +135,7 @@ func writeChart(w *bufio.Writer, c Chart, null string) {
 	}
 	writeTable(w, t, null)
 	for _, r := range refs(c) {
-		fmt.Fprintf(w, "%s\n", clean(r))
+		fmt.Fprintf(w, "%s\n", Clean(r))
 	}
 }
 
@@ -168,9 +168,11 @@ func xValue(x float64, labels []string) Value {
 	return x
 }
 
-// clean escapes control characters (ESC, CR, tabs, newlines inside a cell)
-// so that each cell stays on its line and cannot move the cursor.
-func clean(s string) string {
+// Clean escapes control characters (ESC, BEL, CR, tabs, newlines inside a
+// cell) as \xNN, so that text from the data stays on its line and cannot move
+// the cursor or retitle the terminal. Every text output uses it: report
+// text, rewind sql and analyze tables, notebook markdown.
+func Clean(s string) string {
 	if strings.IndexFunc(s, unicode.IsControl) < 0 {
 		return s
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	reportpkg "github.com/rewind-dev/rewind/analyze/report"
 	"github.com/rewind-dev/rewind/internal/progress"
 )
 
@@ -107,10 +108,10 @@ func report(stderr io.Writer, err error) int {
 		fmt.Fprintf(stderr, "%s\n", sf.msg)
 		return exitStop
 	}
-	fmt.Fprintf(stderr, "Error: %v\n", err)
+	fmt.Fprintf(stderr, "Error: %s\n", cleanLines(err.Error()))
 	var h hinted
 	if errors.As(err, &h) && h.try != "" {
-		fmt.Fprintf(stderr, "Try: %s\n", h.try)
+		fmt.Fprintf(stderr, "Try: %s\n", cleanLines(h.try))
 	}
 	var u usageError
 	if errors.As(err, &u) {
@@ -221,4 +222,15 @@ func shellJoin(args []string) string {
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && progress.IsTerminal(f)
+}
+
+// cleanLines escapes control characters in text that may carry data (an
+// error quoting a value, a run name), line by line: a message keeps its
+// lines, but no ESC or BEL reaches the terminal.
+func cleanLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = reportpkg.Clean(l)
+	}
+	return strings.Join(lines, "\n")
 }

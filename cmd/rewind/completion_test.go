@@ -26,7 +26,7 @@ func TestCompletions(t *testing.T) {
 		{[]string{"analyze", "st"}, []string{"stop-damage"}},
 		{[]string{"sim", "ch"}, []string{"chaos"}},
 		{[]string{"analyze", "peaks", "--sl"}, []string{"--sliding"}},
-		{[]string{"ingest", "--ma"}, []string{"--map"}},
+		{[]string{"ingest", "--ma"}, []string{"--map", "--max-record", "--max-ratio"}},
 		{[]string{"ingest", "--from", "ve"}, []string{"vegeta"}},
 		{[]string{"analyze", "falsification", "--format", "j"}, []string{"json"}},
 		{[]string{"analyze", "falsification", "--db", db, "--experiment", ""}, []string{"gunluk"}},

@@ -45,7 +45,8 @@ Examples:
 
 type ingestOptions struct {
 	db, experiment, run, name, from, okStatus string
-	logFormat                                 string
+	logFormat, maxRecord                      string
+	maxRatio                                  int64
 	set, maps, roles                          []string
 	replace, append, listFormats              bool
 }
@@ -69,6 +70,8 @@ func runIngest(ctx context.Context, e *env, args []string) (err error) {
 	fs.BoolVar(&o.append, "append", false, "join what is there: a changed file's new content is added to the earlier, a file's rows join the experiment or run of its name")
 	fs.StringArrayVar(&o.roles, "role", nil, "give run RUN the role ROLE (control or experiment), RUN=ROLE (repeatable)")
 	fs.StringArrayVar(&o.set, "set", nil, "store KEY=VALUE with the experiment (repeatable), e.g. window=40, planned=SQL")
+	fs.StringVar(&o.maxRecord, "max-record", "64MiB", "refuse a record (a line; a CSV record) longer than SIZE; a format read as one document (JSON array, HAR, OTLP, Chaos Toolkit) may be 16 times as long")
+	fs.Int64Var(&o.maxRatio, "max-ratio", ingest.DefaultMaxRatio, "refuse a .gz or .zst that decompresses to more than N times its size (past its first 64 MiB)")
 	fs.BoolVar(&o.listFormats, "formats", false, "list the formats rewind reads, in detection order, and exit")
 	var open openFlags
 	open.add(fs)
@@ -153,6 +156,12 @@ func (o *ingestOptions) options(e *env) (ingest.Options, error) {
 	if _, err := ingest.ParseStatusRanges(o.okStatus); err != nil {
 		return opts, usageError{err}
 	}
+	if opts.MaxRecord, err = ingest.ParseSize(o.maxRecord); err != nil {
+		return opts, usagef("--max-record %v", err)
+	}
+	if opts.MaxRatio = o.maxRatio; o.maxRatio < 1 {
+		return opts, usagef("--max-ratio %d: want 1 or more", o.maxRatio)
+	}
 	for _, m := range o.maps {
 		mp, err := ingest.ParseMap(m)
 		if err != nil {
@@ -166,9 +175,9 @@ func (o *ingestOptions) options(e *env) (ingest.Options, error) {
 // printIngested says what each file gave (report prints the same lines).
 func printIngested(e *env, results []ingest.Result) {
 	for _, r := range results {
-		fmt.Fprintln(e.stdout, ingestedLine(r))
+		fmt.Fprintln(e.stdout, cleanLines(ingestedLine(r)))
 		for _, w := range r.Warnings {
-			fmt.Fprintf(e.stderr, "Warning: %s: %s\n", r.Path, w)
+			fmt.Fprintf(e.stderr, "Warning: %s\n", cleanLines(r.Path+": "+w))
 		}
 	}
 }

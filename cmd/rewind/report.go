@@ -72,6 +72,9 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	if o.lib.Source == "" {
 		o.lib.Source = o.db.db
 	}
+	if fs.Changed("html") && o.html == "" {
+		return usagef(`--html "": want a FILE, or - for stdout`)
+	}
 	if o.html != "" && o.html != "-" {
 		protected := dbGuards(o.db.db)
 		for _, f := range fs.Args() {
