@@ -52,10 +52,10 @@ func init() {
 // judgeFlags are the flags' text, read into JudgeOptions by options.
 type judgeFlags struct {
 	metrics, direction, groups, critical, mustHaveData, muted, weights string
-	nan, outliers, effect, step, interval, warmup, lookback          string
-	outlierFactor, allowedInc, allowedDec, criticalInc, criticalDec   float64
-	stepN                                                             int64
-	scores                                                            bool
+	nan, outliers, effect, step, interval, warmup, lookback            string
+	outlierFactor, allowedInc, allowedDec, criticalInc, criticalDec    float64
+	stepN                                                              int64
+	scores                                                             bool
 }
 
 func runJudge(ctx context.Context, e *env, args []string) error {
