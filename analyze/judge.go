@@ -1,0 +1,274 @@
+package analyze
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+)
+
+// JudgeOptions steer Judge: Kayenta's NetflixACAJudge over the per-step
+// arrays of queries/judge.sql.
+type JudgeOptions struct {
+	Experiment string
+	Step       time.Duration // duration steps (default 60 s, Kayenta's step)
+	StepN      int64         // count steps: requests per step; wins over Step
+	Metrics    []MetricJudge // default: DefaultJudgeMetrics
+	Weights    map[string]float64
+	Pass       float64 // summary score at or above: Pass (default 95)
+	Marginal   float64 // at or above: Marginal, else Fail (default 75)
+	// Intervals: with Interval > 0, judgements at Warmup + k·Interval,
+	// each over the steps from Warmup (a growing window) or, with
+	// Lookback > 0, over the last Lookback. Multiples of Step.
+	Interval, Warmup, Lookback time.Duration
+}
+
+// Kayenta's MannWhitneyClassifier parameters in NetflixACAJudge.
+const (
+	judgeTolerance  = 0.25
+	judgeConfidence = 0.98
+)
+
+// DefaultJudgeMetrics are judged when none are named: latency in the group
+// latency, the error rate in errors.
+func DefaultJudgeMetrics() []MetricJudge {
+	var out []MetricJudge
+	for _, m := range []string{"mean", "p50", "p95", "p99", "error_rate"} {
+		out = append(out, DefaultMetricJudge(m, JudgeGroup(m)))
+	}
+	return out
+}
+
+// JudgeGroup is a metric's default group.
+func JudgeGroup(metric string) string {
+	switch metric {
+	case "error_rate", "ok_share":
+		return "errors"
+	case "throughput":
+		return "throughput"
+	}
+	return "latency"
+}
+
+var judgeUnits = map[string]string{
+	"from_ms": "ms", "until_ms": "ms", "control_n": "steps", "experiment_n": "steps",
+}
+
+// judgeArrays are one metric's steps: start (ms, NaN for count steps) and
+// value per side, in step order.
+type judgeArrays struct {
+	start, value map[string][]float64
+}
+
+// Judge classifies every metric at every interval and scores each
+// interval; it returns the metrics' rows and the intervals' scores.
+func Judge(db Querier, o JudgeOptions) (metrics, scores *Result, err error) {
+	e, err := FindExperiment(db, o.Experiment)
+	if err != nil {
+		return nil, nil, err
+	}
+	o = o.withDefaults()
+	if err := o.checkMetrics(); err != nil {
+		return nil, nil, err
+	}
+	arrays, err := judgeSteps(db, e.Name, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, role := range []string{"control", "experiment"} {
+		if !hasRole(arrays, role) {
+			return nil, nil, fmt.Errorf("experiment %q has no requests%s with role %s: the judge compares the runs with role control to those with role experiment (rewind ingest --role RUN=control --role RUN=experiment)",
+				e.Name, map[bool]string{true: "", false: " with t_ms"}[o.StepN > 0], role)
+		}
+	}
+	ivs, err := o.intervals(arrays)
+	if err != nil {
+		return nil, nil, err
+	}
+	metrics = &Result{Name: "judge", Columns: judgeMetricColumns()}
+	scores = &Result{Name: "judge scores", Columns: judgeScoreColumns()}
+	for _, iv := range ivs {
+		judged := judgeInterval(o, arrays, iv, metrics)
+		s := scoreMetrics(judged, o.Weights, o.Pass, o.Marginal)
+		scores.Rows = append(scores.Rows, scoreRow(iv, s))
+	}
+	scores.Notes = judgeNotes(scores, o)
+	return metrics, scores, nil
+}
+
+func (o JudgeOptions) withDefaults() JudgeOptions {
+	if o.StepN == 0 && o.Step == 0 {
+		o.Step = time.Minute
+	}
+	if len(o.Metrics) == 0 {
+		o.Metrics = DefaultJudgeMetrics()
+	}
+	if o.Pass == 0 && o.Marginal == 0 {
+		o.Pass, o.Marginal = 95, 75
+	}
+	return o
+}
+
+// JudgeMetrics are the metrics queries/judge.sql computes.
+var JudgeMetrics = []string{"mean", "p50", "p90", "p95", "p99", "p99.9", "max", "error_rate", "ok_share", "throughput"}
+
+func (o JudgeOptions) checkMetrics() error {
+	seen := map[string]bool{}
+	for _, m := range o.Metrics {
+		switch {
+		case !slices.Contains(JudgeMetrics, m.Name):
+			return fmt.Errorf("unknown metric %q: want one of %s", m.Name, strings.Join(JudgeMetrics, ", "))
+		case seen[m.Name]:
+			return fmt.Errorf("metric %q named twice", m.Name)
+		case m.Name == "throughput" && o.StepN > 0:
+			return fmt.Errorf("metric throughput: requests per second need duration steps (--step), not --step-requests")
+		}
+		seen[m.Name] = true
+	}
+	return nil
+}
+
+func hasRole(arrays map[string]judgeArrays, role string) bool {
+	for _, a := range arrays {
+		if len(a.value[role]) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// judgeSteps runs queries/judge.sql once for every metric.
+func judgeSteps(db Querier, exp string, o JudgeOptions) (map[string]judgeArrays, error) {
+	names := make([]string, len(o.Metrics))
+	for i, m := range o.Metrics {
+		names[i] = sqlString(m.Name)
+	}
+	step := "step_ms := " + msLit(o.Step)
+	if o.StepN > 0 {
+		step = fmt.Sprintf("step_n := %d", o.StepN)
+	}
+	rows, err := db.Query(fmt.Sprintf(`SELECT metric, role, coalesce(start_ms, 'NaN'::DOUBLE), coalesce(value, 'NaN'::DOUBLE)
+		FROM judge(?, %s, metrics := [%s])`, step, strings.Join(names, ", ")), exp)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]judgeArrays{}
+	for rows.Next() {
+		var metric, role string
+		var start, value float64
+		if err := rows.Scan(&metric, &role, &start, &value); err != nil {
+			return nil, err
+		}
+		a, ok := out[metric]
+		if !ok {
+			a = judgeArrays{start: map[string][]float64{}, value: map[string][]float64{}}
+			out[metric] = a
+		}
+		a.start[role] = append(a.start[role], start)
+		a.value[role] = append(a.value[role], value)
+	}
+	return out, rows.Err()
+}
+
+// judgeInterval classifies every metric over the interval's steps,
+// appending its rows, and returns what the scorer reads.
+func judgeInterval(o JudgeOptions, arrays map[string]judgeArrays, iv judgeIv, out *Result) []judgedMetric {
+	var judged []judgedMetric
+	for _, m := range o.Metrics {
+		a := arrays[m.Name]
+		control := prepare(iv.pick(a.start["control"], a.value["control"]), m)
+		experiment := prepare(iv.pick(a.start["experiment"], a.value["experiment"]), m)
+		v := m.classifier().classify(control, experiment, m.Direction, m.ReplaceNaN, m.Critical, m.MustHaveData)
+		judged = append(judged, judgedMetric{Name: m.Name, Groups: m.Groups, Label: v.Label, Reason: v.Reason, Critical: v.Critical, Muted: m.Muted})
+		out.Rows = append(out.Rows, metricRow(iv, m, v, len(control), len(experiment)))
+	}
+	return judged
+}
+
+// classifier is the MannWhitneyClassifier NetflixACAJudge builds for the
+// metric, with the effect-size thresholds its measure defaults to.
+func (m MetricJudge) classifier() mwClassifier {
+	def := 1.0
+	if m.CLES {
+		def = 0.5
+	}
+	or := func(v float64) float64 {
+		if math.IsNaN(v) {
+			return def
+		}
+		return v
+	}
+	return mwClassifier{tolerance: judgeTolerance, conf: judgeConfidence,
+		allowed: [2]float64{or(m.AllowedDecrease), or(m.AllowedIncrease)},
+		crit:    [2]float64{or(m.CriticalDecrease), or(m.CriticalIncrease)},
+		cles:    m.CLES, experimentLabel: "Canary", controlLabel: "Baseline", experimentMetric: m.Name}
+}
+
+func judgeMetricColumns() []Column {
+	return []Column{{"interval", ""}, {"metric", ""}, {"groups", ""}, {"classification", ""}, {"critical", ""},
+		{"decided_by", ""}, {"control_n", "steps"}, {"experiment_n", "steps"}, {"lower", ""}, {"upper", ""},
+		{"estimate", ""}, {"bound", ""}, {"effect_size", ""}, {"mean_ratio", ""}, {"reason", ""}}
+}
+
+func metricRow(iv judgeIv, m MetricJudge, v metricVerdict, nc, ne int) []any {
+	num := func(f float64) any {
+		if !v.Tested || math.IsNaN(f) {
+			return nil
+		}
+		return f
+	}
+	var reason any
+	if v.Reason != "" {
+		reason = v.Reason
+	}
+	var ratio any
+	if !math.IsNaN(v.Deviation) {
+		ratio = v.Deviation
+	}
+	decided := v.DecidedBy
+	if v.Degenerate {
+		decided += " (both sides constant: interval [d, d])"
+	}
+	return []any{int64(iv.n), m.Name, strings.Join(m.Groups, ","), v.Label, v.Critical, decided, int64(nc), int64(ne),
+		num(v.Lower), num(v.Upper), num(v.Estimate), num(v.Bound), num(v.EffectSize), ratio, reason}
+}
+
+func judgeScoreColumns() []Column {
+	return []Column{{"interval", ""}, {"from_ms", "ms"}, {"until_ms", "ms"}, {"score", ""}, {"classification", ""},
+		{"group_scores", ""}, {"reason", ""}}
+}
+
+func scoreRow(iv judgeIv, s judgeScore) []any {
+	groups := make([]string, len(s.Groups))
+	for i, g := range s.Groups {
+		if g.NoData {
+			groups[i] = g.Name + "=nodata"
+			continue
+		}
+		groups[i] = g.Name + "=" + trimFloat(g.Score)
+	}
+	var from, until, reason any
+	if !math.IsNaN(iv.from) {
+		from, until = iv.from, iv.until
+	}
+	if s.Reason != "" {
+		reason = s.Reason
+	}
+	return []any{int64(iv.n), from, until, s.Score, s.Classification, strings.Join(groups, " "), reason}
+}
+
+// judgeNotes say at which interval the canary would first have failed.
+func judgeNotes(scores *Result, o JudgeOptions) []string {
+	if o.Interval == 0 {
+		return nil
+	}
+	c := scores.Col("classification")
+	for _, r := range scores.Rows {
+		if r[c] == "Fail" {
+			return []string{fmt.Sprintf("the canary would have failed at interval %d (until %v ms)", r[0], r[scores.Col("until_ms")])}
+		}
+	}
+	return []string{fmt.Sprintf("no interval scores below --marginal %s: the canary would not have failed", trimFloat(o.Marginal))}
+}

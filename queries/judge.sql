@@ -1,0 +1,107 @@
+-- judge: the per-step metric arrays Kayenta's NetflixACAJudge compares.
+--
+-- Question: step by step, what did each metric read on the control and on
+-- the experiment? Kayenta's judge receives, per metric, one value per step
+-- (default 60 s) of the control and of the experiment; `rewind analyze
+-- judge` classifies these arrays (Mann-Whitney, in Go: analyze/judge*.go).
+-- Sides: every run with role control, every run with role experiment.
+-- Duration steps (step_ms) follow t_ms, aligned at 0, and skip rows without
+-- t_ms; every step from a side's first to its last is listed, an empty one
+-- too (its throughput 0, its other metrics NULL: Kayenta's NaN). Count
+-- steps (step_n) follow (run, seq) order within a side. A row with a count
+-- column stands for that many requests, in the quantiles too.
+-- Metrics, as in side_windows (windows.sql):
+--   mean                       ms     sum of latencies / requests with a latency
+--   p50 p90 p95 p99 p99.9 max  ms     nearest-rank quantile: the ceil(q n)-th smallest of n
+--   error_rate                 share  (requests - ok) / requests
+--   ok_share                   share  ok / requests
+--   throughput                 req/s  requests / the step length (duration steps only)
+-- Latencies are read rounded to the microsecond, as everywhere in rewind.
+-- Parameters:
+--   exp      VARCHAR    experiment
+--   step_ms  DOUBLE     step length in ms (default 60000, Kayenta's step), or NULL
+--   step_n   BIGINT     requests per step (count steps), or NULL; given, it wins
+--   metrics  VARCHAR[]  metrics to list (default mean, p50, p95, p99, error_rate)
+-- Columns:
+--   metric    VARCHAR  the metric
+--   role      VARCHAR  control or experiment
+--   step      BIGINT   1-based step: duration steps count from t = 0, so both sides share numbers
+--   start_ms  DOUBLE   ms, test time the step starts (NULL for count steps)
+--   requests  BIGINT   requests in the step
+--   value     DOUBLE   the metric in its unit; NULL when the step has none
+CREATE OR REPLACE MACRO _judge_rows(exp, step_ms, step_n) AS TABLE
+    SELECT role, floor(t_ms / step_ms)::BIGINT AS w, count, outcome = 'ok' AS ok,
+           round(latency_ms * 1000)::BIGINT AS lat_us
+    FROM requests
+    WHERE step_n IS NULL AND experiment = exp AND role IN ('control', 'experiment') AND t_ms IS NOT NULL
+    UNION ALL
+    SELECT role, ((row_number() OVER (PARTITION BY role ORDER BY run, seq) - 1) // step_n)::BIGINT,
+           count, outcome = 'ok', round(latency_ms * 1000)::BIGINT
+    FROM requests
+    WHERE step_n IS NOT NULL AND experiment = exp AND role IN ('control', 'experiment');
+
+-- One row per side and step, every step of a side's span present. The
+-- rows are counted once per (side, step, latency): every aggregate comes
+-- from these counts, and a quantile is the smallest latency whose running
+-- count reaches its rank, ceil(q · n) (at least 1): the nearest rank, the
+-- same as quantile_disc with a DECIMAL q over one row per request, exact in
+-- DECIMAL, with rows that stand for several requests counted as many. A
+-- holistic quantile_disc keeps a step's every value (300 k at 10 M rows)
+-- and was many times slower. The
+-- running counts are taken only when a quantile metric is asked for
+-- (need_q).
+CREATE OR REPLACE MACRO _judge_steps(exp, step_ms, step_n, need_q) AS TABLE
+    WITH h AS (
+        SELECT role, w, lat_us, sum(count) AS c, coalesce(sum(count) FILTER (WHERE ok), 0) AS c_ok
+        FROM _judge_rows(exp, step_ms, step_n)
+        GROUP BY role, w, lat_us
+    ),
+    g AS (
+        SELECT role, w, sum(c)::BIGINT AS requests, sum(c_ok)::BIGINT AS ok,
+               sum(c) FILTER (WHERE lat_us IS NOT NULL) AS lat_n,
+               sum(lat_us * c) AS lat_sum
+        FROM h
+        GROUP BY role, w
+    ),
+    run AS (
+        SELECT role, w, lat_us, sum(c) OVER (PARTITION BY role, w ORDER BY lat_us ROWS UNBOUNDED PRECEDING) AS cum
+        FROM h
+        WHERE need_q AND lat_us IS NOT NULL
+    ),
+    q AS (
+        SELECT r.role, r.w,
+               [min(r.lat_us) FILTER (WHERE r.cum >= greatest(1, ceil(0.5::DECIMAL(4, 3) * g.lat_n))),
+                min(r.lat_us) FILTER (WHERE r.cum >= greatest(1, ceil(0.9::DECIMAL(4, 3) * g.lat_n))),
+                min(r.lat_us) FILTER (WHERE r.cum >= greatest(1, ceil(0.95::DECIMAL(4, 3) * g.lat_n))),
+                min(r.lat_us) FILTER (WHERE r.cum >= greatest(1, ceil(0.99::DECIMAL(4, 3) * g.lat_n))),
+                min(r.lat_us) FILTER (WHERE r.cum >= greatest(1, ceil(0.999::DECIMAL(4, 3) * g.lat_n))),
+                max(r.lat_us)] AS lat_q
+        FROM run r JOIN g ON g.role = r.role AND g.w = r.w
+        GROUP BY r.role, r.w
+    ),
+    span AS (SELECT role, unnest(range(min(w), max(w) + 1)) AS w FROM g GROUP BY role)
+    SELECT span.role, span.w, coalesce(g.requests, 0) AS requests, g.ok, g.lat_n, g.lat_sum, q.lat_q
+    FROM span
+    LEFT JOIN g ON g.role = span.role AND g.w = span.w
+    LEFT JOIN q ON q.role = span.role AND q.w = span.w;
+
+CREATE OR REPLACE MACRO _judge_q_index(metric) AS
+    CASE metric WHEN 'p50' THEN 1 WHEN 'p90' THEN 2 WHEN 'p95' THEN 3 WHEN 'p99' THEN 4
+                WHEN 'p99.9' THEN 5 WHEN 'max' THEN 6 END;
+
+CREATE OR REPLACE MACRO judge(exp, step_ms := 60000, step_n := NULL,
+        metrics := ['mean', 'p50', 'p95', 'p99', 'error_rate']) AS TABLE
+    SELECT m.metric, s.role, s.w + 1 AS step,
+           CASE WHEN step_n IS NULL THEN s.w * step_ms END::DOUBLE AS start_ms,
+           s.requests,
+           CASE WHEN NOT _is_metric(m.metric) THEN error('unknown metric ' || m.metric || ': want mean, p50, p90, p95, p99, p99.9, max, error_rate, ok_share or throughput')
+                WHEN m.metric = 'mean' THEN s.lat_sum::DOUBLE / s.lat_n / 1000
+                WHEN m.metric = 'error_rate' THEN CASE WHEN s.requests > 0 THEN (s.requests - s.ok)::DOUBLE / s.requests END
+                WHEN m.metric = 'ok_share' THEN CASE WHEN s.requests > 0 THEN s.ok::DOUBLE / s.requests END
+                WHEN m.metric = 'throughput' THEN
+                    CASE WHEN step_n IS NOT NULL THEN error('metric throughput: requests per second need duration steps (step_ms)')
+                         ELSE s.requests * 1000 / step_ms END
+                ELSE s.lat_q[_judge_q_index(m.metric)] / 1000 END::DOUBLE AS value
+    FROM _judge_steps(exp, step_ms, step_n, list_has_any(metrics, ['p50', 'p90', 'p95', 'p99', 'p99.9', 'max'])) s,
+         (SELECT unnest(metrics) AS metric) m
+    ORDER BY m.metric, s.role, step;
