@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,6 +100,11 @@ func Files(ctx context.Context, db *sql.DB, opts Options, paths []string) ([]Res
 	if err != nil {
 		return nil, err
 	}
+	return ingestSources(ctx, db, opts, okRanges, srcs)
+}
+
+// ingestSources loads the files expand found, in one transaction.
+func ingestSources(ctx context.Context, db *sql.DB, opts Options, okRanges []statusRange, srcs []source) ([]Result, error) {
 	if err := checkName(opts, srcs); err != nil {
 		return nil, err
 	}
@@ -133,6 +139,15 @@ func Files(ctx context.Context, db *sql.DB, opts Options, paths []string) ([]Res
 		return nil, fmt.Errorf("commit: %w", err)
 	}
 	return results, nil
+}
+
+// errText is an error's message without the path the result names.
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Op + ": " + pe.Err.Error()
+	}
+	return err.Error()
 }
 
 func validFormat(f string) bool {
@@ -201,6 +216,13 @@ func (l *loader) file(ctx context.Context, s source, name string) (Result, error
 	l.tOrigin, l.rejoin = "", map[runKey]bool{}
 	l.startProgress(s.name)
 	in, err := openInput(s.name, l.opts.Stdin, limits{l.opts.MaxRecord, l.opts.MaxRatio})
+	if err != nil && s.fromDir {
+		// A folder may hold a stray file rewind cannot read (a socket, a
+		// file of another user): skipped and named, as an unrecognised one
+		// is; only a file it recognises and finds bad fails the ingest.
+		res.Skipped, res.Why = true, "cannot be read: "+errText(err)
+		return res, nil
+	}
 	if err != nil {
 		return res, err
 	}

@@ -333,3 +333,32 @@ func TestRoles(t *testing.T) {
 		t.Errorf("roles (-want +got):\n%s", diff)
 	}
 }
+
+// A file of a folder that cannot be opened by the time it is read (removed
+// by a log rotation, or another user's) is skipped and named; the folder's
+// other files load.
+func TestFolderSkipsUnreadable(t *testing.T) {
+	dir := t.TempDir()
+	writeBytes(t, dir, "runs/a.ndjson", []byte(`{"run":"a","req":1,"outcome":"ok"}`+"\n"))
+	writeBytes(t, dir, "runs/b.ndjson", []byte(`{"run":"b","req":1,"outcome":"ok"}`+"\n"))
+	srcs, err := expand([]string{filepath.Join(dir, "runs")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "runs", "b.ndjson")); err != nil {
+		t.Fatal(err)
+	}
+	db, _ := openDB(t)
+	ok, _ := parseStatusRanges(DefaultOkStatus)
+	res, err := ingestSources(context.Background(), db, Options{}, ok, srcs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 2 || res[0].Rows != 1 || !res[1].Skipped || res[1].Why != "cannot be read: stat: no such file or directory" {
+		t.Errorf("results %+v", res)
+	}
+	// named by the user, the same file is an error
+	if _, err := Files(context.Background(), db, Options{}, []string{filepath.Join(dir, "runs", "b.ndjson")}); err == nil {
+		t.Error("a missing file named on the command line loaded")
+	}
+}

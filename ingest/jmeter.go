@@ -328,6 +328,7 @@ func jmeterXMLRows(ctx context.Context, rd io.Reader, file string, add func(*row
 	d := xml.NewDecoder(rd)
 	var open []*jmeterSample
 	var r row
+	closed := false // the root has ended
 	for n := 0; ; {
 		line, _ := d.InputPos()
 		tok, err := d.Token()
@@ -340,6 +341,17 @@ func jmeterXMLRows(ctx context.Context, rd io.Reader, file string, add func(*row
 		}
 		if err != nil {
 			return xmlErr(err, line)
+		}
+		if closed {
+			// As JSON refuses trailing data: what follows the root is no
+			// part of the results, and may be a second, half-written file.
+			if c, ok := tok.(xml.CharData); ok && len(bytes.TrimSpace(c)) == 0 {
+				continue
+			}
+			if _, ok := tok.(xml.Comment); ok {
+				continue
+			}
+			return lineErr(int64(line), "bad XML: content after </testResults>")
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
@@ -354,6 +366,7 @@ func jmeterXMLRows(ctx context.Context, rd io.Reader, file string, add func(*row
 			}
 		case xml.EndElement:
 			if len(open) == 0 {
+				closed = t.Name.Local == "testResults"
 				continue
 			}
 			s := open[len(open)-1]

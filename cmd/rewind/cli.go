@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	reportpkg "github.com/rewind-dev/rewind/analyze/report"
+	"github.com/rewind-dev/rewind/ingest"
 	"github.com/rewind-dev/rewind/internal/progress"
 )
 
@@ -141,6 +143,9 @@ func newFlags(e *env, name, usage string) *pflag.FlagSet {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.SortFlags = false
+	if strings.HasPrefix(name, "sim ") {
+		fs.Bool("force", false, "replace an existing --out file that is not a log rewind sim wrote")
+	}
 	// Every command takes --quiet: no progress bar, whatever stderr is.
 	fs.BoolFuncP("quiet", "q", "no progress bars (neither are drawn when stderr is not a terminal, CI is set or TERM=dumb)", func(string) error {
 		e.stderrTTY = false
@@ -165,7 +170,32 @@ func parse(fs *pflag.FlagSet, args []string) error {
 		}
 		return usageError{flagHint(fs, args, err)}
 	}
-	return strayArgs(fs)
+	if err := strayArgs(fs); err != nil {
+		return err
+	}
+	return checkSimOut(fs)
+}
+
+// simLog is a log a simulator wrote: the chaos seed's gunluk.json, or
+// NDJSON that opens with its experiment record.
+var simLog = outputKind{"a log rewind sim wrote", func(h []byte) bool {
+	return bytes.HasPrefix(h, []byte(`{"record":"experiment","experiment":`)) || isGunlukHead(h)
+}}
+
+func isGunlukHead(h []byte) bool {
+	f, err := ingest.Detect("gunluk.json", h)
+	return err == nil && f == ingest.FormatGunluk
+}
+
+// checkSimOut holds a simulator's --out to the rule every output keeps: it
+// replaces an earlier simulator log, never another file without --force.
+func checkSimOut(fs *pflag.FlagSet) error {
+	out := fs.Lookup("out")
+	if !strings.HasPrefix(fs.Name(), "sim ") || out == nil || out.Value.String() == "" || out.Value.String() == "-" {
+		return nil
+	}
+	force := fs.Lookup("force") != nil && fs.Lookup("force").Value.String() == "true"
+	return checkOutput(fs, "out", out.Value.String(), simLog, force)
 }
 
 // strayArgs refuses arguments after the flags of an analysis or a
