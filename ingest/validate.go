@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"time"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -44,8 +45,11 @@ func validateBatch(rb arrow.RecordBatch) error {
 		case *array.Float64:
 			bad, msg = firstBadFloat(a, col == colLatency)
 		case *array.Int64:
-			if col == colCount {
+			switch col {
+			case colCount:
 				bad, msg = firstOutOfRange(a.Len(), a.IsNull, func(i int) int64 { return a.Value(i) }, 0, maxCount)
+			case colTsUs:
+				bad, msg = firstBadTime(a)
 			}
 		case *array.Int32:
 			switch col {
@@ -75,8 +79,32 @@ func firstBadFloat(a *array.Float64, nonNegative bool) (int, string) {
 		switch {
 		case math.IsNaN(v) || math.IsInf(v, 0):
 			return i, "not a number " + formatFloat(v)
+		case math.Abs(v) > maxMs:
+			return i, fmt.Sprintf("%s ms is out of range (want at most %g ms, about 31,700 years, in magnitude)", formatFloat(v), maxMs)
 		case nonNegative && v < 0:
 			return i, "negative " + formatFloat(v)
+		}
+	}
+	return 0, ""
+}
+
+// maxMs bounds t_ms and latency_ms: a µs count of them (the analyses round
+// to µs) stays far inside 64 bits, where 1.7e308 made DuckDB's casts fail
+// with no line to name.
+const maxMs = 1e15
+
+// minTsUs and maxTsUs bound ts to the years 1900 to 2199: a request log's
+// times, with room for the windows and spans analyses add to them (years 0
+// and 9999 overflowed burn-rate's and thresholds' arithmetic).
+var (
+	minTsUs = time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro()
+	maxTsUs = time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro() - 1
+)
+
+func firstBadTime(a *array.Int64) (int, string) {
+	for i, v := range a.Int64Values() {
+		if a.IsValid(i) && (v < minTsUs || v > maxTsUs) {
+			return i, "time " + time.UnixMicro(v).UTC().Format(time.RFC3339Nano) + " is out of range (want the years 1900 to 2199)"
 		}
 	}
 	return 0, ""
