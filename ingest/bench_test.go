@@ -63,28 +63,7 @@ func freshDB(b *testing.B) *sql.DB {
 // benchLoad times load on a fresh database per iteration and reports rows/s.
 func benchLoad(b *testing.B, setup func(db *sql.DB) error, load func(db *sql.DB, path string) error) {
 	n := benchRows()
-	path := benchFile(b, n)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		db := freshDB(b)
-		if setup != nil {
-			if err := setup(db); err != nil {
-				b.Fatal(err)
-			}
-		}
-		b.StartTimer()
-		if err := load(db, path); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := db.Exec("CHECKPOINT"); err != nil {
-			b.Fatal(err)
-		}
-		b.StopTimer()
-		db.Close()
-		b.StartTimer()
-	}
-	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	benchLoadFile(b, benchFile(b, n), n, setup, load)
 }
 
 func execAll(db *sql.DB, qs ...string) error {

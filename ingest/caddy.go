@@ -1,11 +1,9 @@
 package ingest
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -50,34 +48,14 @@ func detectCaddy(name string, head []byte) bool {
 func decodeCaddy(in *input, c *collector) (produce, error) {
 	run := runName(in.detectName())
 	return rows(func(ctx context.Context, add func(*row) error) error {
-		br := bufio.NewReaderSize(in.reader(), 64<<10)
 		var r row
-		for line := int64(1); ; line++ {
-			b, err := br.ReadBytes('\n')
-			if err != nil && err != io.EOF {
+		return textLines(ctx, in.reader(), func(line int64, b []byte) error {
+			isReq, err := caddyLine(&r, bytes.TrimSpace(b), line, run, c)
+			if err != nil || !isReq {
 				return err
 			}
-			if line == 1 {
-				b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
-			}
-			if b = bytes.TrimSpace(b); len(b) > 0 {
-				isReq, lerr := caddyLine(&r, b, line, run, c)
-				if lerr != nil {
-					return lerr
-				}
-				if isReq {
-					if err := add(&r); err != nil {
-						return err
-					}
-				}
-			}
-			if err == io.EOF {
-				return nil
-			}
-			if line%4096 == 0 && ctx.Err() != nil {
-				return ctx.Err()
-			}
-		}
+			return add(&r)
+		})
 	}), nil
 }
 

@@ -32,6 +32,12 @@ func detectJaeger(_ string, head []byte) bool {
 }
 
 func decodeJaeger(in *input, c *collector) (produce, error) {
+	return decodeTraceDoc(in, (*otlpRows).jaegerDoc)
+}
+
+// decodeTraceDoc reads a whole JSON document of traces (Jaeger's, Zipkin's)
+// value by value, each through read, as OTLP's rows.
+func decodeTraceDoc(in *input, read func(o *otlpRows, raw json.RawMessage, line int64) error) (produce, error) {
 	data, err := in.all()
 	if err != nil {
 		return nil, err
@@ -49,7 +55,7 @@ func decodeJaeger(in *input, c *collector) (produce, error) {
 			if err != nil {
 				return err
 			}
-			if err := o.jaegerDoc(raw, line); err != nil {
+			if err := read(o, raw, line); err != nil {
 				return err
 			}
 		}

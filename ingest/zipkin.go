@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"sort"
 	"strconv"
@@ -32,29 +31,7 @@ func detectZipkin(_ string, head []byte) bool {
 }
 
 func decodeZipkin(in *input, c *collector) (produce, error) {
-	data, err := in.all()
-	if err != nil {
-		return nil, err
-	}
-	// encoding/json would make invalid UTF-8 in a key U+FFFD and then miss
-	// the key: the text the guard saw wins.
-	if err := in.textErr(); err != nil {
-		return nil, err
-	}
-	return rows(func(ctx context.Context, add func(*row) error) error {
-		o := &otlpRows{ctx: ctx, add: add, json: true}
-		d := newDocReader(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
-		for d.dec.More() {
-			raw, line, err := d.value()
-			if err != nil {
-				return err
-			}
-			if err := o.zipkinValue(raw, line); err != nil {
-				return err
-			}
-		}
-		return d.trailing()
-	}), nil
+	return decodeTraceDoc(in, (*otlpRows).zipkinValue)
 }
 
 // zipkinValue reads a span, or an array of spans or of span arrays.
