@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"slices"
@@ -141,7 +142,7 @@ func decodeJmeter(in *input, c *collector) (produce, error) {
 	if len(text) > 0 && text[0] == '<' {
 		file := runName(in.detectName())
 		return rows(func(ctx context.Context, add func(*row) error) error {
-			return jmeterXMLRows(ctx, in.reader(), file, add)
+			return jmeterXMLRows(ctx, &markupGuard{r: in.reader(), max: in.guard.max}, file, add)
 		}), nil
 	}
 	delim, ok := jmeterDelimiter(firstLine(text))
@@ -425,6 +426,32 @@ func (s *jmeterSample) row(r *row) error {
 		}
 	}
 	return nil
+}
+
+// markupGuard bounds what Go's XML decoder holds at once: it keeps a text
+// node or a tag whole, however many lines it spans (the line cap sees only
+// short lines), so more than max bytes without a '<' fail the file.
+type markupGuard struct {
+	r          io.Reader
+	since, max int64
+}
+
+func (g *markupGuard) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	first, last := bytes.IndexByte(p[:n], '<'), bytes.LastIndexByte(p[:n], '<')
+	run := g.since + int64(n)
+	if first >= 0 {
+		run = g.since + int64(first)
+	}
+	if g.max > 0 && run > g.max {
+		return 0, fmt.Errorf("a text or a tag longer than %d bytes (raise it with --max-record)", g.max)
+	}
+	if last >= 0 {
+		g.since = int64(n - last - 1)
+	} else {
+		g.since += int64(n)
+	}
+	return n, err
 }
 
 func xmlErr(err error, line int) error {

@@ -174,3 +174,16 @@ func TestParseSize(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordCapXMLText: a JMeter XML text node of many short lines, which
+// the line cap does not see, fails once it passes the record cap, at the
+// line where the decoder stood.
+func TestRecordCapXMLText(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("<?xml version=\"1.0\"?>\n<testResults version=\"1.2\">\n<httpSample t=\"1\" ts=\"1714557600000\" s=\"true\" lb=\"a\" rc=\"200\">\n<responseData>")
+	for b.Len() < 4*testCap {
+		b.WriteString("short line of a response body\n")
+	}
+	b.WriteString("</responseData>\n</httpSample>\n</testResults>\n")
+	refusedAt(t, "body.jtl", []byte(b.String()), "", "a text or a tag longer than 65536 bytes (raise it with --max-record)")
+}
