@@ -47,12 +47,8 @@ var (
 // and another Envoy field, or request_time (or an nginx time) and another
 // nginx field.
 func detectAccess(name string, head []byte) bool {
-	line := firstLine(head)
-	if len(line) == 0 || line[0] != '{' {
-		return false
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(line, &m) != nil {
+	m := firstObject(head)
+	if m == nil {
 		return false
 	}
 	switch {

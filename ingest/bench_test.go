@@ -29,8 +29,14 @@ func benchRows() int {
 
 // benchFile writes n canonical rows once per process.
 func benchFile(b *testing.B, n int) string {
+	return benchOnce(b, fmt.Sprintf("rewind-bench-%d.ndjson", n), func(w *bufio.Writer) { writeBenchRows(w, n) })
+}
+
+// benchOnce writes a generated file under name in the temp dir, once per
+// process (a later benchmark reuses it).
+func benchOnce(b *testing.B, name string, write func(w *bufio.Writer)) string {
 	b.Helper()
-	path := filepath.Join(os.TempDir(), fmt.Sprintf("rewind-bench-%d.ndjson", n))
+	path := filepath.Join(os.TempDir(), name)
 	if st, err := os.Stat(path); err == nil && st.Size() > 0 {
 		return path
 	}
@@ -39,16 +45,22 @@ func benchFile(b *testing.B, n int) string {
 		b.Fatal(err)
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
+	write(w)
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return path
+}
+
+func writeBenchRows(w *bufio.Writer, n int) {
 	outcomes := []string{"ok", "ok", "ok", "error", "timeout"}
 	for i := 0; i < n; i++ {
 		fmt.Fprintf(w, `{"run":"r%d","req":%d,"attempt":%d,"t_ms":%d.5,"latency_ms":%d.25,"outcome":"%s","tagged":%t}`+"\n",
 			i%4, i/3, i%3, i*10, i%977, outcomes[i%5], i%20 == 0)
 	}
-	if err := w.Flush(); err != nil {
-		b.Fatal(err)
-	}
-	f.Close()
-	return path
 }
 
 func freshDB(b *testing.B) *sql.DB {

@@ -31,12 +31,8 @@ const FormatCaddy = "caddy"
 
 // detectCaddy takes a first line that is a Caddy access-log entry.
 func detectCaddy(name string, head []byte) bool {
-	line := firstLine(head)
-	if len(line) == 0 || line[0] != '{' {
-		return false
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(line, &m) != nil {
+	m := firstObject(head)
+	if m == nil {
 		return false
 	}
 	logger := jsonVal(m["logger"])

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	json "github.com/goccy/go-json"
 )
 
 // A format is one kind of input file: how to recognise it from its first
@@ -146,6 +147,20 @@ func hasExt(name string, exts ...string) bool {
 func firstLine(head []byte) []byte {
 	line, _, _ := bytes.Cut(jsonText(head), []byte("\n"))
 	return bytes.TrimRight(line, "\r")
+}
+
+// firstObject is the first line of head as a JSON object's members, or nil
+// when that line is not one (the shape the JSON line formats detect by).
+func firstObject(head []byte) map[string]json.RawMessage {
+	line := firstLine(head)
+	if len(line) == 0 || line[0] != '{' {
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(line, &m) != nil {
+		return nil
+	}
+	return m
 }
 
 // wholeDoc adapts a decoder of a whole in-memory document.

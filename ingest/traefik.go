@@ -23,14 +23,10 @@ const FormatTraefik = "traefik"
 // detectTraefik takes a first line that is a JSON object with StartUTC
 // and Duration or DownstreamStatus.
 func detectTraefik(_ string, head []byte) bool {
-	line := firstLine(head)
-	if len(line) == 0 || line[0] != '{' || !bytes.Contains(line, []byte(`"StartUTC"`)) {
-		return false
+	if !bytes.Contains(firstLine(head), []byte(`"StartUTC"`)) {
+		return false // before parsing: most files are not Traefik's
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(line, &m) != nil {
-		return false
-	}
+	m := firstObject(head)
 	return m["StartUTC"] != nil && (m["Duration"] != nil || m["DownstreamStatus"] != nil)
 }
 
