@@ -1,6 +1,10 @@
 package analyze
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/rewind-dev/rewind/store"
+)
 
 // AmplificationOptions steer Amplification. Zero values take each run's
 // stored parameters (tick_ms, fault_from_ms, fault_to_ms, normal_rate), then
@@ -22,8 +26,8 @@ var ampUnits = map[string]string{
 // calls, their ratio, the peak calls per tick, succeeded and dropped calls,
 // and the call rate in the fault window against the normal rate. It reads
 // only the log, so it works on any log in the canonical schema.
-func Amplification(db Querier, o AmplificationOptions) (*Result, error) {
-	e, err := FindExperiment(db, o.Experiment)
+func Amplification(db store.Querier, o AmplificationOptions) (*Result, error) {
+	e, err := store.FindExperiment(db, o.Experiment)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/rewind-dev/rewind/analyze"
 	"github.com/rewind-dev/rewind/ingest"
 	"github.com/rewind-dev/rewind/sim/storm"
+	"github.com/rewind-dev/rewind/store"
 )
 
 // ampSeedTables are the seed's 15 table rows (allowed, calls, multiplier,
@@ -39,10 +40,10 @@ var ampSeedTables = map[string]string{
 }
 
 // ampDB ingests the files into a fresh database.
-func ampDB(t *testing.T, paths ...string) analyze.Querier {
+func ampDB(t *testing.T, paths ...string) store.Querier {
 	t.Helper()
 	ctx := context.Background()
-	db, err := analyze.Open(ctx, filepath.Join(t.TempDir(), "t.duckdb"), true)
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "t.duckdb"), store.Options{Mode: store.Write})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +147,7 @@ var ampTinyWant = [][]any{
 	{"a", int64(3), int64(8), int64(11), 11.0 / 8, int64(4), int64(5), int64(3), 3.5, 1.75},
 }
 
-func ampTinyDB(t *testing.T) analyze.Querier {
+func ampTinyDB(t *testing.T) store.Querier {
 	t.Helper()
 	return ampDB(t, filepath.Join("..", "fixtures", "storm", "tiny.ndjson"))
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/rewind-dev/rewind/ingest"
 	"github.com/rewind-dev/rewind/internal/benchlog"
 	"github.com/rewind-dev/rewind/replay"
+	"github.com/rewind-dev/rewind/store"
 )
 
 // The analyses benchmark (issue 12 §2): each analysis warm on a chaos-shaped
@@ -50,7 +51,7 @@ func benchShape() string {
 
 // benchDB opens the benchmark database of n rows (experiment "bench"),
 // generating and ingesting the log the first time, and installs the anchor.
-func benchDB(b *testing.B, n int) *sql.DB {
+func benchDB(b *testing.B, n int) *store.DB {
 	b.Helper()
 	ctx := context.Background()
 	dir := filepath.Join(os.TempDir(), fmt.Sprintf("rewind-bench-analyses-%s-%d", benchShape(), n))
@@ -59,7 +60,7 @@ func benchDB(b *testing.B, n int) *sql.DB {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		b.Fatal(err)
 	}
-	db, err := analyze.Open(ctx, path, true)
+	db, err := store.Open(ctx, path, store.Options{Mode: store.Write})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -95,8 +96,8 @@ type benchCase struct {
 	// library, "old_" for the anchor (nil for an analysis without one); the
 	// field is nil when there is no SQL to time apart.
 	sql func(prefix string, start int64) []stmt
-	old func(db *sql.DB) error // the anchor run another way (replay)
-	fn  func(db *sql.DB) error // the analysis's Go function, end to end
+	old func(db *store.DB) error // the anchor run another way (replay)
+	fn  func(db *store.DB) error // the analysis's Go function, end to end
 }
 
 const margins = "[0.0::DECIMAL(18,6), 0.05::DECIMAL(18,6), 0.1::DECIMAL(18,6), 0.2::DECIMAL(18,6)]"
@@ -107,49 +108,49 @@ var benchCases = []benchCase{
 			{`SELECT count(*) FROM ` + p + `experiment_window(?, ?) WHERE ` + p + `tag_hash(20260731, req) < 0.05`, []any{"bench", start}},
 			{`SELECT * FROM ` + p + `blast_radius(?, ?, ?)`, []any{"bench", start, int64(1000)}},
 		}
-	}, fn: func(db *sql.DB) error {
+	}, fn: func(db *store.DB) error {
 		_, err := analyze.BlastRadius(db, analyze.BlastRadiusOptions{Experiment: "bench"})
 		return err
 	}},
 	{name: "falsification", sql: func(p string, _ int64) []stmt {
 		return []stmt{{`SELECT * FROM ` + p + `falsification(?, size_n := ?, size_ms := ?, margins := ` + margins + `)`, []any{"bench", int64(40), nil}}}
-	}, fn: func(db *sql.DB) error {
+	}, fn: func(db *store.DB) error {
 		_, err := analyze.Falsification(db, analyze.FalsificationOptions{Experiment: "bench"})
 		return err
 	}},
 	{name: "stop-damage", sql: func(p string, _ int64) []stmt {
 		return []stmt{{`SELECT * FROM ` + p + `stop_damage(?, size_n := ?, size_ms := ?, margin := 0.1, ks := [1, 2, 3, 4])`, []any{"bench", int64(40), nil}}}
-	}, fn: func(db *sql.DB) error {
+	}, fn: func(db *store.DB) error {
 		_, err := analyze.StopDamage(db, analyze.StopDamageOptions{Experiment: "bench"})
 		return err
 	}},
 	{name: "peaks", sql: func(p string, _ int64) []stmt {
 		return []stmt{{`SELECT run, resolution_ms, peak, peak_at_ms, total FROM ` + p + `peaks(?, [100, 1000]::BIGINT[], sliding := ?)`, []any{"bench", false}}}
-	}, fn: func(db *sql.DB) error {
+	}, fn: func(db *store.DB) error {
 		_, err := analyze.Peaks(db, analyze.PeaksOptions{Experiment: "bench"})
 		return err
 	}},
 	{name: "peaks-sliding", sql: func(p string, _ int64) []stmt {
 		return []stmt{{`SELECT * FROM ` + p + `peaks(?, [100, 1000]::BIGINT[], sliding := ?)`, []any{"bench", true}}}
-	}, fn: func(db *sql.DB) error {
+	}, fn: func(db *store.DB) error {
 		_, err := analyze.Peaks(db, analyze.PeaksOptions{Experiment: "bench", Sliding: true})
 		return err
 	}},
 	{name: "retries", sql: func(p string, _ int64) []stmt {
 		return []stmt{{`SELECT * FROM ` + p + `retries(?, ?, ?)`, []any{"bench", 30000.0, 60000.0}}}
-	}, fn: func(db *sql.DB) error {
+	}, fn: func(db *store.DB) error {
 		_, err := analyze.Retries(db, analyze.RetriesOptions{Experiment: "bench"})
 		return err
 	}},
 	{name: "amplification", sql: func(p string, _ int64) []stmt {
 		return []stmt{{`SELECT * FROM ` + p + `amplification(?)`, []any{"bench"}}}
-	}, fn: func(db *sql.DB) error {
+	}, fn: func(db *store.DB) error {
 		_, err := analyze.Amplification(db, analyze.AmplificationOptions{Experiment: "bench"})
 		return err
 	}},
 	{name: "burn-rate", sql: func(p string, _ int64) []stmt {
 		return []stmt{{`SELECT * FROM ` + p + `burn_rate(?, (outcome = 'ok'), slo := 0.99, rules := [{name: '1s/10s>5', short_ms: 1000, long_ms: 10000, factor: 5::DECIMAL(18,6)}])`, []any{"bench"}}}
-	}, fn: func(db *sql.DB) error {
+	}, fn: func(db *store.DB) error {
 		_, err := analyze.BurnRate(db, analyze.BurnRateOptions{Experiment: "bench", SLO: "0.99",
 			Rules: []analyze.BurnRule{{Name: "1s/10s>5", Short: time.Second, Long: 10 * time.Second, Factor: "5"}}})
 		return err
@@ -163,24 +164,24 @@ var benchCases = []benchCase{
 			return nil
 		}
 		return []stmt{{`SELECT * FROM hypothesis_sweep(?, [{'f': 1200000::HUGEINT, 'a': 0::HUGEINT}], size_ms := 1000, metric := 'p95')`, []any{"bench"}}}
-	}, fn: func(db *sql.DB) error {
+	}, fn: func(db *store.DB) error {
 		b, _ := analyze.ParseBound("tolerance", "20%", "p95")
 		_, err := analyze.Falsification(db, analyze.FalsificationOptions{Experiment: "bench", Window: analyze.Window{Ms: 1000},
 			Hypothesis: analyze.Hypothesis{Metric: "p95"}, Bounds: []analyze.Bound{b}})
 		return err
 	}},
-	{name: "stop-damage-p99-max", fn: func(db *sql.DB) error {
+	{name: "stop-damage-p99-max", fn: func(db *store.DB) error {
 		b, _ := analyze.ParseBound("max", "200ms", "p99")
 		_, err := analyze.StopDamage(db, analyze.StopDamageOptions{Experiment: "bench", Window: analyze.Window{N: 40},
 			Hypothesis: analyze.Hypothesis{Metric: "p99"}, Bound: &b})
 		return err
 	}},
-	{name: "falsification-split", fn: func(db *sql.DB) error {
+	{name: "falsification-split", fn: func(db *store.DB) error {
 		_, err := analyze.Falsification(db, analyze.FalsificationOptions{Experiment: "bench", Window: analyze.Window{N: 40},
 			Hypothesis: analyze.Hypothesis{Metric: "error_rate", Treatment: "experiment", BaselineUntil: "500ms"}})
 		return err
 	}},
-	{name: "replay-p95", fn: func(db *sql.DB) error {
+	{name: "replay-p95", fn: func(db *store.DB) error {
 		b, _ := analyze.ParseBound("tolerance", "20%", "p95")
 		rec, err := replay.Load(context.Background(), db, replay.Config{Experiment: "bench", Window: analyze.Window{Ms: 1000},
 			Hypothesis: analyze.Hypothesis{Metric: "p95"}, Bound: &b})
@@ -190,7 +191,7 @@ var benchCases = []benchCase{
 		return walkAndPrint(rec)
 	}},
 	{name: "replay-max", old: oldReplayMax, fn: replayMax},
-	{name: "replay-load", fn: func(db *sql.DB) error { // replay-max without the walk
+	{name: "replay-load", fn: func(db *store.DB) error { // replay-max without the walk
 		_, err := replay.Load(context.Background(), db, replay.Config{Experiment: "bench"})
 		return err
 	}},
@@ -198,7 +199,7 @@ var benchCases = []benchCase{
 
 // replayMax is rewind replay --max: load the recording (control baseline,
 // experiment windows), walk it and print every window.
-func replayMax(db *sql.DB) error {
+func replayMax(db *store.DB) error {
 	ctx := context.Background()
 	rec, err := replay.Load(ctx, db, replay.Config{Experiment: "bench"})
 	if err != nil {
@@ -221,7 +222,7 @@ func walkAndPrint(rec *replay.Recording) error {
 }
 
 // oldReplayMax is replayMax with the windows read from old_windows.
-func oldReplayMax(db *sql.DB) error {
+func oldReplayMax(db *store.DB) error {
 	read := func(role string) ([]replay.Window, error) {
 		rows, err := db.Query(`SELECT window_no, first_t_ms, last_t_ms, requests, ok, damage FROM old_windows(?, ?, size_n := ?, size_ms := ?)`,
 			"bench", role, int64(40), nil)
@@ -256,7 +257,7 @@ func oldReplayMax(db *sql.DB) error {
 	return walkAndPrint(rec)
 }
 
-func runStmts(db *sql.DB, ss []stmt) error {
+func runStmts(db *store.DB, ss []stmt) error {
 	for _, s := range ss {
 		rows, err := db.Query(s.q, s.args...)
 		if err != nil {

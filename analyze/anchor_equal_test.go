@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -11,7 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/google/go-cmp/cmp"
+	"github.com/rewind-dev/rewind/store"
 )
 
 // Equality tests for issue 12 §2: every macro made fast gives what its
@@ -21,7 +24,7 @@ import (
 
 // sameRows runs q with the library's macros and with the anchor's (every
 // NAME( in anchored replaced by old_NAME() and compares the rows.
-func sameRows(t *testing.T, db *sql.DB, anchored []string, q string, args ...any) int {
+func sameRows(t *testing.T, db *store.DB, anchored []string, q string, args ...any) int {
 	t.Helper()
 	old := q
 	for _, name := range anchored {
@@ -43,15 +46,19 @@ func sameRows(t *testing.T, db *sql.DB, anchored []string, q string, args ...any
 
 // argsQuerier passes fixed arguments to every query (SQL takes none).
 type argsQuerier struct {
-	db   *sql.DB
+	db   *store.DB
 	args []any
 }
 
 func (a argsQuerier) Query(q string, _ ...any) (*sql.Rows, error) { return a.db.Query(q, a.args...) }
 func (a argsQuerier) QueryRow(q string, _ ...any) *sql.Row        { return a.db.QueryRow(q, a.args...) }
+func (a argsQuerier) Context() context.Context                    { return context.Background() }
+func (a argsQuerier) Arrow(q string, _ []any, fn func(arrow.RecordBatch) error) error {
+	return a.db.Arrow(q, a.args, fn)
+}
 
-// withArgs is a Querier that runs every query with args.
-func withArgs(db *sql.DB, args []any) Querier { return argsQuerier{db, args} }
+// withArgs is a store.Querier that runs every query with args.
+func withArgs(db *store.DB, args []any) store.Querier { return argsQuerier{db, args} }
 
 // tag_hash in UBIGINT is the HUGEINT original, bit for bit, for every
 // integer type and for values past 64 bits, negative or not (both reduce
@@ -150,7 +157,7 @@ func writeShapeLog(t *testing.T, r *rand.Rand, dir string, s logShape) string {
 
 // shapesDB ingests one log of every shape (and a few random sizes) into one
 // database, so that seqs of each experiment start past those of the others.
-func shapesDB(t *testing.T) (*sql.DB, []logShape) {
+func shapesDB(t *testing.T) (*store.DB, []logShape) {
 	t.Helper()
 	r := rand.New(rand.NewPCG(12, 2))
 	dir := t.TempDir()
@@ -350,7 +357,7 @@ func randomRetryLog(r *rand.Rand) []retryRow {
 
 // insertRetryRows writes rows as requests of experiment exp through a CSV
 // file (rows without a req cannot come through ingest, which numbers them).
-func insertRetryRows(t *testing.T, db *sql.DB, exp string, rows []retryRow) {
+func insertRetryRows(t *testing.T, db *store.DB, exp string, rows []retryRow) {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString("run,req,req_text,attempt,t_ms,latency_ms,outcome,count,retried\n")

@@ -1,10 +1,11 @@
 package analyze
 
 import (
-	"database/sql"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/rewind-dev/rewind/store"
 )
 
 // The anchor: the SQL library's macros as they were before issue 12 §2
@@ -396,7 +397,7 @@ func anchorSQL() string {
 
 // installAnchor creates the anchor macros in db; they are stored in the
 // file, so every pooled connection sees them.
-func installAnchor(tb testing.TB, db *sql.DB) {
+func installAnchor(tb testing.TB, db *store.DB) {
 	tb.Helper()
 	if _, err := db.Exec(anchorSQL()); err != nil {
 		tb.Fatalf("install anchor: %v", err)

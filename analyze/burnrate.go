@@ -6,6 +6,8 @@ import (
 	"math/big"
 	"strings"
 	"time"
+
+	"github.com/rewind-dev/rewind/store"
 )
 
 // BurnRateOptions steer BurnRate.
@@ -55,10 +57,10 @@ var burnUnits = map[string]string{
 
 // BurnRate replays multi-window, multi-burn-rate alerts over each run: when
 // each rule would first have fired, the requests and budget lost before.
-func BurnRate(db Querier, o BurnRateOptions) (*Result, error) {
-	e, err := FindExperiment(db, o.Experiment)
+func BurnRate(db store.Querier, o BurnRateOptions) (*Result, error) {
+	e, err := store.FindExperiment(db, o.Experiment)
 	if err != nil {
-		return nil, withSuitable(db, err, "t_ms IS NOT NULL")
+		return nil, store.WithSuitable(db, err, "t_ms IS NOT NULL")
 	}
 	if o.SLO == "" {
 		return nil, fmt.Errorf("burn rate needs an SLO, e.g. 99.9%%")
@@ -108,7 +110,7 @@ func (o BurnRateOptions) sql(good string, rules []BurnRule) string {
 // checkGood wants good to be one boolean expression over the request
 // columns, as blast-radius wants its plan (planned.go): it is pasted into
 // the query.
-func checkGood(db Querier, good, exp string) error {
+func checkGood(db store.Querier, good, exp string) error {
 	reason, err := checkPlanned(db, good)
 	if err == nil && reason == "" {
 		reason, err = goodType(db, good, exp)
@@ -122,7 +124,7 @@ func checkGood(db Querier, good, exp string) error {
 	return nil
 }
 
-func goodType(db Querier, good, exp string) (string, error) {
+func goodType(db store.Querier, good, exp string) (string, error) {
 	return notBoolean(db, `SELECT (`+good+`) AS good FROM requests WHERE experiment = ? LIMIT 0`, exp)
 }
 

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/rewind-dev/rewind/store"
 )
 
 // BlastRadiusOptions steer BlastRadius. Zero values take the experiment's
@@ -23,8 +25,8 @@ var blastUnits = map[string]string{
 }
 
 // BlastRadius compares the planned blast radius with the measured one.
-func BlastRadius(db Querier, o BlastRadiusOptions) (*Result, error) {
-	e, err := FindExperiment(db, o.Experiment)
+func BlastRadius(db store.Querier, o BlastRadiusOptions) (*Result, error) {
+	e, err := store.FindExperiment(db, o.Experiment)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +76,7 @@ var falsUnits = map[string]string{
 
 // Falsification sweeps the steady-state hypothesis over margins, or any
 // hypothesis over its thresholds.
-func Falsification(db Querier, o FalsificationOptions) (*Result, error) {
+func Falsification(db store.Querier, o FalsificationOptions) (*Result, error) {
 	e, w, err := experimentWindow(db, o.Hypothesis.ExperimentIn(db, o.Experiment), o.Window)
 	if err != nil {
 		return nil, err
@@ -163,7 +165,7 @@ func sweepUnits(metric, kind string) map[string]string {
 
 // sweep runs hypothesis_sweep; the first column, named after the
 // thresholds' kind, shows each as given.
-func sweep(db Querier, e Experiment, s Sides, w Window, ths []Bound) (*Result, error) {
+func sweep(db store.Querier, e store.Experiment, s Sides, w Window, ths []Bound) (*Result, error) {
 	structs := make([]string, len(ths))
 	labels := make([]string, len(ths))
 	for i, t := range ths {
@@ -247,7 +249,7 @@ var stopUnits = map[string]string{
 const DefaultTolerance = "20%"
 
 // StopDamage sweeps the stop criterion "k consecutive falsified windows".
-func StopDamage(db Querier, o StopDamageOptions) (*Result, error) {
+func StopDamage(db store.Querier, o StopDamageOptions) (*Result, error) {
 	e, w, err := experimentWindow(db, o.Hypothesis.ExperimentIn(db, o.Experiment), o.Window)
 	if err != nil {
 		return nil, err
@@ -304,7 +306,7 @@ func StopDamage(db Querier, o StopDamageOptions) (*Result, error) {
 
 // threshold is the option's threshold, else the margin (the flag's, the
 // stored one, else 0.10) for a share, else DefaultTolerance.
-func (o StopDamageOptions) threshold(e Experiment, metric string) (Bound, error) {
+func (o StopDamageOptions) threshold(e store.Experiment, metric string) (Bound, error) {
 	if o.Bound != nil {
 		return *o.Bound, nil
 	}
@@ -323,8 +325,8 @@ func (o StopDamageOptions) threshold(e Experiment, metric string) (Bound, error)
 	return ParseBound("margin", decimalLit(margin), metric)
 }
 
-func experimentWindow(db Querier, name string, flag Window) (Experiment, Window, error) {
-	e, err := FindExperiment(db, name)
+func experimentWindow(db store.Querier, name string, flag Window) (store.Experiment, Window, error) {
+	e, err := store.FindExperiment(db, name)
 	if err != nil {
 		return e, Window{}, err
 	}

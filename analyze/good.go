@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/rewind-dev/rewind/ingest"
+	"github.com/rewind-dev/rewind/store"
 )
 
 // Good evaluates a --good expression (a SQL boolean over request columns)
@@ -16,7 +17,7 @@ import (
 // and count; an expression that reads another column is refused when the
 // evaluator is made.
 type Good struct {
-	db   *sql.DB
+	db   *store.DB
 	stmt *sql.Stmt
 }
 
@@ -25,23 +26,16 @@ const GoodColumns = "run, role, outcome, status, latency_ms, t_ms, tagged, count
 
 // NewGood checks good as analyze burn-rate does and prepares it.
 func NewGood(ctx context.Context, good string) (*Good, error) {
-	db, err := sql.Open("duckdb", "")
+	db, err := store.Open(ctx, "", store.Options{Mode: store.Memory})
 	if err != nil {
 		return nil, err
 	}
-	db.SetMaxOpenConns(1)
 	g := &Good{db: db}
 	fail := func(err error) (*Good, error) {
 		db.Close()
 		return nil, err
 	}
-	if err := ingest.EnsureSchema(ctx, db); err != nil {
-		return fail(err)
-	}
-	if _, err := db.ExecContext(ctx, "SET enable_external_access = false; SET lock_configuration = true"); err != nil {
-		return fail(err)
-	}
-	if err := checkGood(db, good, ""); err != nil {
+	if err := checkGood(store.WithContext(ctx, db), good, ""); err != nil {
 		return fail(err)
 	}
 	g.stmt, err = db.PrepareContext(ctx, `SELECT (`+good+`)::BOOLEAN FROM (SELECT ?::VARCHAR AS run, ?::VARCHAR AS role,

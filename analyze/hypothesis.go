@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/rewind-dev/rewind/store"
 )
 
 // A hypothesis says which two sides are compared (two runs, or the parts of
@@ -281,7 +283,7 @@ func (h Hypothesis) IsDefault() bool {
 // given, else the one the treatment run (or, for a split, the named run)
 // belongs to when only one experiment has a run of that name, else "" (the
 // database's only experiment, or an AmbiguousError).
-func (h Hypothesis) ExperimentIn(db Querier, name string) string {
+func (h Hypothesis) ExperimentIn(db store.Querier, name string) string {
 	ref := h.Treatment
 	if ref == "" && h.BaselineUntil != "" {
 		ref = h.Control
@@ -289,7 +291,7 @@ func (h Hypothesis) ExperimentIn(db Querier, name string) string {
 	if name != "" || ref == "" {
 		return name
 	}
-	exps, err := QueryStrings(db, `SELECT DISTINCT experiment FROM runs WHERE run = ?
+	exps, err := store.QueryStrings(db, `SELECT DISTINCT experiment FROM runs WHERE run = ?
 		UNION SELECT experiment FROM runs WHERE experiment || '/' || run = ?`, ref, ref)
 	if err != nil {
 		return ""
@@ -391,7 +393,7 @@ type runInfo struct {
 	SpanMs    sql.NullFloat64
 }
 
-func experimentRuns(db Querier, exp string) ([]runInfo, error) {
+func experimentRuns(db store.Querier, exp string) ([]runInfo, error) {
 	rows, err := db.Query(`SELECT run, any_value(role), sum(count)::BIGINT, max(t_ms) - min(t_ms)
 		FROM requests WHERE experiment = ? GROUP BY run ORDER BY run`, exp)
 	if err != nil {
@@ -427,7 +429,7 @@ func listRuns(runs []runInfo) string {
 // ResolveSides turns a hypothesis into its sides in experiment e. absolute
 // says the threshold needs no baseline: the control side may then be
 // missing.
-func ResolveSides(db Querier, e Experiment, h Hypothesis, absolute bool) (Sides, error) {
+func ResolveSides(db store.Querier, e store.Experiment, h Hypothesis, absolute bool) (Sides, error) {
 	s := Sides{Metric: h.metric()}
 	if err := CheckMetric(s.Metric); err != nil {
 		return s, err
@@ -468,7 +470,7 @@ func ResolveSides(db Querier, e Experiment, h Hypothesis, absolute bool) (Sides,
 
 // checkWeights refuses a latency quantile over rows that stand for several
 // requests, naming the side (the SQL refuses it too, less plainly).
-func checkWeights(db Querier, s Sides) error {
+func checkWeights(db store.Querier, s Sides) error {
 	if s.Metric == "mean" || MetricUnit(s.Metric) != "ms" {
 		return nil
 	}
@@ -488,7 +490,7 @@ func checkWeights(db Querier, s Sides) error {
 // defaultTreatment is --treatment, else every run with role experiment,
 // else the experiment's only run (a load-test log of one run, judged
 // against an absolute threshold or another experiment's run).
-func defaultTreatment(db Querier, exp, ref string) (Side, error) {
+func defaultTreatment(db store.Querier, exp, ref string) (Side, error) {
 	s, err := ResolveSide(db, exp, ref, "experiment")
 	if err != nil || ref != "" {
 		return s, err
@@ -505,7 +507,7 @@ func defaultTreatment(db Querier, exp, ref string) (Side, error) {
 
 // sidesError explains a side without rows: which runs there are, and a
 // command that works.
-func sidesError(db Querier, e Experiment, h Hypothesis, s Sides, treatment bool) error {
+func sidesError(db store.Querier, e store.Experiment, h Hypothesis, s Sides, treatment bool) error {
 	runs, err := experimentRuns(db, e.Name)
 	if err != nil {
 		return err
@@ -561,7 +563,7 @@ func (s Side) where() (string, []any) {
 
 // sideRequests is 1 when the side has a row, else 0: a scan that stops at
 // the first.
-func sideRequests(db Querier, s Side) (int64, error) {
+func sideRequests(db store.Querier, s Side) (int64, error) {
 	where, args := s.where()
 	var n int64
 	err := db.QueryRow(`SELECT count(*) FROM (SELECT 1 FROM requests WHERE `+where+` LIMIT 1)`, args...).Scan(&n)
@@ -570,7 +572,7 @@ func sideRequests(db Querier, s Side) (int64, error) {
 
 // ResolveSide reads a --control or --treatment value: RUN of exp, or
 // EXPERIMENT/RUN. Empty is every run with the default role.
-func ResolveSide(db Querier, exp, ref, role string) (Side, error) {
+func ResolveSide(db store.Querier, exp, ref, role string) (Side, error) {
 	if ref == "" {
 		return Side{Experiment: exp, Role: role}, nil
 	}
@@ -593,7 +595,7 @@ func ResolveSide(db Querier, exp, ref, role string) (Side, error) {
 		ref, exp, exp, listRuns(runs))
 }
 
-func runExists(db Querier, exp, run string) (bool, error) {
+func runExists(db store.Querier, exp, run string) (bool, error) {
 	var n int64
 	err := db.QueryRow(`SELECT count(*) FROM runs WHERE experiment = ? AND run = ?`, exp, run).Scan(&n)
 	return n > 0, err
@@ -601,7 +603,7 @@ func runExists(db Querier, exp, run string) (bool, error) {
 
 // resolveSplit makes the two parts of one run: before --baseline-until and
 // from it.
-func resolveSplit(db Querier, e Experiment, h Hypothesis, s *Sides) error {
+func resolveSplit(db store.Querier, e store.Experiment, h Hypothesis, s *Sides) error {
 	if h.Control != "" && h.Treatment != "" && h.Control != h.Treatment {
 		return fmt.Errorf("--baseline-until splits one run: give it with --treatment (or --control), not two runs")
 	}
@@ -641,7 +643,7 @@ func resolveSplit(db Querier, e Experiment, h Hypothesis, s *Sides) error {
 // splitMs reads --baseline-until: a duration from t_ms 0, or the first
 // event of a type (action_start), or of a type and subject
 // (action_start:inject-latency), in the experiment's events.
-func splitMs(db Querier, exp, v string) (float64, string, error) {
+func splitMs(db store.Querier, exp, v string) (float64, string, error) {
 	if d, err := time.ParseDuration(v); err == nil {
 		if d <= 0 {
 			return 0, "", fmt.Errorf("--baseline-until %s: want a positive duration or an event", v)
@@ -658,7 +660,7 @@ func splitMs(db Querier, exp, v string) (float64, string, error) {
 	if at.Valid {
 		return at.Float64, fmt.Sprintf("the first %s (t = %s ms)", v, trimFloat(at.Float64)), nil
 	}
-	types, err := QueryStrings(db, `SELECT DISTINCT type FROM events WHERE experiment = ? AND t_ms IS NOT NULL ORDER BY type`, exp)
+	types, err := store.QueryStrings(db, `SELECT DISTINCT type FROM events WHERE experiment = ? AND t_ms IS NOT NULL ORDER BY type`, exp)
 	if err != nil {
 		return 0, "", err
 	}
@@ -671,7 +673,7 @@ func splitMs(db Querier, exp, v string) (float64, string, error) {
 
 // hasTags reports whether the treatment side has tagged requests: damage is
 // then tagged requests not ok, else every treatment request not ok.
-func hasTags(db Querier, s Side) (bool, error) {
+func hasTags(db store.Querier, s Side) (bool, error) {
 	where, args := s.where()
 	var b bool
 	err := db.QueryRow(`SELECT EXISTS (SELECT 1 FROM requests WHERE tagged AND `+where+`)`, args...).Scan(&b)

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/rewind-dev/rewind/store"
 )
 
 // JudgeOptions steer Judge: Kayenta's NetflixACAJudge over the per-step
@@ -63,8 +65,8 @@ type judgeArrays struct {
 
 // Judge classifies every metric at every interval and scores each
 // interval; it returns the metrics' rows and the intervals' scores.
-func Judge(db Querier, o JudgeOptions) (metrics, scores *Result, err error) {
-	e, err := FindExperiment(db, o.Experiment)
+func Judge(db store.Querier, o JudgeOptions) (metrics, scores *Result, err error) {
+	e, err := store.FindExperiment(db, o.Experiment)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -139,7 +141,7 @@ func hasRole(arrays map[string]judgeArrays, role string) bool {
 }
 
 // judgeSteps runs queries/judge.sql once for every metric.
-func judgeSteps(db Querier, exp string, o JudgeOptions) (map[string]judgeArrays, error) {
+func judgeSteps(db store.Querier, exp string, o JudgeOptions) (map[string]judgeArrays, error) {
 	names := make([]string, len(o.Metrics))
 	for i, m := range o.Metrics {
 		names[i] = sqlString(m.Name)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/store"
 )
 
 // BenchmarkJudge times `rewind analyze judge` warm on the analyses
@@ -21,7 +22,7 @@ func BenchmarkJudge(b *testing.B) {
 	judge := func(o analyze.JudgeOptions) func() error {
 		return func() error {
 			o.Experiment = "bench"
-			_, _, err := analyze.Judge(analyze.Querier(db), o)
+			_, _, err := analyze.Judge(store.Querier(db), o)
 			return err
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+
+	"github.com/rewind-dev/rewind/store"
 )
 
 // A log whose format gives no request time (an access log without
@@ -37,7 +39,7 @@ func (e *NoLatencyError) Error() string {
 // RequireLatency refuses to judge what over the requests where (a WHERE
 // over the requests table, with args) selects, when a run among them has
 // rows and not one latency_ms.
-func RequireLatency(db Querier, what, use, where string, args ...any) error {
+func RequireLatency(db store.Querier, what, use, where string, args ...any) error {
 	rows, err := db.Query(`SELECT r.experiment, r.run, count(*), string_agg(DISTINCT f.format, ', ' ORDER BY f.format)
 		FROM (SELECT experiment, run, latency_ms, file_id FROM requests WHERE `+where+`) r LEFT JOIN files f USING (file_id)
 		GROUP BY ALL HAVING count(r.latency_ms) = 0 ORDER BY 1, 2`, args...)
@@ -66,7 +68,7 @@ func RequireLatency(db Querier, what, use, where string, args ...any) error {
 }
 
 // requireSidesLatency is RequireSideLatency over both sides.
-func requireSidesLatency(db Querier, s Sides) error {
+func requireSidesLatency(db store.Querier, s Sides) error {
 	for _, side := range []Side{s.Treatment, s.Control} {
 		if err := RequireSideLatency(db, s.Metric, side); err != nil {
 			return err
@@ -77,7 +79,7 @@ func requireSidesLatency(db Querier, s Sides) error {
 
 // RequireSideLatency is RequireLatency over one side of a hypothesis, for
 // a latency metric.
-func RequireSideLatency(db Querier, metric string, side Side) error {
+func RequireSideLatency(db store.Querier, metric string, side Side) error {
 	if !NeedsLatency(metric) {
 		return nil
 	}
@@ -88,7 +90,7 @@ func RequireSideLatency(db Querier, metric string, side Side) error {
 // RequireGoodLatency is RequireLatency for an SLI (--good) that reads
 // latency_ms: over rows without one it is NULL, no event, and the SLO
 // could never burn.
-func RequireGoodLatency(db Querier, good, where string, args ...any) error {
+func RequireGoodLatency(db store.Querier, good, where string, args ...any) error {
 	if !GoodNeedsLatency(good) {
 		return nil
 	}

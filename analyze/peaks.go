@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rewind-dev/rewind/store"
 )
 
 // PeaksOptions steer Peaks.
@@ -26,10 +28,10 @@ var peaksUnits = map[string]string{
 
 // Peaks finds each run's fullest aligned bucket at every resolution: one row
 // per run and resolution. Without Sliding the sliding columns are left out.
-func Peaks(db Querier, o PeaksOptions) (*Result, error) {
-	e, err := FindExperiment(db, o.Experiment)
+func Peaks(db store.Querier, o PeaksOptions) (*Result, error) {
+	e, err := store.FindExperiment(db, o.Experiment)
 	if err != nil {
-		return nil, withSuitable(db, err, "t_ms IS NOT NULL")
+		return nil, store.WithSuitable(db, err, "t_ms IS NOT NULL")
 	}
 	var timed bool
 	if err := db.QueryRow(`SELECT EXISTS (SELECT 1 FROM requests WHERE experiment = ? AND t_ms IS NOT NULL)`, e.Name).Scan(&timed); err != nil {
@@ -62,7 +64,7 @@ func Peaks(db Querier, o PeaksOptions) (*Result, error) {
 // times (recorded per file at ingest: k6's CSV has whole seconds): a 100 ms
 // bucket over whole-second times holds a second's requests or none, and a
 // "10x" peak ratio between them would be an artifact of the data.
-func finerThanData(db Querier, exp string, res []int64) ([]int64, string, error) {
+func finerThanData(db store.Querier, exp string, res []int64) ([]int64, string, error) {
 	var data sql.NullFloat64
 	err := db.QueryRow(`SELECT max(resolution_ms) FROM files WHERE list_contains(string_split(experiment, ', '), ?)`, exp).Scan(&data)
 	if err != nil || !data.Valid {

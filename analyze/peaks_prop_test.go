@@ -1,7 +1,6 @@
 package analyze
 
 import (
-	"database/sql"
 	"fmt"
 	"maps"
 	"math"
@@ -14,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rewind-dev/rewind/store"
 )
 
 // point is a request row for the property tests: a run, a time and a count.
@@ -67,7 +67,7 @@ func binned(raw []point, base int64) []point {
 
 // insertPoints writes pts as requests of experiment exp, through a CSV file
 // (a long VALUES list takes DuckDB seconds to parse).
-func insertPoints(t *testing.T, db *sql.DB, exp string, pts []point) {
+func insertPoints(t *testing.T, db *store.DB, exp string, pts []point) {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString("run,t_ms,count\n")
@@ -129,7 +129,7 @@ func TestPeaksPreBinnedEqualsRaw(t *testing.T) {
 
 // checkAgainstGo recomputes the peaks of raw by brute force in Go: aligned
 // buckets by floor(t/res), and half-open windows [t, t+res) from each row.
-func checkAgainstGo(t *testing.T, db *sql.DB, exp string, raw []point, res []int64) {
+func checkAgainstGo(t *testing.T, db *store.DB, exp string, raw []point, res []int64) {
 	t.Helper()
 	got, err := Peaks(db, PeaksOptions{Experiment: exp, ResolutionsMs: res, Sliding: true})
 	if err != nil {

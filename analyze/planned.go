@@ -7,12 +7,14 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/rewind-dev/rewind/store"
 )
 
 // plannedCount counts the requests the plan tags in the experiment window,
 // after checking that the plan is one boolean expression. stored says the
 // plan came from the experiment's params rather than from --planned.
-func plannedCount(db Querier, pred string, stored bool, e Experiment, start int64) (int64, error) {
+func plannedCount(db store.Querier, pred string, stored bool, e store.Experiment, start int64) (int64, error) {
 	refuse := func(reason string) error {
 		pe := &PlannedError{Predicate: pred, Reason: reason}
 		if stored {
@@ -77,7 +79,7 @@ func (e *PlannedError) Error() string {
 // no set operation, no FROM, WHERE, GROUP BY, ORDER BY, LIMIT or WITH, no
 // subquery and no parameter anywhere inside. It returns the reason pred is
 // refused, or "".
-func checkPlanned(db Querier, pred string) (string, error) {
+func checkPlanned(db store.Querier, pred string) (string, error) {
 	var js string
 	if err := db.QueryRow(`SELECT json_serialize_sql(?::VARCHAR)::VARCHAR`, "SELECT "+pred).Scan(&js); err != nil {
 		return "", fmt.Errorf("parse planned predicate: %w", err)
@@ -165,13 +167,13 @@ func checkExpr(v any) string {
 
 // checkPlannedType wants pred to be BOOLEAN over the experiment window's
 // columns (DuckDB would cast an integer or a string in WHERE silently).
-func checkPlannedType(db Querier, pred, exp string, start int64) (string, error) {
+func checkPlannedType(db store.Querier, pred, exp string, start int64) (string, error) {
 	return notBoolean(db, `SELECT (`+pred+`) AS planned FROM experiment_window(?, ?) LIMIT 0`, exp, start)
 }
 
 // notBoolean runs a query of one column without reading rows and says
 // "not TYPE" unless the column is BOOLEAN ("" when it is).
-func notBoolean(db Querier, q string, args ...any) (string, error) {
+func notBoolean(db store.Querier, q string, args ...any) (string, error) {
 	rows, err := db.Query(q, args...)
 	if err != nil {
 		return "", err

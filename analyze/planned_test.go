@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/rewind-dev/rewind/store"
 )
 
 // TestPlannedPredicate: the plan must be one boolean expression over the
@@ -11,7 +13,7 @@ import (
 // of them runs: "false UNION ALL SELECT 99999" used to report 99999 planned.
 func TestPlannedPredicate(t *testing.T) {
 	path := chaosFile(t, nil)
-	db := readOnly(t, path, OpenOptions{})
+	db := readOnly(t, path, store.Options{})
 	before := fileSum(t, path)
 	cases := []struct{ name, pred, reason string }{
 		{"union", "false UNION ALL SELECT 99999", "not a set operation (UNION, EXCEPT, INTERSECT)"},
@@ -53,7 +55,7 @@ func TestPlannedPredicate(t *testing.T) {
 // TestPlannedScalarReadText: read_text is a table function; as a scalar it
 // does not bind, and under the sandbox it could not read anyway.
 func TestPlannedScalarReadText(t *testing.T) {
-	db := readOnly(t, chaosFile(t, nil), OpenOptions{})
+	db := readOnly(t, chaosFile(t, nil), store.Options{})
 	_, err := BlastRadius(db, BlastRadiusOptions{Planned: "read_text('/etc/passwd') IS NOT NULL"})
 	if err == nil || strings.Contains(err.Error(), "root:") {
 		t.Fatalf("got %v, want an error", err)
@@ -62,7 +64,7 @@ func TestPlannedScalarReadText(t *testing.T) {
 
 // TestPlannedGood: plans that are one boolean expression count as before.
 func TestPlannedGood(t *testing.T) {
-	db := readOnly(t, chaosFile(t, nil), OpenOptions{})
+	db := readOnly(t, chaosFile(t, nil), store.Options{})
 	for pred, want := range map[string]int64{
 		"tag_hash(20260731, req) < 0.05":              11,
 		"(tag_hash(20260731, req) < 0.05)":            11,
@@ -85,7 +87,7 @@ func TestPlannedGood(t *testing.T) {
 // rows without numbering them; the count is the one over experiment_window
 // (a plan that names pos, always true here, takes that way).
 func TestPlannedPos(t *testing.T) {
-	db := readOnly(t, chaosFile(t, nil), OpenOptions{})
+	db := readOnly(t, chaosFile(t, nil), store.Options{})
 	planned := func(pred string) any {
 		t.Helper()
 		res, err := BlastRadius(db, BlastRadiusOptions{Planned: pred})
@@ -111,7 +113,7 @@ func TestPlannedPos(t *testing.T) {
 // TestPlannedStored: a bad plan stored with the experiment is refused too,
 // and the error names the stored param and the experiment.
 func TestPlannedStored(t *testing.T) {
-	db := readOnly(t, chaosFile(t, map[string]string{"planned": "false UNION ALL SELECT 99999"}), OpenOptions{})
+	db := readOnly(t, chaosFile(t, map[string]string{"planned": "false UNION ALL SELECT 99999"}), store.Options{})
 	_, err := BlastRadius(db, BlastRadiusOptions{})
 	want := `planned predicate "false UNION ALL SELECT 99999" (param planned stored with experiment gunluk; --planned overrides it): ` +
 		`want one boolean expression over the request columns, not a set operation (UNION, EXCEPT, INTERSECT)`

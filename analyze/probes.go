@@ -1,6 +1,10 @@
 package analyze
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/rewind-dev/rewind/store"
+)
 
 // ProbesOptions steer Probes.
 type ProbesOptions struct {
@@ -16,8 +20,8 @@ var probesUnits = map[string]string{
 // log rewind sim probes writes): restarts and how many were needless,
 // replicas in a restart loop, failed requests, mean healthy replicas per
 // round and how many rounds stuck replicas went unnoticed.
-func Probes(db Querier, o ProbesOptions) (*Result, error) {
-	e, err := FindExperiment(db, o.Experiment)
+func Probes(db store.Querier, o ProbesOptions) (*Result, error) {
+	e, err := store.FindExperiment(db, o.Experiment)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rewind-dev/rewind/sim/probes"
+	"github.com/rewind-dev/rewind/store"
 )
 
 // probesRow holds the columns of the seed's settings table. The sweep
@@ -100,7 +101,7 @@ func TestProbesSeedTables(t *testing.T) {
 }
 
 // probesDB returns a database holding the seed scenario's log with the sweep.
-func probesDB(t *testing.T) Querier {
+func probesDB(t *testing.T) store.Querier {
 	t.Helper()
 	dir := t.TempDir()
 	logPath := filepath.Join(dir, "probes.ndjson")

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/rewind-dev/rewind/analyze/report"
+	"github.com/rewind-dev/rewind/store"
 )
 
 // ReportOptions steer BuildReport. Zero values take the experiment's stored
@@ -29,7 +30,7 @@ type ReportOptions struct {
 
 // sectionFunc builds one report section; nil means the experiment lacks what
 // the section needs, and the report leaves it out.
-type sectionFunc func(q Querier, e Experiment, o ReportOptions) (*report.Section, error)
+type sectionFunc func(q store.Querier, e store.Experiment, o ReportOptions) (*report.Section, error)
 
 // reportSections are the report's parts in order. Each calls the same
 // analysis functions as `rewind analyze`, so both show the same numbers.
@@ -51,8 +52,8 @@ var reportSections = []struct {
 
 // BuildReport assembles the report of one experiment: a section for each
 // analysis the log supports.
-func BuildReport(q Querier, o ReportOptions) (report.Document, error) {
-	e, err := FindExperiment(q, o.Experiment)
+func BuildReport(q store.Querier, o ReportOptions) (report.Document, error) {
+	e, err := store.FindExperiment(q, o.Experiment)
 	if err != nil {
 		return report.Document{}, err
 	}
@@ -92,7 +93,7 @@ func BuildReport(q Querier, o ReportOptions) (report.Document, error) {
 // runKeys lists the experiment's runs in the order of the overview table:
 // each run keeps the colour of its place there in every chart. It also maps
 // each role to the key of its series (roleKey).
-func runKeys(q Querier, exp string) ([]string, map[string]string, error) {
+func runKeys(q store.Querier, exp string) ([]string, map[string]string, error) {
 	r, err := query(q, "runs", nil, `SELECT run, coalesce(role, '') AS role FROM requests WHERE experiment = ?
 		GROUP BY ALL ORDER BY min(seq), run`, exp)
 	if err != nil {
@@ -123,7 +124,7 @@ func (o ReportOptions) roleKey(role string) string {
 	return role
 }
 
-func subtitle(e Experiment, o ReportOptions) string {
+func subtitle(e store.Experiment, o ReportOptions) string {
 	s := "experiment " + e.Name
 	if o.Source != "" {
 		s += ", from " + o.Source
@@ -191,7 +192,7 @@ func number(v any) float64 {
 // overviewSection lists the runs and the parameters stored with the
 // experiment; every report has it. A log without outcomes (e.g. bare counts
 // per t_ms) gets NULL ok, not a misleading 0 %.
-func overviewSection(q Querier, e Experiment, o ReportOptions) (*report.Section, error) {
+func overviewSection(q store.Querier, e store.Experiment, o ReportOptions) (*report.Section, error) {
 	runs, err := query(q, "runs", map[string]string{"ok_share": "share"}, `
 		SELECT run, role, sum(count)::BIGINT AS requests,
 		       CASE WHEN count(outcome) > 0 THEN coalesce(sum(count) FILTER (WHERE outcome = 'ok'), 0) END::BIGINT AS ok,
@@ -221,7 +222,7 @@ func paramValue(v any) report.Value {
 }
 
 // hasRoles reports whether the experiment has requests in each role.
-func hasRoles(q Querier, exp string, roles ...string) (bool, error) {
+func hasRoles(q store.Querier, exp string, roles ...string) (bool, error) {
 	for _, r := range roles {
 		var n int64
 		if err := q.QueryRow(`SELECT count(*) FROM requests WHERE experiment = ? AND role = ?`, exp, r).Scan(&n); err != nil {

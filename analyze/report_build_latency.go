@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/rewind-dev/rewind/analyze/report"
+	"github.com/rewind-dev/rewind/store"
 )
 
 // The latency view, for a log with latencies and send times: each run's
@@ -27,7 +28,7 @@ const (
 	latencyClass = `CASE WHEN outcome = 'ok' THEN 'ok' WHEN outcome IS NULL THEN 'no outcome' ELSE 'error' END`
 )
 
-func latencySection(q Querier, e Experiment, o ReportOptions) (*report.Section, error) {
+func latencySection(q store.Querier, e store.Experiment, o ReportOptions) (*report.Section, error) {
 	sum, err := query(q, "latency", latencyUnits, `SELECT run, count(*) AS requests,
 		       (count(*) FILTER (WHERE outcome = 'ok') / nullif(count(outcome), 0))::DOUBLE AS ok_share,
 		       quantile_cont(latency_ms, 0.5) AS p50_ms, quantile_cont(latency_ms, 0.95) AS p95_ms,
@@ -76,7 +77,7 @@ const (
 
 // latencyDots is one dot per request of a run, a series per outcome class;
 // the note says when the run was thinned in SQL.
-func latencyDots(q Querier, exp, run string) (report.Chart, string, error) {
+func latencyDots(q store.Querier, exp, run string) (report.Chart, string, error) {
 	c := report.Chart{Title: "Run " + run + ": latency per request", Kind: report.KindPoints, XLabel: "t (s)", YLabel: "latency (ms)"}
 	var n int64
 	var t0, t1 float64
@@ -129,7 +130,7 @@ func latencyDots(q Querier, exp, run string) (report.Chart, string, error) {
 // buckets), else the smallest round step that cuts the longest run into at
 // most 60 buckets of 10 requests or more on average, enough for a p95 to
 // mean something.
-func latencyBucket(q Querier, e Experiment, o ReportOptions) (float64, error) {
+func latencyBucket(q store.Querier, e store.Experiment, o ReportOptions) (float64, error) {
 	var span, n float64
 	if err := q.QueryRow(`SELECT coalesce(max(s), 0), coalesce(max(n), 0) FROM (
 		SELECT max(t_ms) - min(t_ms) AS s, count(*) AS n FROM requests WHERE `+latencyRows+` GROUP BY run)`,
@@ -173,7 +174,7 @@ type latencyRun struct {
 	share, p50, p95, p99 []float64
 }
 
-func latencyBuckets(q Querier, exp string, bucketMs float64) (map[string]*latencyRun, error) {
+func latencyBuckets(q store.Querier, exp string, bucketMs float64) (map[string]*latencyRun, error) {
 	r, err := query(q, "latency buckets", nil, `SELECT run, floor(t_ms / ?)::BIGINT AS bucket,
 		       (count(*) FILTER (WHERE outcome = 'ok') / nullif(count(outcome), 0))::DOUBLE AS ok_share,
 		       quantile_cont(latency_ms, 0.5) AS p50, quantile_cont(latency_ms, 0.95) AS p95,

@@ -1,12 +1,15 @@
 package analyze
 
-import "github.com/rewind-dev/rewind/analyze/report"
+import (
+	"github.com/rewind-dev/rewind/analyze/report"
+	"github.com/rewind-dev/rewind/store"
+)
 
 // The retry sections: amplification (calls that retries added) and retries
 // (strategies compared), the results of `rewind analyze amplification` and
 // `rewind analyze retries`.
 
-func amplificationSection(q Querier, e Experiment, o ReportOptions) (*report.Section, error) {
+func amplificationSection(q store.Querier, e store.Experiment, o ReportOptions) (*report.Section, error) {
 	// Amplification reads any log, but without a retry it only says 1.00×.
 	var retried int64
 	if err := q.QueryRow(`SELECT count(*) FROM requests WHERE experiment = ? AND (attempt > 0 OR retried)`, e.Name).Scan(&retried); err != nil {
@@ -36,7 +39,7 @@ func amplificationSection(q Querier, e Experiment, o ReportOptions) (*report.Sec
 	return sec, nil
 }
 
-func retriesSection(q Querier, e Experiment, o ReportOptions) (*report.Section, error) {
+func retriesSection(q store.Querier, e store.Experiment, o ReportOptions) (*report.Section, error) {
 	if _, err := affectedSpan(e, Span{}); err != nil {
 		return nil, nil // no stored affected interval: not a retry experiment
 	}

@@ -4,12 +4,13 @@ import (
 	"fmt"
 
 	"github.com/rewind-dev/rewind/analyze/report"
+	"github.com/rewind-dev/rewind/store"
 )
 
 // The chaos experiment's sections: blast radius, falsification and
 // stop-damage, each the result of the analysis function of the same name.
 
-func blastSection(q Querier, e Experiment, o ReportOptions) (*report.Section, error) {
+func blastSection(q store.Querier, e store.Experiment, o ReportOptions) (*report.Section, error) {
 	if ok, err := hasRoles(q, e.Name, "experiment"); !ok || err != nil {
 		return nil, err
 	}
@@ -40,14 +41,14 @@ func blastSection(q Querier, e Experiment, o ReportOptions) (*report.Section, er
 
 // windowed reports whether the falsification-based sections apply: a control
 // and an experiment run, and a window size.
-func windowed(q Querier, e Experiment, o ReportOptions) (bool, error) {
+func windowed(q store.Querier, e store.Experiment, o ReportOptions) (bool, error) {
 	if _, err := windowFor(e, o.Window); err != nil {
 		return false, nil
 	}
 	return hasRoles(q, e.Name, "control", "experiment")
 }
 
-func falsificationSection(q Querier, e Experiment, o ReportOptions) (*report.Section, error) {
+func falsificationSection(q store.Querier, e store.Experiment, o ReportOptions) (*report.Section, error) {
 	if ok, err := windowed(q, e, o); !ok || err != nil {
 		return nil, err
 	}
@@ -74,7 +75,7 @@ func falsificationSection(q Querier, e Experiment, o ReportOptions) (*report.Sec
 	}, nil
 }
 
-func stopDamageSection(q Querier, e Experiment, o ReportOptions) (*report.Section, error) {
+func stopDamageSection(q store.Querier, e store.Experiment, o ReportOptions) (*report.Section, error) {
 	if ok, err := windowed(q, e, o); !ok || err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/rewind-dev/rewind/analyze/report"
 	"github.com/rewind-dev/rewind/analyze/report/pagetest"
 	"github.com/rewind-dev/rewind/ingest"
+	"github.com/rewind-dev/rewind/store"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files (report/testdata/latency-report.txt)")
@@ -24,7 +25,7 @@ var update = flag.Bool("update", false, "rewrite golden files (report/testdata/l
 func TestBuildReportSectionsAndProgress(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "rewind.duckdb")
 	ingestChaos(t, path)
-	db, err := analyze.Open(context.Background(), path, false)
+	db, err := store.Open(context.Background(), path, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +63,7 @@ func TestBuildReportSectionsAndProgress(t *testing.T) {
 func latencyReport(t *testing.T) report.Document {
 	t.Helper()
 	ctx := context.Background()
-	db, err := analyze.Open(ctx, filepath.Join(t.TempDir(), "rewind.duckdb"), true)
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "rewind.duckdb"), store.Options{Mode: store.Write})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,5 +175,18 @@ func goldenReport(t *testing.T, path string, got []byte) {
 	}
 	if diff := cmp.Diff(string(want), string(got)); diff != "" {
 		t.Errorf("%s (-want +got):\n%s", path, diff)
+	}
+}
+
+func ingestChaos(t *testing.T, path string) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, path, store.Options{Mode: store.Write})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := ingest.Files(ctx, db, ingest.Options{}, []string{"../fixtures/chaos/gunluk.json"}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/rewind-dev/rewind/analyze/report"
+	"github.com/rewind-dev/rewind/store"
 )
 
 // The time-shaped sections: the replay timeline (ok share per window against
@@ -18,7 +19,7 @@ var timelineUnits = map[string]string{"ok_share": "share", "damage": "requests"}
 // timelineSection decides falsified windows with the same exact comparison as
 // falsification and stop_damage (_falsified over _baseline), so the marked
 // stop and the table agree with them.
-func timelineSection(q Querier, e Experiment, o ReportOptions) (*report.Section, error) {
+func timelineSection(q store.Querier, e store.Experiment, o ReportOptions) (*report.Section, error) {
 	if ok, err := windowed(q, e, o); !ok || err != nil {
 		return nil, err
 	}
@@ -46,7 +47,7 @@ func timelineSection(q Querier, e Experiment, o ReportOptions) (*report.Section,
 
 // baselineAndStop takes the baseline from falsification and the stop window
 // from stop_damage, the analyses the timeline illustrates.
-func baselineAndStop(q Querier, e Experiment, o ReportOptions) (baseline, stop float64, err error) {
+func baselineAndStop(q store.Querier, e store.Experiment, o ReportOptions) (baseline, stop float64, err error) {
 	f, err := Falsification(q, FalsificationOptions{Experiment: e.Name, Window: o.Window, Margins: []float64{o.Margin}})
 	if err != nil {
 		return 0, 0, err
@@ -132,7 +133,7 @@ const maxResolutionCharts = 6
 // resolutionSection needs t_ms. Its table is `rewind analyze peaks`'s
 // comparison (Peaks, ComparePeaks); its charts show each run counted per
 // 100 ms and per 1 s bucket as rates, so both fit one axis.
-func resolutionSection(q Querier, e Experiment, o ReportOptions) (*report.Section, error) {
+func resolutionSection(q store.Querier, e store.Experiment, o ReportOptions) (*report.Section, error) {
 	fine, err := bucketRates(q, e.Name, 100)
 	if err != nil || len(fine) == 0 {
 		return nil, err
@@ -169,7 +170,7 @@ func resolutionSection(q Querier, e Experiment, o ReportOptions) (*report.Sectio
 
 // bucketRates returns, per run, the request rate in each bucket of bucketMs
 // milliseconds; X is the bucket start in seconds (see bucketSteps).
-func bucketRates(q Querier, exp string, bucketMs int64) (map[string]*report.Series, error) {
+func bucketRates(q store.Querier, exp string, bucketMs int64) (map[string]*report.Series, error) {
 	r, err := query(q, "buckets", nil, `SELECT run, floor(t_ms / ?)::BIGINT AS bucket, sum(count)::BIGINT AS n
 		FROM requests WHERE experiment = ? AND t_ms IS NOT NULL GROUP BY ALL ORDER BY run, bucket`, bucketMs, exp)
 	if err != nil {

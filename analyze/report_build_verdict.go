@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rewind-dev/rewind/analyze/report"
+	"github.com/rewind-dev/rewind/store"
 )
 
 // The verdict leads the report: what a chaos or load engineer reads in five
@@ -15,7 +16,7 @@ import (
 
 var verdictColumns = []report.Column{{Name: "question"}, {Name: "verdict"}, {Name: "detail"}}
 
-func verdictSection(q Querier, e Experiment, o ReportOptions) (*report.Section, error) {
+func verdictSection(q store.Querier, e store.Experiment, o ReportOptions) (*report.Section, error) {
 	var rows [][]report.Value
 	var missing []string
 	if ok, err := windowed(q, e, o); err != nil {
@@ -64,7 +65,7 @@ func headline(rows [][]report.Value) []string {
 }
 
 // windowedWhy says why the hypothesis, stop and timeline are left out.
-func windowedWhy(e Experiment, o ReportOptions) string {
+func windowedWhy(e store.Experiment, o ReportOptions) string {
 	if _, err := windowFor(e, o.Window); err != nil {
 		return "The steady-state hypothesis, the stop and the timeline need a window size: give --window 40 (requests) or --window 10s, or store one with --set window=40 at ingest."
 	}
@@ -73,7 +74,7 @@ func windowedWhy(e Experiment, o ReportOptions) string {
 
 // hypothesisVerdict judges the steady-state hypothesis at the report's
 // margin: held, or falsified from which window and when.
-func hypothesisVerdict(q Querier, e Experiment, o ReportOptions) ([]report.Value, error) {
+func hypothesisVerdict(q store.Querier, e store.Experiment, o ReportOptions) ([]report.Value, error) {
 	w, err := windowFor(e, o.Window)
 	if err != nil {
 		return nil, err
@@ -107,7 +108,7 @@ func hypothesisVerdict(q Querier, e Experiment, o ReportOptions) ([]report.Value
 
 // windowStart is " (from t = … ms)" for a window of the experiment run,
 // or "" when its rows carry no t_ms.
-func windowStart(q Querier, e Experiment, w Window, window int64) (string, error) {
+func windowStart(q store.Querier, e store.Experiment, w Window, window int64) (string, error) {
 	n, ms := w.args()
 	r, err := query(q, "window", nil, `SELECT first_t_ms FROM windows(?, 'experiment', size_n := ?, size_ms := ?) WHERE window_no = ?`,
 		e.Name, n, ms, window)
@@ -119,7 +120,7 @@ func windowStart(q Querier, e Experiment, w Window, window int64) (string, error
 
 // stopVerdict says where a stop after k falsified windows fires and what
 // it would have prevented.
-func stopVerdict(q Querier, e Experiment, o ReportOptions) ([]report.Value, error) {
+func stopVerdict(q store.Querier, e store.Experiment, o ReportOptions) ([]report.Value, error) {
 	r, err := StopDamage(q, StopDamageOptions{Experiment: e.Name, Window: o.Window, Margin: o.Margin, MarginSet: true, Ks: []int64{o.StopAfter}})
 	if err != nil || len(r.Rows) == 0 {
 		return nil, err
@@ -142,7 +143,7 @@ func stopVerdict(q Querier, e Experiment, o ReportOptions) ([]report.Value, erro
 
 // damagedNoun names what stop-damage counts: tagged requests not ok, or,
 // in a log without tags, requests not ok (as the stop-damage note says).
-func damagedNoun(q Querier, e Experiment) string {
+func damagedNoun(q store.Querier, e store.Experiment) string {
 	if tagged, err := hasTags(q, Side{Experiment: e.Name, Role: "experiment"}); err == nil && !tagged {
 		return "requests not ok"
 	}
@@ -151,7 +152,7 @@ func damagedNoun(q Querier, e Experiment) string {
 
 // blastVerdict is the blast radius multiplier, when the experiment has a
 // plan; why says what is missing otherwise.
-func blastVerdict(q Querier, e Experiment, o ReportOptions) (row []report.Value, why string, err error) {
+func blastVerdict(q store.Querier, e store.Experiment, o ReportOptions) (row []report.Value, why string, err error) {
 	if ok, err := hasRoles(q, e.Name, "experiment"); !ok || err != nil {
 		return nil, "", err
 	}

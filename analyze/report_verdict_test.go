@@ -9,6 +9,7 @@ import (
 	"github.com/rewind-dev/rewind/analyze"
 	"github.com/rewind-dev/rewind/analyze/report"
 	"github.com/rewind-dev/rewind/ingest"
+	"github.com/rewind-dev/rewind/store"
 )
 
 // TestVerdictGoldens renders the verdict that leads the report of each
@@ -37,7 +38,7 @@ func TestVerdictGoldens(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "rewind.duckdb")
 			ctx := context.Background()
-			db, err := analyze.Open(ctx, path, true)
+			db, err := store.Open(ctx, path, store.Options{Mode: store.Write})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/big"
 	"time"
+
+	"github.com/rewind-dev/rewind/store"
 )
 
 // Column is one output column: the SQL name (the JSON and CSV key) and a
@@ -38,7 +40,7 @@ func (r *Result) Col(name string) int {
 }
 
 // query runs q and collects its rows; units are looked up by column name.
-func query(db Querier, name string, units map[string]string, q string, args ...any) (*Result, error) {
+func query(db store.Querier, name string, units map[string]string, q string, args ...any) (*Result, error) {
 	rows, err := db.Query(q, args...)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
+	"github.com/rewind-dev/rewind/store"
 )
 
 // RetriesOptions steer Retries.
@@ -26,8 +28,8 @@ var retriesUnits = map[string]string{
 // attempts, retries, retries the budget refused, the success share of the
 // operations that started in the affected interval, and operation latency
 // percentiles.
-func Retries(db Querier, o RetriesOptions) (*Result, error) {
-	e, err := FindExperiment(db, o.Experiment)
+func Retries(db store.Querier, o RetriesOptions) (*Result, error) {
+	e, err := store.FindExperiment(db, o.Experiment)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +54,7 @@ func Retries(db Querier, o RetriesOptions) (*Result, error) {
 // max are its own, and DuckDB takes them from the table's statistics
 // without a scan (a tenth of a second at 10 M rows); any interval holding
 // every time of exp gives the same counts.
-func wholeRun(db Querier, exp string) (Span, string, error) {
+func wholeRun(db store.Querier, exp string) (Span, string, error) {
 	var only bool
 	if err := db.QueryRow(`SELECT count(*) = 1 AND bool_and(experiment = ?) FROM experiments`, exp).Scan(&only); err != nil {
 		return Span{}, "", err
@@ -76,7 +78,7 @@ func wholeRun(db Querier, exp string) (Span, string, error) {
 
 // affectedSpan picks the interval: the flag, else the experiment's stored
 // affected_from_ms and affected_to_ms (what rewind sim retry writes).
-func affectedSpan(e Experiment, flag Span) (Span, error) {
+func affectedSpan(e store.Experiment, flag Span) (Span, error) {
 	if !flag.IsZero() {
 		return flag, nil
 	}

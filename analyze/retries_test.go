@@ -14,6 +14,7 @@ import (
 
 	"github.com/rewind-dev/rewind/ingest"
 	"github.com/rewind-dev/rewind/sim/retry"
+	"github.com/rewind-dev/rewind/store"
 )
 
 // TestRetriesTiny checks the hand-written log fixtures/retry/tiny.ndjson
@@ -170,7 +171,7 @@ func duckQuantile(xs []float64, q float64) float64 {
 	d := rn - lo
 	return float64(s[int(lo)]*(1-d)) + float64(s[int(hi)]*d)
 }
-func sqlRows(t *testing.T, db Querier) [][]any {
+func sqlRows(t *testing.T, db store.Querier) [][]any {
 	t.Helper()
 	res, err := Retries(db, RetriesOptions{})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rewind-dev/rewind/analyze/notebook"
 	isandbox "github.com/rewind-dev/rewind/internal/sandbox"
+	"github.com/rewind-dev/rewind/store"
 )
 
 // refusedCalls are DuckDB 1.5.6's table and pragma functions that a
@@ -36,7 +37,7 @@ var refusedCalls = []string{
 
 // tableAndPragmaFunctions lists the built-in table and pragma functions,
 // with whether each is a pragma only.
-func tableAndPragmaFunctions(t *testing.T, q Querier) map[string]bool {
+func tableAndPragmaFunctions(t *testing.T, q store.Querier) map[string]bool {
 	t.Helper()
 	rows, err := q.Query(`SELECT function_name, bool_and(function_type = 'pragma') FROM duckdb_functions()
 		WHERE database_name = 'system' AND function_type IN ('table', 'pragma') GROUP BY 1 ORDER BY 1`)
@@ -59,7 +60,7 @@ func tableAndPragmaFunctions(t *testing.T, q Querier) map[string]bool {
 // TestSandboxAllowListComplete: every table and pragma function DuckDB has
 // is either allowed or known to be refused.
 func TestSandboxAllowListComplete(t *testing.T) {
-	db := readOnly(t, chaosFile(t, nil), OpenOptions{})
+	db := readOnly(t, chaosFile(t, nil), store.Options{})
 	for name := range tableAndPragmaFunctions(t, db) {
 		known := slices.Contains(isandbox.Tables, name) || slices.Contains(isandbox.Pragmas, name) || slices.Contains(refusedCalls, name)
 		if !known {
@@ -75,8 +76,8 @@ func TestSandboxAllowListComplete(t *testing.T) {
 func TestSandboxRefusesCalls(t *testing.T) {
 	path := chaosFile(t, nil)
 	before := fileSum(t, path)
-	db := readOnly(t, path, OpenOptions{})
-	q := WithContext(context.Background(), db)
+	db := readOnly(t, path, store.Options{})
+	q := store.WithContext(context.Background(), db)
 	fns := tableAndPragmaFunctions(t, q)
 	for _, name := range refusedCalls {
 		pragma, ok := fns[name]
@@ -90,7 +91,7 @@ func TestSandboxRefusesCalls(t *testing.T) {
 			stmts = []string{"PRAGMA " + name, "PRAGMA " + name + "='x'"}
 		}
 		for _, s := range stmts {
-			if _, err := SQL(q, s); !Sandboxed(err) {
+			if _, err := SQL(q, s); !store.Sandboxed(err) {
 				t.Errorf("%s: got %v, want a refusal", s, err)
 			}
 		}
@@ -100,7 +101,7 @@ func TestSandboxRefusesCalls(t *testing.T) {
 		t.Errorf("rewind sql %s: got %v, want a refusal", crash, err)
 	}
 	cell := "# n\n\n```sql\n" + crash + "\n```\n"
-	if _, err := notebook.Run(context.Background(), db, "nb.md", []byte(cell), notebook.Options{}); !isandbox.Refusal(err) {
+	if _, err := notebook.Run(context.Background(), db.DB, "nb.md", []byte(cell), notebook.Options{}); !isandbox.Refusal(err) {
 		t.Errorf("notebook cell %s: got %v, want a refusal", crash, err)
 	}
 	for _, ok := range []string{"SELECT count(*) FROM range(3)", "PRAGMA table_info('requests')",
@@ -112,5 +113,32 @@ func TestSandboxRefusesCalls(t *testing.T) {
 	db.Close()
 	if fileSum(t, path) != before {
 		t.Errorf("the database file changed")
+	}
+}
+
+// TestSandboxQueriesRun: the database itself is readable with every macro;
+// TEMP tables (notebook cells' names) work; writes to it are refused.
+func TestSandboxQueriesRun(t *testing.T) {
+	db := readOnly(t, chaosFile(t, nil), store.Options{})
+	var n int64
+	if err := db.QueryRow(`SELECT count(*) FROM falsification('gunluk', size_n := 40)`).Scan(&n); err != nil || n != 4 {
+		t.Errorf("falsification: %d rows, %v; want 4", n, err)
+	}
+	if _, err := db.Exec(`CREATE TEMP TABLE w AS SELECT * FROM windows('gunluk', 'experiment', size_n := 40)`); err != nil {
+		t.Errorf("temp table: %v", err)
+	}
+	refused(t, db, `DELETE FROM requests`, "read-only")
+	res, err := BlastRadius(db, BlastRadiusOptions{Planned: "tag_hash(20260731, req) < 0.05"})
+	if err != nil || res.Rows[0][0] != int64(11) {
+		t.Errorf("blast radius under the sandbox: %v, %v; want 11 planned", res, err)
+	}
+}
+
+// refused runs q on a sandboxed database and wants DuckDB's permission error.
+func refused(t *testing.T, db *store.DB, q, want string) {
+	t.Helper()
+	_, err := db.Exec(q)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("%s: got %v, want an error with %q", q, err, want)
 	}
 }

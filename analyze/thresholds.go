@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rewind-dev/rewind/store"
 )
 
 // ThresholdsOptions steer Thresholds.
@@ -41,10 +43,10 @@ var thresholdUnits = map[string]string{
 // threshold, the verdict k6 prints, when it first failed and when an
 // abortOnFail threshold aborts the run; with Window, when a window first
 // breaks each threshold. Both count the requests that failed until then.
-func Thresholds(db Querier, o ThresholdsOptions) (*Result, error) {
-	e, err := FindExperiment(db, o.Experiment)
+func Thresholds(db store.Querier, o ThresholdsOptions) (*Result, error) {
+	e, err := store.FindExperiment(db, o.Experiment)
 	if err != nil {
-		return nil, withSuitable(db, err, "t_ms IS NOT NULL")
+		return nil, store.WithSuitable(db, err, "t_ms IS NOT NULL")
 	}
 	if err := o.check(); err != nil {
 		return nil, err
@@ -126,7 +128,7 @@ func msLit(d time.Duration) string {
 
 // recordedThresholds reads the thresholds k6 wrote with each metric's
 // definition (its Metric records, kept as k6_metric events).
-func recordedThresholds(db Querier, exp string) ([]Threshold, error) {
+func recordedThresholds(db store.Querier, exp string) ([]Threshold, error) {
 	rows, err := db.Query(`SELECT subject, (attrs -> 'thresholds')::VARCHAR FROM events
 		WHERE experiment = ? AND type = 'k6_metric' AND json_array_length(attrs -> 'thresholds') > 0
 		ORDER BY seq`, exp)
@@ -171,7 +173,7 @@ var requestMetrics = []string{"http_req_duration", "http_req_failed", "http_reqs
 
 // metricKinds maps the metrics the experiment has to their k6 types: the
 // request metrics, and k6's own metrics (defined or sampled in its log).
-func metricKinds(db Querier, exp string) (map[string]string, error) {
+func metricKinds(db store.Querier, exp string) (map[string]string, error) {
 	kinds := map[string]string{}
 	for _, m := range requestMetrics {
 		kinds[m] = k6Builtin[m]
@@ -261,7 +263,7 @@ func sortedKeys(m map[string]string) []string {
 
 // timeNotes says what the evaluation leaves out or cannot do: rows without
 // t_ms, and windows longer than a run.
-func timeNotes(db Querier, exp string, o ThresholdsOptions) ([]string, error) {
+func timeNotes(db store.Querier, exp string, o ThresholdsOptions) ([]string, error) {
 	var untimed, timed int64
 	if err := db.QueryRow(`SELECT count(*) FILTER (WHERE t_ms IS NULL), count(t_ms) FROM requests WHERE experiment = ?`, exp).Scan(&untimed, &timed); err != nil {
 		return nil, err
@@ -324,7 +326,7 @@ func abortNotes(r *Result) []string {
 
 // requireThresholdLatency refuses a threshold on http_req_duration, the
 // request rows' latency, over runs that carry none.
-func requireThresholdLatency(db Querier, exp string, ts []Threshold) error {
+func requireThresholdLatency(db store.Querier, exp string, ts []Threshold) error {
 	for _, t := range ts {
 		if t.Base == "http_req_duration" {
 			return RequireLatency(db, "threshold "+t.String(), "judge http_req_failed or http_reqs instead", "experiment = ?", exp)

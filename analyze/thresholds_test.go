@@ -3,7 +3,6 @@ package analyze
 import (
 	"bufio"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -19,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rewind-dev/rewind/ingest"
+	"github.com/rewind-dev/rewind/store"
 )
 
 func TestParseThreshold(t *testing.T) {
@@ -287,7 +287,7 @@ func BenchmarkBurnRate(b *testing.B) {
 	}
 }
 
-func benchLog(b *testing.B) (*sql.DB, []Threshold) {
+func benchLog(b *testing.B) (*store.DB, []Threshold) {
 	n := 100000
 	if s := os.Getenv("REWIND_BENCH_ROWS"); s != "" {
 		n, _ = strconv.Atoi(s)
@@ -308,7 +308,7 @@ func benchLog(b *testing.B) (*sql.DB, []Threshold) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(b.TempDir(), "bench.duckdb"), true)
+	db, err := store.Open(ctx, filepath.Join(b.TempDir(), "bench.duckdb"), store.Options{Mode: store.Write})
 	if err != nil {
 		b.Fatal(err)
 	}

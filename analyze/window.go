@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rewind-dev/rewind/store"
 )
 
 // Window is a window size: a number of requests (count windows follow
@@ -51,7 +53,7 @@ func (w Window) args() (any, any) {
 
 // windowFor picks the window: the flag, else the experiment's stored window
 // (a count under "window", a duration in ms under "window_ms").
-func windowFor(e Experiment, flag Window) (Window, error) {
+func windowFor(e store.Experiment, flag Window) (Window, error) {
 	if !flag.IsZero() {
 		return flag, nil
 	}
@@ -68,7 +70,7 @@ func windowFor(e Experiment, flag Window) (Window, error) {
 // time resolution (files.resolution_ms: 1000 for an access log's
 // whole-second times): such windows hold a second's requests or none, so
 // their values show the rounding of the times, not the service.
-func addWindowNote(db Querier, e Experiment, w Window, res *Result) error {
+func addWindowNote(db store.Querier, e store.Experiment, w Window, res *Result) error {
 	if w.Ms == 0 {
 		return nil
 	}

@@ -78,8 +78,7 @@ const clfRegex = `^(\S+) \S+ (\S+) \[([^\]]+)\] "(\S+) (\S+) (\S+)" (\d{3}) (\S+
 func BenchmarkDuckDBRegexCLF(b *testing.B) {
 	n := benchRows()
 	path := benchCLFFile(b, n)
-	setup := func(db *sql.DB) error { return EnsureSchema(context.Background(), db) }
-	benchLoadFile(b, path, n, setup, func(db *sql.DB, path string) error {
+	benchLoadFile(b, path, n, nil, func(db *sql.DB, path string) error {
 		return execAll(db, "SET preserve_insertion_order = false",
 			`INSERT INTO requests SELECT 'bench', 'bench', '', 0, NULL, NULL, 0, NULL,
 				strptime(m.t, '%d/%b/%Y:%H:%M:%S %z')::TIMESTAMP - to_microseconds(round(m.rt::DECIMAL(18,3) * 1000000)::BIGINT),

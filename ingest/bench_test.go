@@ -69,6 +69,9 @@ func freshDB(b *testing.B) *sql.DB {
 	if err != nil {
 		b.Fatal(err)
 	}
+	if err := ensureSchema(db); err != nil {
+		b.Fatal(err)
+	}
 	return db
 }
 
@@ -110,8 +113,7 @@ func BenchmarkDuckDBReadJSON(b *testing.B) {
 // what the Arrow path adds: no line numbers, no file order, no validation
 // with file:line:field errors, unknown fields dropped, no run_pos.
 func BenchmarkDuckDBReadJSONToRequests(b *testing.B) {
-	setup := func(db *sql.DB) error { return EnsureSchema(context.Background(), db) }
-	benchLoad(b, setup, func(db *sql.DB, path string) error {
+	benchLoad(b, nil, func(db *sql.DB, path string) error {
 		return execAll(db, "SET preserve_insertion_order = false",
 			`INSERT INTO requests SELECT 'bench', run, '', 0, req, NULL, attempt, t_ms, NULL, latency_ms, outcome, NULL,
 				tagged, NULL, NULL, NULL, NULL, NULL, 1, NULL, 1, 0, NULL

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	duckdb "github.com/duckdb/duckdb-go/v2"
+	"github.com/rewind-dev/rewind/internal/duckarrow"
 )
 
 // Options steer one ingest.
@@ -77,7 +77,7 @@ type Result struct {
 // on the first error, none is and the database is unchanged. A path may be
 // "-" (standard input), a folder (every file in it whose format is
 // recognised; the others are returned as skipped) or a glob pattern.
-func Files(ctx context.Context, db *sql.DB, opts Options, paths []string) ([]Result, error) {
+func Files(ctx context.Context, db DB, opts Options, paths []string) ([]Result, error) {
 	if opts.From != "" && !validFormat(opts.From) {
 		return nil, fmt.Errorf("unknown format %q (want one of %s)", opts.From, strings.Join(Formats, ", "))
 	}
@@ -103,8 +103,15 @@ func Files(ctx context.Context, db *sql.DB, opts Options, paths []string) ([]Res
 	return ingestSources(ctx, db, opts, okRanges, srcs)
 }
 
+// DB is the database an ingest loads into: a *store.DB opened for writing
+// (which has created the tables) or its *sql.DB. The ingest holds one
+// connection of it for its transaction.
+type DB interface {
+	Conn(ctx context.Context) (*sql.Conn, error)
+}
+
 // ingestSources loads the files expand found, in one transaction.
-func ingestSources(ctx context.Context, db *sql.DB, opts Options, okRanges []statusRange, srcs []source) ([]Result, error) {
+func ingestSources(ctx context.Context, db DB, opts Options, okRanges []statusRange, srcs []source) ([]Result, error) {
 	if err := checkName(opts, srcs); err != nil {
 		return nil, err
 	}
@@ -113,10 +120,7 @@ func ingestSources(ctx context.Context, db *sql.DB, opts Options, okRanges []sta
 		return nil, err
 	}
 	defer conn.Close()
-	if err := EnsureSchema(ctx, conn); err != nil {
-		return nil, err
-	}
-	ar, err := ArrowOf(conn)
+	ar, err := duckarrow.Of(conn)
 	if err != nil {
 		return nil, err
 	}
@@ -153,19 +157,6 @@ func errText(err error) string {
 func validFormat(f string) bool {
 	_, ok := formatNamed(f)
 	return ok
-}
-
-// ArrowOf is DuckDB's Arrow interface on conn's driver connection. What it
-// returns is valid while conn is held: a reader or view made from it holds
-// the driver connection.
-func ArrowOf(conn *sql.Conn) (*duckdb.Arrow, error) {
-	var ar *duckdb.Arrow
-	err := conn.Raw(func(dc any) error {
-		var err error
-		ar, err = duckdb.NewArrowFromConn(dc.(driver.Conn))
-		return err
-	})
-	return ar, err
 }
 
 type loader struct {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rewind-dev/rewind/queries"
 
 	_ "github.com/duckdb/duckdb-go/v2"
 )
@@ -23,7 +24,7 @@ func openDB(t *testing.T) (*sql.DB, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	if err := EnsureSchema(context.Background(), db); err != nil {
+	if err := ensureSchema(db); err != nil {
 		t.Fatal(err)
 	}
 	return db, path
@@ -176,3 +177,9 @@ func queryStrings(t *testing.T, db *sql.DB, q string, args ...any) []string {
 }
 
 func sqlOpen(path string) (*sql.DB, error) { return sql.Open("duckdb", path) }
+
+// ensureSchema creates the tables, as store does on a writable open.
+func ensureSchema(db *sql.DB) error {
+	_, err := db.ExecContext(context.Background(), queries.Schema)
+	return err
+}

@@ -17,6 +17,12 @@ import (
 //go:embed *.sql
 var files embed.FS
 
+// Schema creates rewind's tables (schema.sql); it is idempotent. It is not
+// one of the library's Files.
+//
+//go:embed schema.sql
+var Schema string
+
 // File is one embedded analysis.
 type File struct {
 	Name string // file name without .sql: the analysis name with _ for -
@@ -29,6 +35,9 @@ func Files() []File {
 	sort.Strings(names)
 	out := make([]File, 0, len(names))
 	for _, n := range names {
+		if n == "schema.sql" {
+			continue
+		}
 		b, _ := files.ReadFile(n)
 		out = append(out, File{Name: strings.TrimSuffix(n, ".sql"), SQL: string(b)})
 	}

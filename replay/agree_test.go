@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rewind-dev/rewind/store"
 )
 
 // stopRow is one k of stop-damage, from SQL or from replay.
@@ -81,7 +82,7 @@ func replayAll(t *testing.T, rec *Recording) ([]Verdict, []stopRow) {
 	return first, rows
 }
 
-func sqlStops(t *testing.T, db DB, g genLog) []stopRow {
+func sqlStops(t *testing.T, db store.Handle, g genLog) []stopRow {
 	t.Helper()
 	n, ms := sizeArgs(g)
 	return queryStops(t, db, fmt.Sprintf(`SELECT k, coalesce(stop_window, 0), damage_until_stop
@@ -89,7 +90,7 @@ func sqlStops(t *testing.T, db DB, g genLog) []stopRow {
 }
 
 // queryStops reads (k, stop window, damage until the stop) rows.
-func queryStops(t *testing.T, db DB, q string, args ...any) []stopRow {
+func queryStops(t *testing.T, db store.Handle, q string, args ...any) []stopRow {
 	t.Helper()
 	rows, err := db.QueryContext(context.Background(), q, args...)
 	if err != nil {
@@ -107,7 +108,7 @@ func queryStops(t *testing.T, db DB, q string, args ...any) []stopRow {
 	return out
 }
 
-func sqlFalsified(t *testing.T, db DB, g genLog) falsRow {
+func sqlFalsified(t *testing.T, db store.Handle, g genLog) falsRow {
 	t.Helper()
 	n, ms := sizeArgs(g)
 	q := fmt.Sprintf(`SELECT experiment_falsified, experiment_windows, coalesce(first_falsified_window, 0)

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/store"
 )
 
 // TestBurnAlertAgreesWithSQL is the property test of watch's burn-rate
@@ -111,7 +112,7 @@ func randomBurn(rng *rand.Rand, name string) (BurnConfig, []map[string]any) {
 	return c, lines
 }
 
-func sqlFirstFire(t *testing.T, db DB, exp string, c BurnConfig) *BurnFire {
+func sqlFirstFire(t *testing.T, db store.Handle, exp string, c BurnConfig) *BurnFire {
 	t.Helper()
 	rules := make([]string, len(c.Rules))
 	for i, r := range c.Rules {
@@ -147,7 +148,7 @@ func sqlFirstFire(t *testing.T, db DB, exp string, c BurnConfig) *BurnFire {
 // the macro, mapped to the window of the first request sent after it) and
 // Follow (the Go twin, deciding as the lines arrive) stop at the same
 // window with the same alert.
-func stopsAgree(t *testing.T, db DB, path, exp string, c BurnConfig, count bool) {
+func stopsAgree(t *testing.T, db store.Handle, path, exp string, c BurnConfig, count bool) {
 	t.Helper()
 	w := analyze.Window{Ms: 500}
 	if count {

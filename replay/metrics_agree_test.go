@@ -2,7 +2,6 @@ package replay
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"math/big"
 	"math/rand/v2"
@@ -13,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/store"
 )
 
 // TestMetricsAgreeWithSQL extends the property test to every metric and
@@ -78,7 +78,7 @@ func TestMetricsAgreeWithSQL(t *testing.T) {
 	}
 }
 
-func sqlBoundStops(t *testing.T, db DB, g genLog, s analyze.Sides) []stopRow {
+func sqlBoundStops(t *testing.T, db store.Handle, g genLog, s analyze.Sides) []stopRow {
 	t.Helper()
 	f, a := millionths(t, g.bound)
 	n, ms := sizeArgs(g)
@@ -86,7 +86,7 @@ func sqlBoundStops(t *testing.T, db DB, g genLog, s analyze.Sides) []stopRow {
 		FROM stop_damage(?, size_n := ?, size_ms := ?, ks := [1, 2, 3, 4, 5], f := %s, a := %s%s)`, f, a, s.Args()), g.name, n, ms)
 }
 
-func sqlSweep(t *testing.T, db DB, g genLog, s analyze.Sides) falsRow {
+func sqlSweep(t *testing.T, db store.Handle, g genLog, s analyze.Sides) falsRow {
 	t.Helper()
 	lit, err := g.bound.SQL()
 	if err != nil {
@@ -280,7 +280,7 @@ func TestWindowsArrowEqualsScan(t *testing.T) {
 	long.lines = interleave(rng, ctl, exp)
 	logs = append(logs, long)
 	db, _ := ingestLogs(t, logs)
-	sdb := db.(*sql.DB)
+	sdb := db.(*store.DB)
 	ctx := context.Background()
 	tx, err := sdb.BeginTx(ctx, nil)
 	if err != nil {
@@ -327,7 +327,7 @@ func TestWindowsArrowEqualsScan(t *testing.T) {
 		// windows that arrive out of order (here backwards, the sides
 		// interleaved) are put in order, by both reads
 		back := strings.Replace(q, "ORDER BY role, window_no", "ORDER BY window_no DESC, role", 1)
-		for _, src := range []DB{db, tx} {
+		for _, src := range []store.Handle{db, tx} {
 			r, err := readWindows(ctx, src, back, fromArrow.Experiment, fromArrow.Window, g.hyp.Metric)
 			if err != nil {
 				t.Fatal(err)

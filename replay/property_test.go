@@ -13,6 +13,7 @@ import (
 
 	"github.com/rewind-dev/rewind/analyze"
 	"github.com/rewind-dev/rewind/ingest"
+	"github.com/rewind-dev/rewind/store"
 )
 
 // genLog is one generated experiment: its log lines and how to replay it.
@@ -139,11 +140,11 @@ func (g genLog) write(dir string) (string, error) {
 
 // ingestLogs writes the logs and ingests them into a fresh database; it
 // returns the database and the files, by log.
-func ingestLogs(t *testing.T, logs []genLog) (DB, []string) {
+func ingestLogs(t *testing.T, logs []genLog) (store.Handle, []string) {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	db, err := analyze.Open(ctx, filepath.Join(dir, "p.duckdb"), true)
+	db, err := store.Open(ctx, filepath.Join(dir, "p.duckdb"), store.Options{Mode: store.Write})
 	if err != nil {
 		t.Fatal(err)
 	}

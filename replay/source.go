@@ -15,14 +15,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/store"
 )
-
-// DB is what replay needs of a database: *sql.DB, *sql.Conn and *sql.Tx
-// satisfy it.
-type DB interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
 
 // DefaultMargin is the margin when neither the flag nor the experiment's
 // stored parameters give one.
@@ -56,9 +50,9 @@ type Recording struct {
 
 // Load reads the treatment side's windows and the baseline side's baseline
 // from the SQL side_windows macro, for the hypothesis of c.
-func Load(ctx context.Context, db DB, c Config) (*Recording, error) {
-	q := analyze.WithContext(ctx, db)
-	e, err := analyze.FindExperiment(q, c.Hypothesis.ExperimentIn(q, c.Experiment))
+func Load(ctx context.Context, db store.Handle, c Config) (*Recording, error) {
+	q := store.WithContext(ctx, db)
+	e, err := store.FindExperiment(q, c.Hypothesis.ExperimentIn(q, c.Experiment))
 	if err != nil {
 		return nil, err
 	}
@@ -130,8 +124,8 @@ func Load(ctx context.Context, db DB, c Config) (*Recording, error) {
 // first request sent after that moment (watch decides the alert when that
 // request arrives), else the last window (it fired on the requests still
 // in flight). Times compare in integer ns, as the SQL rounds them.
-func (rec *Recording) burnStop(ctx context.Context, db DB, c BurnConfig, good string) error {
-	q := analyze.WithContext(ctx, db)
+func (rec *Recording) burnStop(ctx context.Context, db store.Handle, c BurnConfig, good string) error {
+	q := store.WithContext(ctx, db)
 	side := rec.Sides.Treatment
 	run := side.Run
 	if run == "" {
@@ -194,13 +188,13 @@ func (c BurnConfig) Text() string {
 	return "burn-rate " + strings.Join(names, ", ") + " at SLO " + string(c.SLO)
 }
 
-func sideRuns(ctx context.Context, db DB, s analyze.Side) ([]string, error) {
-	return analyze.QueryStrings(analyze.WithContext(ctx, db),
+func sideRuns(ctx context.Context, db store.Handle, s analyze.Side) ([]string, error) {
+	return store.QueryStrings(store.WithContext(ctx, db),
 		`SELECT DISTINCT run FROM requests WHERE experiment = ? AND role = ? ORDER BY run`, s.Experiment, s.Role)
 }
 
 // SideBaseline is the mean of a side's window values of a metric, exact.
-func SideBaseline(ctx context.Context, db DB, s analyze.Side, w analyze.Window, metric string) (*big.Rat, error) {
+func SideBaseline(ctx context.Context, db store.Handle, s analyze.Side, w analyze.Window, metric string) (*big.Rat, error) {
 	ws, err := SideWindows(ctx, db, s, w, metric)
 	if err != nil {
 		return nil, err
@@ -213,7 +207,7 @@ func SideBaseline(ctx context.Context, db DB, s analyze.Side, w analyze.Window, 
 
 // SideWindows returns a side's windows with the metric's exact value, from
 // the SQL side_windows macro.
-func SideWindows(ctx context.Context, db DB, s analyze.Side, w analyze.Window, metric string) ([]Window, error) {
+func SideWindows(ctx context.Context, db store.Handle, s analyze.Side, w analyze.Window, metric string) ([]Window, error) {
 	if err := analyze.CheckMetric(metric); err != nil {
 		return nil, err
 	}
@@ -229,7 +223,7 @@ func SideWindows(ctx context.Context, db DB, s analyze.Side, w analyze.Window, m
 }
 
 // hypothesisWindows reads both sides' windows in one query.
-func hypothesisWindows(ctx context.Context, db DB, s analyze.Sides, w analyze.Window) (ctl, treat []Window, err error) {
+func hypothesisWindows(ctx context.Context, db store.Handle, s analyze.Sides, w analyze.Window) (ctl, treat []Window, err error) {
 	out, err := readWindows(ctx, db, fmt.Sprintf(`SELECT role, %s FROM _hyp_windows(?, size_n := ?, size_ms := ?%s)`,
 		windowColumns(s.Metric), s.Args()), s.Treatment.Experiment, w, s.Metric)
 	if err != nil {
@@ -253,7 +247,7 @@ func windowColumns(metric string) string {
 // those windowColumns names, with the side first. A replay reads 250 k
 // windows at 10 M rows: as Arrow batches when db lends its connection,
 // else (a *sql.Tx) row by row.
-func readWindows(ctx context.Context, db DB, q, exp string, w analyze.Window, metric string) (map[string][]Window, error) {
+func readWindows(ctx context.Context, db store.Handle, q, exp string, w analyze.Window, metric string) (map[string][]Window, error) {
 	var n, ms any
 	if w.N > 0 {
 		n = w.N
@@ -262,10 +256,10 @@ func readWindows(ctx context.Context, db DB, q, exp string, w analyze.Window, me
 	}
 	args := []any{exp, n, ms}
 	out := map[string][]Window{}
-	err := analyze.QueryArrow(ctx, db, q, args, func(rb arrow.RecordBatch) error {
+	err := store.WithContext(ctx, db).Arrow(q, args, func(rb arrow.RecordBatch) error {
 		return appendWindows(out, rb, metric)
 	})
-	if errors.Is(err, analyze.ErrNoArrow) {
+	if errors.Is(err, store.ErrNoArrow) {
 		out, err = scanWindows(ctx, db, q, args, metric)
 	}
 	if err != nil {
@@ -368,7 +362,7 @@ func windowValue(num, den string) *big.Rat {
 }
 
 // scanWindows is readWindows row by row.
-func scanWindows(ctx context.Context, db DB, q string, args []any, metric string) (map[string][]Window, error) {
+func scanWindows(ctx context.Context, db store.Handle, q string, args []any, metric string) (map[string][]Window, error) {
 	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
@@ -396,7 +390,7 @@ func scanWindows(ctx context.Context, db DB, q string, args []any, metric string
 
 // storedWindow is the window the experiment stores: a count under "window",
 // a duration in ms under "window_ms" (as the analyses read it).
-func storedWindow(e analyze.Experiment) (analyze.Window, error) {
+func storedWindow(e store.Experiment) (analyze.Window, error) {
 	if n, ok := e.Number("window"); ok && n > 0 && n == float64(int64(n)) {
 		return analyze.Window{N: int64(n)}, nil
 	}
@@ -409,7 +403,7 @@ func storedWindow(e analyze.Experiment) (analyze.Window, error) {
 // margin is the flag's margin, else the stored one, else DefaultMargin. A
 // stored margin is a JSON number; its shortest decimal form is read exactly,
 // as stop-damage does.
-func margin(e analyze.Experiment, flag *big.Rat) (*big.Rat, error) {
+func margin(e store.Experiment, flag *big.Rat) (*big.Rat, error) {
 	if flag != nil {
 		return flag, nil
 	}
@@ -427,9 +421,9 @@ func margin(e analyze.Experiment, flag *big.Rat) (*big.Rat, error) {
 // watch, with the window it was computed on: w, or the experiment's stored
 // window when w is zero. The baseline side is run ref (RUN or
 // EXPERIMENT/RUN), or the experiment's control role when ref is empty.
-func RecordedBaseline(ctx context.Context, db DB, name, ref string, w analyze.Window, metric string) (analyze.Window, *big.Rat, error) {
-	q := analyze.WithContext(ctx, db)
-	e, err := analyze.FindExperiment(q, name)
+func RecordedBaseline(ctx context.Context, db store.Handle, name, ref string, w analyze.Window, metric string) (analyze.Window, *big.Rat, error) {
+	q := store.WithContext(ctx, db)
+	e, err := store.FindExperiment(q, name)
 	if err != nil {
 		return w, nil, err
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rewind-dev/rewind/analyze"
 	"github.com/rewind-dev/rewind/sim/storm"
+	"github.com/rewind-dev/rewind/store"
 )
 
 // The retry storm's analyses: amplification (from the log) and bounds (from
@@ -67,7 +68,7 @@ func runAmplification(ctx context.Context, e *env, args []string) error {
 		o.Fault = span
 	}
 	o.Experiment = d.experiment
-	return runAnalysis(ctx, e, &d, "rewind analyze amplification", func(q analyze.Querier) (*analyze.Result, error) {
+	return runAnalysis(ctx, e, &d, "rewind analyze amplification", func(q store.Querier) (*analyze.Result, error) {
 		return analyze.Amplification(q, o)
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/store"
 )
 
 const burnRateUsage = `Usage: rewind analyze burn-rate --slo PERCENT [flags]
@@ -67,7 +68,7 @@ func runBurnRate(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	o.Experiment = d.experiment
-	return runAnalysis(ctx, e, &d, "rewind analyze burn-rate", func(q analyze.Querier) (*analyze.Result, error) {
+	return runAnalysis(ctx, e, &d, "rewind analyze burn-rate", func(q store.Querier) (*analyze.Result, error) {
 		return analyze.BurnRate(q, o)
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/store"
 )
 
 // The chaos experiment's analyses: blast-radius, falsification, stop-damage.
@@ -47,7 +48,7 @@ func runBlastRadius(ctx context.Context, e *env, args []string) error {
 	}
 	o.StartSet = fs.Changed("start")
 	o.Experiment = d.experiment
-	err := runAnalysis(ctx, e, &d, "rewind analyze blast-radius", func(q analyze.Querier) (*analyze.Result, error) {
+	err := runAnalysis(ctx, e, &d, "rewind analyze blast-radius", func(q store.Querier) (*analyze.Result, error) {
 		return analyze.BlastRadius(q, o)
 	})
 	if err != nil || !save {
@@ -59,7 +60,7 @@ func runBlastRadius(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer db.Close()
-	name, err := analyze.SaveParam(ctx, db, d.experiment, "planned", o.Planned)
+	name, err := store.SaveParam(ctx, db, d.experiment, "planned", o.Planned)
 	if err == nil {
 		fmt.Fprintf(e.stderr, "saved: planned = %s, with experiment %s\n", o.Planned, name)
 	}
@@ -114,7 +115,7 @@ func runFalsification(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	o.Experiment = d.experiment
-	return runAnalysis(ctx, e, &d, "rewind analyze falsification", func(q analyze.Querier) (*analyze.Result, error) {
+	return runAnalysis(ctx, e, &d, "rewind analyze falsification", func(q store.Querier) (*analyze.Result, error) {
 		return analyze.Falsification(q, o)
 	})
 }
@@ -177,13 +178,13 @@ func runStopDamage(ctx context.Context, e *env, args []string) error {
 	}
 	o.MarginSet = fs.Changed("margin")
 	o.Experiment = d.experiment
-	return runAnalysis(ctx, e, &d, "rewind analyze stop-damage", func(q analyze.Querier) (*analyze.Result, error) {
+	return runAnalysis(ctx, e, &d, "rewind analyze stop-damage", func(q store.Querier) (*analyze.Result, error) {
 		return analyze.StopDamage(q, o)
 	})
 }
 
 // runAnalysis opens the database read-only, runs fn and prints its result.
-func runAnalysis(ctx context.Context, e *env, d *dbFlags, cmd string, fn func(analyze.Querier) (*analyze.Result, error)) error {
+func runAnalysis(ctx context.Context, e *env, d *dbFlags, cmd string, fn func(store.Querier) (*analyze.Result, error)) error {
 	if err := d.checkFormat(); err != nil {
 		return err
 	}
@@ -192,7 +193,7 @@ func runAnalysis(ctx context.Context, e *env, d *dbFlags, cmd string, fn func(an
 		return err
 	}
 	defer db.Close()
-	res, err := fn(analyze.WithContext(ctx, db))
+	res, err := fn(store.WithContext(ctx, db))
 	if err != nil {
 		return explain(err, cmd)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/store"
 )
 
 const judgeUsage = `Usage: rewind analyze judge [flags]
@@ -95,7 +96,7 @@ func runJudge(ctx context.Context, e *env, args []string) error {
 	}
 	o.Experiment = d.experiment
 	var scores *analyze.Result
-	err := runAnalysis(ctx, e, &d, "rewind analyze judge", func(q analyze.Querier) (*analyze.Result, error) {
+	err := runAnalysis(ctx, e, &d, "rewind analyze judge", func(q store.Querier) (*analyze.Result, error) {
 		m, s, err := analyze.Judge(q, o)
 		if err != nil || f.scores {
 			return s, err

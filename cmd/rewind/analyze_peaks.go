@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/store"
 )
 
 const peaksUsage = `Usage: rewind analyze peaks [flags]
@@ -54,7 +55,7 @@ func runPeaks(ctx context.Context, e *env, args []string) error {
 	}
 	o.Experiment = d.experiment
 	var side *analyze.Result // the comparison printed after the table
-	err = runAnalysis(ctx, e, &d, "rewind analyze peaks", func(q analyze.Querier) (*analyze.Result, error) {
+	err = runAnalysis(ctx, e, &d, "rewind analyze peaks", func(q store.Querier) (*analyze.Result, error) {
 		r, err := analyze.Peaks(q, o)
 		if err != nil {
 			return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/store"
 )
 
 const probesUsage = `Usage: rewind analyze probes [flags]
@@ -38,7 +39,7 @@ func runProbes(ctx context.Context, e *env, args []string) error {
 		return usagef("analyze probes takes no arguments, got %q", fs.Arg(0))
 	}
 	o.Experiment = d.experiment
-	return runAnalysis(ctx, e, &d, "rewind analyze probes", func(q analyze.Querier) (*analyze.Result, error) {
+	return runAnalysis(ctx, e, &d, "rewind analyze probes", func(q store.Querier) (*analyze.Result, error) {
 		return analyze.Probes(q, o)
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/store"
 )
 
 const retriesUsage = `Usage: rewind analyze retries [flags]
@@ -44,7 +45,7 @@ func runRetries(ctx context.Context, e *env, args []string) error {
 		o.Affected = span
 	}
 	o.Experiment = d.experiment
-	err := runAnalysis(ctx, e, &d, "rewind analyze retries", func(q analyze.Querier) (*analyze.Result, error) {
+	err := runAnalysis(ctx, e, &d, "rewind analyze retries", func(q store.Querier) (*analyze.Result, error) {
 		return analyze.Retries(q, o)
 	})
 	if errors.Is(err, analyze.ErrNoAffected) {

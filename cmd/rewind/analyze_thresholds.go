@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/store"
 )
 
 const thresholdsUsage = `Usage: rewind analyze thresholds [flags]
@@ -85,7 +86,7 @@ func runThresholds(ctx context.Context, e *env, args []string) error {
 		return usagef("--abort-on-fail applies to --threshold: give one")
 	}
 	o.Experiment = d.experiment
-	return runAnalysis(ctx, e, &d, "rewind analyze thresholds", func(q analyze.Querier) (*analyze.Result, error) {
+	return runAnalysis(ctx, e, &d, "rewind analyze thresholds", func(q store.Querier) (*analyze.Result, error) {
 		return analyze.Thresholds(q, o)
 	})
 }

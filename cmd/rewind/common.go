@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/store"
 )
 
 // dbFlags are the flags every command that reads the database shares.
@@ -23,7 +23,7 @@ type dbFlags struct {
 }
 
 func (d *dbFlags) add(fs *pflag.FlagSet, withFormat bool) {
-	fs.StringVar(&d.db, "db", analyze.DefaultDB, "database file")
+	fs.StringVar(&d.db, "db", store.DefaultDB, "database file")
 	fs.StringVarP(&d.experiment, "experiment", "e", "", "experiment (may be left out when the database holds one)")
 	if withFormat {
 		fs.StringVarP(&d.format, "format", "f", "table", "output format: table, json or csv")
@@ -41,7 +41,7 @@ func (d *dbFlags) checkFormat() error {
 }
 
 // openRead opens the database read-only (and sandboxed: see analyze.OpenWith).
-func (d *dbFlags) openRead(ctx context.Context) (*sql.DB, error) {
+func (d *dbFlags) openRead(ctx context.Context) (*store.DB, error) {
 	return d.opts.open(ctx, d.db, false)
 }
 
@@ -63,24 +63,28 @@ func (o *openFlags) add(fs *pflag.FlagSet) {
 
 // open opens the database with the flags' settings; errors a user can act on
 // get a Try line.
-func (o *openFlags) open(ctx context.Context, path string, writable bool) (*sql.DB, error) {
+func (o *openFlags) open(ctx context.Context, path string, writable bool) (*store.DB, error) {
 	if o.wait < 0 {
 		return nil, usagef("--wait %s: want a duration of 0 or more", o.wait)
 	}
 	if o.memoryLimit != "" {
-		if _, err := analyze.CheckMemoryLimit(o.memoryLimit); err != nil {
+		if _, err := store.CheckMemoryLimit(o.memoryLimit); err != nil {
 			return nil, usagef("--memory-limit %v", err)
 		}
 	}
-	db, err := analyze.OpenWith(ctx, path, analyze.OpenOptions{
-		Writable: writable, MemoryLimit: o.memoryLimit, TempDir: o.tempDir, Wait: o.wait})
-	var le *analyze.LockedError
+	mode := store.Read
+	if writable {
+		mode = store.Write
+	}
+	db, err := store.Open(ctx, path, store.Options{
+		Mode: mode, MemoryLimit: o.memoryLimit, TempDir: o.tempDir, Wait: o.wait})
+	var le *store.LockedError
 	switch {
 	case err == nil:
 		return db, nil
 	case errors.As(err, &le):
 		return nil, hinted{err, rerun(o.fs, "wait", shortDuration(longerWait(o.wait)))}
-	case errors.Is(err, analyze.ErrNoDatabase):
+	case errors.Is(err, store.ErrNoDatabase):
 		return nil, hinted{err, "rewind ingest --db " + path + " FILE"}
 	}
 	return nil, err
@@ -96,11 +100,11 @@ func longerWait(w time.Duration) time.Duration {
 
 // explain adds a Try line to errors a user can fix with a flag.
 func explain(err error, cmd string) error {
-	var amb *analyze.AmbiguousError
+	var amb *store.AmbiguousError
 	if errors.As(err, &amb) {
 		return hinted{err, fmt.Sprintf("%s --experiment %s", cmd, amb.Hint())}
 	}
-	if errors.Is(err, analyze.ErrNoExperiment) {
+	if errors.Is(err, store.ErrNoExperiment) {
 		return hinted{err, "rewind ingest FILE"}
 	}
 	var se *analyze.SidesError

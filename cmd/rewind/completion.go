@@ -13,6 +13,7 @@ import (
 
 	"github.com/rewind-dev/rewind/analyze"
 	"github.com/rewind-dev/rewind/ingest"
+	"github.com/rewind-dev/rewind/store"
 )
 
 const completionUsage = `Usage: rewind completion bash|zsh|fish
@@ -186,7 +187,7 @@ func flagsOf(ctx context.Context, path []string) []string {
 // experimentNames lists the experiments of the --db the words name (or the
 // default), when that file exists; a lock or any error gives none.
 func experimentNames(ctx context.Context, words []string) []string {
-	path := analyze.DefaultDB
+	path := store.DefaultDB
 	for i, w := range words {
 		if w == "--db" && i+1 < len(words) {
 			path = words[i+1]
@@ -197,11 +198,11 @@ func experimentNames(ctx context.Context, words []string) []string {
 	if _, err := os.Stat(path); err != nil {
 		return nil
 	}
-	db, err := analyze.Open(ctx, path, false)
+	db, err := store.Open(ctx, path, store.Options{})
 	if err != nil {
 		return nil
 	}
 	defer db.Close()
-	names, _ := analyze.Experiments(db)
+	names, _ := store.Experiments(store.WithContext(ctx, db))
 	return names
 }

@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
-	"github.com/rewind-dev/rewind/analyze"
 	"github.com/rewind-dev/rewind/ingest"
 	"github.com/rewind-dev/rewind/internal/progress"
+	"github.com/rewind-dev/rewind/store"
 )
 
 const ingestUsage = `Usage: rewind ingest [flags] FILE|FOLDER|-...
@@ -58,7 +57,7 @@ func init() {
 func runIngest(ctx context.Context, e *env, args []string) (err error) {
 	var o ingestOptions
 	fs := newFlags(e, "ingest", ingestUsage)
-	fs.StringVar(&o.db, "db", analyze.DefaultDB, "database file (created when missing)")
+	fs.StringVar(&o.db, "db", store.DefaultDB, "database file (created when missing)")
 	fs.StringVarP(&o.experiment, "experiment", "e", "", "experiment name for every row (default: the row's, else the file name); the files become its runs")
 	fs.StringVar(&o.run, "run", "", "run name for rows that give none")
 	fs.StringVar(&o.name, "name", "", `what standard input ("-") is called in results and the files table (default: stdin-N)`)
@@ -94,23 +93,17 @@ func runIngest(ctx context.Context, e *env, args []string) (err error) {
 	if err := ingest.CheckArgs(fs.Args()); err != nil {
 		return err // before the database is opened, so a typo creates no file
 	}
-	_, statErr := os.Stat(o.db)
-	created := errors.Is(statErr, os.ErrNotExist)
 	db, err := open.open(ctx, o.db, true)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	if created {
-		// A failed first ingest leaves no database behind: nothing was in it.
-		defer func() {
-			if err != nil {
-				db.Close()
-				os.Remove(o.db)
-				os.Remove(o.db + ".wal")
-			}
-		}()
-	}
+	defer func() {
+		if err != nil {
+			db.Discard() // a failed first ingest leaves no database behind
+		} else {
+			db.Close()
+		}
+	}()
 	var bar *progress.Bar // one per file: the total is the file's size in bytes
 	var barTotal int64
 	if e.stderrTTY {

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewind-dev/rewind/analyze"
 	"github.com/rewind-dev/rewind/internal/holddb"
+	"github.com/rewind-dev/rewind/store"
 )
 
 // TestLockedDatabase: while another process writes the database, a second
@@ -52,5 +52,7 @@ func TestLockedDatabase(t *testing.T) {
 // TestHoldDBHelper is the second process of holddb.Start: it holds the
 // database open for writing until its stdin closes.
 func TestHoldDBHelper(t *testing.T) {
-	holddb.Serve(t, func(path string) (io.Closer, error) { return analyze.Open(context.Background(), path, true) })
+	holddb.Serve(t, func(path string) (io.Closer, error) {
+		return store.Open(context.Background(), path, store.Options{Mode: store.Write})
+	})
 }

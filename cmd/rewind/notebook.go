@@ -3,13 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"fmt"
 	"io"
 	"os"
 
-	"github.com/rewind-dev/rewind/analyze"
 	"github.com/rewind-dev/rewind/analyze/notebook"
+	"github.com/rewind-dev/rewind/store"
 )
 
 const notebookUsage = `Usage: rewind notebook [flags] FILE.md
@@ -48,7 +47,7 @@ func runNotebook(ctx context.Context, e *env, args []string) error {
 	var o notebookOptions
 	var d dbFlags
 	fs := newFlags(e, "notebook", notebookUsage)
-	fs.StringVar(&d.db, "db", analyze.DefaultDB, "database file")
+	fs.StringVar(&d.db, "db", store.DefaultDB, "database file")
 	fs.StringVarP(&o.out, "out", "o", "", "output `FILE`: .md or .html, or - for markdown on stdout (default: markdown on stdout)")
 	fs.IntVar(&o.maxRows, "max-rows", notebook.DefaultMaxRows, "rows shown per result table; the rest are counted")
 	fs.BoolVar(&o.force, "force", false, "replace an existing -o file that rewind did not write (never the notebook or the database)")
@@ -88,9 +87,9 @@ func runNotebook(ctx context.Context, e *env, args []string) error {
 
 // writeNotebook renders the whole notebook before writing, so a failing cell
 // leaves no half-written output file.
-func writeNotebook(ctx context.Context, e *env, db *sql.DB, name string, src []byte, f notebook.Format, o notebookOptions) error {
+func writeNotebook(ctx context.Context, e *env, db *store.DB, name string, src []byte, f notebook.Format, o notebookOptions) error {
 	var buf bytes.Buffer
-	if err := notebook.Render(ctx, db, name, src, &buf, f, notebook.Options{MaxRows: o.maxRows}); err != nil {
+	if err := notebook.Render(ctx, db.DB, name, src, &buf, f, notebook.Options{MaxRows: o.maxRows}); err != nil {
 		return err
 	}
 	if o.out == "" || o.out == "-" {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"io"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	rpt "github.com/rewind-dev/rewind/analyze/report" // "report" is cli.go's error printer
 	"github.com/rewind-dev/rewind/ingest"
 	"github.com/rewind-dev/rewind/internal/progress"
+	"github.com/rewind-dev/rewind/store"
 )
 
 const reportUsage = `Usage: rewind report [flags] [FILE...]
@@ -122,7 +122,7 @@ func ingestForReport(ctx context.Context, e *env, d *dbFlags, files []string) er
 	return db.Close()
 }
 
-func writeReport(ctx context.Context, e *env, db *sql.DB, o *reportOptions) error {
+func writeReport(ctx context.Context, e *env, db *store.DB, o *reportOptions) error {
 	var bar *progress.Bar // by section; nil until the total is known
 	o.lib.Progress = func(done, total int) {
 		if bar == nil {
@@ -130,7 +130,7 @@ func writeReport(ctx context.Context, e *env, db *sql.DB, o *reportOptions) erro
 		}
 		bar.Set(int64(done))
 	}
-	doc, err := analyze.BuildReport(analyze.WithContext(ctx, db), o.lib)
+	doc, err := analyze.BuildReport(store.WithContext(ctx, db), o.lib)
 	bar.Finish()
 	if err != nil {
 		return explain(err, "rewind report")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/store"
 )
 
 const sqlUsage = `Usage: rewind sql [flags] 'QUERY'
@@ -52,8 +53,8 @@ func runSQL(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer db.Close()
-	res, err := analyze.SQL(analyze.WithContext(ctx, db), fs.Arg(0))
-	if err != nil && !write && analyze.Sandboxed(err) {
+	res, err := analyze.SQL(store.WithContext(ctx, db), fs.Arg(0))
+	if err != nil && !write && store.Sandboxed(err) {
 		return hinted{fmt.Errorf("refused: rewind sql reads the database and nothing else, unless --write: %w", err), rerun(fs, "write", "")}
 	}
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"runtime/debug"
 
-	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/store"
 )
 
 const versionUsage = `Usage: rewind version
@@ -31,7 +31,7 @@ func runVersion(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("version takes no arguments")
 	}
-	duck, err := analyze.DuckDBVersion(ctx)
+	duck, err := store.DuckDBVersion(ctx)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rewind-dev/rewind/analyze"
 	"github.com/rewind-dev/rewind/replay"
+	"github.com/rewind-dev/rewind/store"
 )
 
 const watchUsage = `Usage: rewind watch FILE.ndjson [flags]
@@ -90,7 +91,7 @@ type watchOptions struct {
 func watchFlags(e *env) (*watchOptions, *pflag.FlagSet) {
 	o := &watchOptions{}
 	fs := newFlags(e, "watch", watchUsage)
-	fs.StringVar(&o.db, "db", analyze.DefaultDB, "database file (for --baseline-experiment)")
+	fs.StringVar(&o.db, "db", store.DefaultDB, "database file (for --baseline-experiment)")
 	fs.StringVar(&o.baselineExp, "baseline-experiment", "", "take the baseline from this recorded experiment's control run")
 	fs.StringVar(&o.baselineShare, "baseline-share", "", "the baseline as an exact share, e.g. 0.96")
 	fs.StringVar(&o.window, "window", "", "rows per window (40) or a duration by t_ms (1s) (default: the baseline experiment's stored window)")

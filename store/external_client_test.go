@@ -1,4 +1,4 @@
-package analyze_test
+package store_test
 
 import (
 	"context"
@@ -9,8 +9,8 @@ import (
 	_ "github.com/duckdb/duckdb-go/v2" // registers "duckdb", as any Go client would
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/rewind-dev/rewind/analyze"
 	"github.com/rewind-dev/rewind/ingest"
+	"github.com/rewind-dev/rewind/store"
 )
 
 // TestPlainClientSeesStoredMacros backs the README's claim that any DuckDB
@@ -74,7 +74,7 @@ func TestPlainClientSeesStoredMacros(t *testing.T) {
 func ingestChaos(t *testing.T, path string) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := analyze.Open(ctx, path, true)
+	db, err := store.Open(ctx, path, store.Options{Mode: store.Write})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package analyze
+package store
 
 import (
 	"database/sql"
@@ -31,9 +31,9 @@ func (e *AmbiguousError) Hint() string {
 	return e.Names[0]
 }
 
-// withSuitable fills Suitable of an AmbiguousError with the experiments
+// WithSuitable fills Suitable of an AmbiguousError with the experiments
 // for which has (a SQL condition over requests, per experiment) holds.
-func withSuitable(db Querier, err error, has string) error {
+func WithSuitable(db Querier, err error, has string) error {
 	var amb *AmbiguousError
 	if !errors.As(err, &amb) {
 		return err

@@ -1,8 +1,7 @@
-package analyze
+package store
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 )
@@ -10,7 +9,7 @@ import (
 // SaveParam stores key = value with the experiment (named, or the only
 // one), merged into its parameters: later analyses and reports use it as
 // their default. It returns the experiment's name.
-func SaveParam(ctx context.Context, db *sql.DB, experiment, key string, value any) (string, error) {
+func SaveParam(ctx context.Context, db *DB, experiment, key string, value any) (string, error) {
 	e, err := FindExperiment(WithContext(ctx, db), experiment)
 	if err != nil {
 		return "", err

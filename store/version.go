@@ -1,14 +1,13 @@
-package analyze
+package store
 
 import (
 	"context"
-	"database/sql"
 )
 
 // DuckDBVersion is the version of the DuckDB library linked into rewind,
 // asked of an in-memory database.
 func DuckDBVersion(ctx context.Context) (string, error) {
-	db, err := sql.Open("duckdb", "")
+	db, err := Open(ctx, "", Options{Mode: Memory})
 	if err != nil {
 		return "", err
 	}

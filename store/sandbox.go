@@ -1,4 +1,4 @@
-package analyze
+package store
 
 import (
 	"bufio"
@@ -23,7 +23,8 @@ var sandbox = append(slices.Clone(isandbox.Settings), isandbox.Lock)
 
 // settings are the SET statements an open applies, in order: memory, spill
 // directory, then (read-only) the sandbox.
-func (o OpenOptions) settings(path string) ([]string, error) {
+func (o Options) settings(path string) ([]string, error) {
+	writable := o.Mode != Read
 	mem := DefaultMemoryLimit()
 	if o.MemoryLimit != "" {
 		var err error
@@ -31,9 +32,9 @@ func (o OpenOptions) settings(path string) ([]string, error) {
 			return nil, fmt.Errorf("memory limit %w", err)
 		}
 	}
-	s := []string{"SET memory_limit = " + sqlString(mem)}
+	s := []string{"SET memory_limit = " + quote(mem)}
 	dir := o.TempDir
-	if dir == "" && !o.Writable {
+	if dir == "" && !writable {
 		dir = DefaultTempDir(path)
 	}
 	if dir != "" {
@@ -41,9 +42,9 @@ func (o OpenOptions) settings(path string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		s = append(s, "SET temp_directory = "+sqlString(abs))
+		s = append(s, "SET temp_directory = "+quote(abs))
 	}
-	if !o.Writable {
+	if !writable {
 		s = append(s, sandbox...)
 	}
 	return s, nil
@@ -192,3 +193,6 @@ func Sandboxed(err error) bool {
 	msg := err.Error()
 	return strings.Contains(msg, "disabled by configuration") || strings.Contains(msg, "disabled through configuration")
 }
+
+// quote is s as a SQL string literal.
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

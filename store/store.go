@@ -1,0 +1,220 @@
+// Package store owns rewind's DuckDB file: it is the only place that opens
+// one (Open), applies the schema (queries/schema.sql) and the SQL library,
+// sandboxes read-only opens (sandbox.go), reports a file locked by another
+// process as such (lock.go), and removes a file it created when the caller
+// discards it (DB.Discard). Queries run through a Querier bound to a context,
+// by rows or by Arrow batches. Experiments and their stored parameters are
+// read and written here too.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	duckdb "github.com/duckdb/duckdb-go/v2"
+	"github.com/rewind-dev/rewind/queries"
+)
+
+// DefaultDB is the database file used when none is named.
+const DefaultDB = "rewind.duckdb"
+
+// ErrNoDatabase means a read-only open found no file.
+var ErrNoDatabase = errors.New("ingest a log first")
+
+// Mode is how a database is opened.
+type Mode int
+
+const (
+	// Read opens an existing file read-only and sandboxed: no query can
+	// write, or reach any other file, URL or extension.
+	Read Mode = iota
+	// Write creates the file when needed, its tables and the SQL library's
+	// stored macros (so any DuckDB client that opens the file has them).
+	Write
+	// Memory opens a database of this process's own, in memory, with the
+	// schema and the library, sandboxed like Read.
+	Memory
+)
+
+// Options steer Open. The zero value is a read-only, sandboxed open with the
+// default memory limit and spill directory.
+type Options struct {
+	Mode Mode
+	// MemoryLimit is a DuckDB size ("4GB", "512MiB"); "" is
+	// DefaultMemoryLimit().
+	MemoryLimit string
+	// TempDir is where DuckDB spills what does not fit in MemoryLimit; "" is
+	// DuckDB's <db>.tmp for writable opens and a directory of this process's
+	// own for read-only ones (DefaultTempDir).
+	TempDir string
+	// Wait retries an open that another process's lock refuses, for this long.
+	Wait time.Duration
+}
+
+// DB is an open rewind database.
+type DB struct {
+	*sql.DB
+	path    string
+	created bool // this open created the file
+}
+
+// Path is the database file ("" in memory).
+func (db *DB) Path() string { return db.path }
+
+// Discard closes db and, when this open created the file, removes it: a
+// failed first ingest leaves no database behind, since nothing was in it.
+func (db *DB) Discard() error {
+	err := db.Close()
+	if db.created {
+		os.Remove(db.path)
+		os.Remove(db.path + ".wal")
+	}
+	return err
+}
+
+// Open opens a rewind database. Within one process, opens of the same file
+// share one DuckDB instance (the Go driver's instance cache): the first
+// open's settings hold until all are closed.
+func Open(ctx context.Context, path string, o Options) (*DB, error) {
+	if o.Mode == Memory {
+		return openMemory(ctx, o)
+	}
+	if path == "" {
+		path = DefaultDB
+	}
+	if err := checkPath(path); err != nil {
+		return nil, err
+	}
+	writable := o.Mode == Write
+	_, statErr := os.Stat(path)
+	if !writable && statErr != nil {
+		if errors.Is(statErr, os.ErrNotExist) {
+			return nil, fmt.Errorf("database %s does not exist: %w", path, ErrNoDatabase)
+		}
+		return nil, statErr
+	}
+	settings, err := o.settings(path)
+	if err != nil {
+		return nil, err
+	}
+	dsn := path
+	if !writable {
+		dsn += "?access_mode=READ_ONLY" // set when the file is opened; no SET can change it
+	}
+	connector, err := connect(ctx, path, dsn, o.Wait, connInit(ctx, writable, settings))
+	if err != nil {
+		return nil, err
+	}
+	db := &DB{DB: sql.OpenDB(connector), path: path, created: writable && errors.Is(statErr, os.ErrNotExist)}
+	if err := db.PingContext(ctx); err != nil {
+		db.Discard()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	if writable {
+		if err := Prepare(ctx, db.DB); err != nil {
+			db.Discard()
+			return nil, err
+		}
+	}
+	return db, nil
+}
+
+// openMemory opens an in-memory database with the schema and the library,
+// then sandboxes it: one connection, so the settings and the TEMP macros
+// hold for every query.
+func openMemory(ctx context.Context, o Options) (*DB, error) {
+	o.Mode = Write // the schema goes in before the sandbox locks
+	settings, err := o.settings("")
+	if err != nil {
+		return nil, err
+	}
+	connector, err := duckdb.NewConnector("", func(ex driver.ExecerContext) error {
+		if err := connInit(ctx, true, settings)(ex); err != nil {
+			return err
+		}
+		for _, s := range sandbox {
+			if _, err := ex.ExecContext(ctx, s, nil); err != nil {
+				return fmt.Errorf("configure the database (%s): %w", s, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	db := &DB{DB: sql.OpenDB(connector)}
+	db.SetMaxOpenConns(1)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// checkPath refuses paths DuckDB's Go driver would misread: it parses the
+// name as a URL and takes what follows '?' as options.
+func checkPath(path string) error {
+	if strings.Contains(path, "?") {
+		return fmt.Errorf("database %s: a path with '?' cannot be opened: rename the file", path)
+	}
+	if _, err := url.Parse(path); err != nil {
+		return fmt.Errorf("database %s: DuckDB's Go driver cannot open this name (a %% in it must be followed by two hex digits): rename the file", path)
+	}
+	return nil
+}
+
+// connInit returns the connector's per-connection initialiser. The settings
+// are global to the database instance, so the first connection applies them
+// (ending with the sandbox's lock) and the others find them locked. Every
+// connection gets the library as TEMP macros, which shadow the ones stored in
+// the file: the binary that runs decides what an analysis computes, even on a
+// read-only file written by an older rewind. The macros come after the
+// sandbox: creating a macro needs no file access, and nothing runs unsandboxed.
+func connInit(ctx context.Context, writable bool, settings []string) func(driver.ExecerContext) error {
+	var mu sync.Mutex // connections may be opened concurrently; the SETs must not interleave
+	return func(ex driver.ExecerContext) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if err := configure(ctx, ex, settings); err != nil {
+			return err
+		}
+		if writable {
+			if _, err := ex.ExecContext(ctx, queries.Schema, nil); err != nil {
+				return fmt.Errorf("create schema: %w", err)
+			}
+		}
+		return queries.Install(ctx, func(ctx context.Context, q string) error {
+			_, err := ex.ExecContext(ctx, queries.Temp(q), nil)
+			return err
+		})
+	}
+}
+
+// Prepare creates rewind's tables and (re)installs the SQL library.
+func Prepare(ctx context.Context, db *sql.DB) error {
+	if _, err := db.ExecContext(ctx, queries.Schema); err != nil {
+		return fmt.Errorf("create schema: %w", err)
+	}
+	return queries.Install(ctx, func(ctx context.Context, q string) error {
+		_, err := db.ExecContext(ctx, q)
+		return err
+	})
+}
+
+// Context is the background context: a *DB is a Querier whose queries
+// cannot be cancelled (WithContext binds one that can).
+func (db *DB) Context() context.Context { return context.Background() }
+
+// Arrow reads a query's result by Arrow batches, as Querier.Arrow does.
+func (db *DB) Arrow(query string, args []any, fn func(arrow.RecordBatch) error) error {
+	return WithContext(context.Background(), db.DB).Arrow(query, args, fn)
+}
