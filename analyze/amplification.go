@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -11,10 +12,10 @@ import (
 // the experiment's; a set value overrides them for every run.
 type AmplificationOptions struct {
 	Experiment string
-	Runs       string  // GLOB over run names; empty for all runs
-	TickMs     float64 // tick length in ms; 0: stored
-	Fault      Span    // fault window; zero: stored
-	NormalRate float64 // normal arrivals in calls per tick; 0: stored
+	Runs       string          // GLOB over run names; empty for all runs
+	TickMs     float64         // tick length in ms; 0: stored
+	Fault      hypothesis.Span // fault window; zero: stored
+	NormalRate float64         // normal arrivals in calls per tick; 0: stored
 }
 
 var ampUnits = map[string]string{
@@ -41,7 +42,7 @@ func Amplification(db store.Querier, o AmplificationOptions) (*Result, error) {
 	if !o.Fault.IsZero() {
 		from, to = o.Fault.FromMs, o.Fault.ToMs
 	}
-	res, err := query(db, "amplification", ampUnits,
+	res, err := Query(db, "amplification", ampUnits,
 		`SELECT * FROM amplification(?, runs_glob := ?, tick_ms := ?, fault_from_ms := ?, fault_to_ms := ?, normal_rate := ?)`,
 		e.Name, runs, positive(o.TickMs), from, to, positive(o.NormalRate))
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/ingest"
 	"github.com/rewind-dev/rewind/sim/storm"
 	"github.com/rewind-dev/rewind/store"
@@ -178,7 +179,7 @@ func TestAmplificationTiny(t *testing.T) {
 //	       window [0,20) holds 2 calls in 4 ticks
 func TestAmplificationFlagsOverride(t *testing.T) {
 	r, err := analyze.Amplification(ampTinyDB(t), analyze.AmplificationOptions{
-		TickMs: 5, Fault: analyze.Span{FromMs: 0, ToMs: 20}, NormalRate: 1,
+		TickMs: 5, Fault: hypothesis.Span{FromMs: 0, ToMs: 20}, NormalRate: 1,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -215,7 +216,7 @@ func TestAmplificationFlagsOnly(t *testing.T) {
 	path := ampStormLog(t, []string{"outage"}, func(line string) bool { return !strings.HasPrefix(line, `{"record":`) })
 	db := ampDB(t, path)
 	r, err := analyze.Amplification(db, analyze.AmplificationOptions{
-		Experiment: "storm", TickMs: 10, Fault: analyze.Span{FromMs: 5000, ToMs: 6000}, NormalRate: 0.9722,
+		Experiment: "storm", TickMs: 10, Fault: hypothesis.Span{FromMs: 5000, ToMs: 6000}, NormalRate: 0.9722,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -260,7 +261,7 @@ func TestAmplificationReversedWindow(t *testing.T) {
 }
 
 func TestParseSpan(t *testing.T) {
-	good := map[string]analyze.Span{
+	good := map[string]hypothesis.Span{
 		"5000ms..6000ms": {FromMs: 5000, ToMs: 6000},
 		"5s..6s":         {FromMs: 5000, ToMs: 6000},
 		" 0s .. 1.5s ":   {FromMs: 0, ToMs: 1500},
@@ -269,7 +270,7 @@ func TestParseSpan(t *testing.T) {
 		"0.0001..0.1s":   {FromMs: 0.0001, ToMs: 100},
 	}
 	for in, want := range good {
-		got, err := analyze.ParseSpan(in)
+		got, err := hypothesis.ParseSpan(in)
 		if err != nil || got != want {
 			t.Errorf("ParseSpan(%q) = %v, %v; want %v", in, got, err, want)
 		}
@@ -284,7 +285,7 @@ func TestParseSpan(t *testing.T) {
 		"0..inf":  `span "0..inf": "inf" is not a duration (5s, 5000ms) or a number of ms`,
 	}
 	for in, want := range bad {
-		if _, err := analyze.ParseSpan(in); err == nil || err.Error() != want {
+		if _, err := hypothesis.ParseSpan(in); err == nil || err.Error() != want {
 			t.Errorf("ParseSpan(%q) error %v, want %q", in, err, want)
 		}
 	}

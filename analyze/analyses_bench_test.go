@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/ingest"
 	"github.com/rewind-dev/rewind/internal/benchlog"
 	"github.com/rewind-dev/rewind/replay"
@@ -152,7 +153,7 @@ var benchCases = []benchCase{
 		return []stmt{{`SELECT * FROM ` + p + `burn_rate(?, (outcome = 'ok'), slo := 0.99, rules := [{name: '1s/10s>5', short_ms: 1000, long_ms: 10000, factor: 5::DECIMAL(18,6)}])`, []any{"bench"}}}
 	}, fn: func(db *store.DB) error {
 		_, err := analyze.BurnRate(db, analyze.BurnRateOptions{Experiment: "bench", SLO: "0.99",
-			Rules: []analyze.BurnRule{{Name: "1s/10s>5", Short: time.Second, Long: 10 * time.Second, Factor: "5"}}})
+			Rules: []hypothesis.BurnRule{{Name: "1s/10s>5", Short: time.Second, Long: 10 * time.Second, Factor: "5"}}})
 		return err
 	}},
 	// The hypotheses of issue 11 (no anchor: they are new): the p95 of 1 s
@@ -165,26 +166,26 @@ var benchCases = []benchCase{
 		}
 		return []stmt{{`SELECT * FROM hypothesis_sweep(?, [{'f': 1200000::HUGEINT, 'a': 0::HUGEINT}], size_ms := 1000, metric := 'p95')`, []any{"bench"}}}
 	}, fn: func(db *store.DB) error {
-		b, _ := analyze.ParseBound("tolerance", "20%", "p95")
-		_, err := analyze.Falsification(db, analyze.FalsificationOptions{Experiment: "bench", Window: analyze.Window{Ms: 1000},
-			Hypothesis: analyze.Hypothesis{Metric: "p95"}, Bounds: []analyze.Bound{b}})
+		b, _ := hypothesis.ParseBound("tolerance", "20%", "p95")
+		_, err := analyze.Falsification(db, analyze.FalsificationOptions{Experiment: "bench", Window: hypothesis.Window{Ms: 1000},
+			Hypothesis: hypothesis.Hypothesis{Metric: "p95"}, Bounds: []hypothesis.Bound{b}})
 		return err
 	}},
 	{name: "stop-damage-p99-max", fn: func(db *store.DB) error {
-		b, _ := analyze.ParseBound("max", "200ms", "p99")
-		_, err := analyze.StopDamage(db, analyze.StopDamageOptions{Experiment: "bench", Window: analyze.Window{N: 40},
-			Hypothesis: analyze.Hypothesis{Metric: "p99"}, Bound: &b})
+		b, _ := hypothesis.ParseBound("max", "200ms", "p99")
+		_, err := analyze.StopDamage(db, analyze.StopDamageOptions{Experiment: "bench", Window: hypothesis.Window{N: 40},
+			Hypothesis: hypothesis.Hypothesis{Metric: "p99"}, Bound: &b})
 		return err
 	}},
 	{name: "falsification-split", fn: func(db *store.DB) error {
-		_, err := analyze.Falsification(db, analyze.FalsificationOptions{Experiment: "bench", Window: analyze.Window{N: 40},
-			Hypothesis: analyze.Hypothesis{Metric: "error_rate", Treatment: "experiment", BaselineUntil: "500ms"}})
+		_, err := analyze.Falsification(db, analyze.FalsificationOptions{Experiment: "bench", Window: hypothesis.Window{N: 40},
+			Hypothesis: hypothesis.Hypothesis{Metric: "error_rate", Treatment: "experiment", BaselineUntil: "500ms"}})
 		return err
 	}},
 	{name: "replay-p95", fn: func(db *store.DB) error {
-		b, _ := analyze.ParseBound("tolerance", "20%", "p95")
-		rec, err := replay.Load(context.Background(), db, replay.Config{Experiment: "bench", Window: analyze.Window{Ms: 1000},
-			Hypothesis: analyze.Hypothesis{Metric: "p95"}, Bound: &b})
+		b, _ := hypothesis.ParseBound("tolerance", "20%", "p95")
+		rec, err := replay.Load(context.Background(), db, replay.Config{Experiment: "bench", Window: hypothesis.Window{Ms: 1000},
+			Hypothesis: hypothesis.Hypothesis{Metric: "p95"}, Bound: &b})
 		if err != nil {
 			return err
 		}
@@ -246,7 +247,7 @@ func oldReplayMax(db *store.DB) error {
 	if err != nil {
 		return err
 	}
-	rec := &replay.Recording{Experiment: "bench", Window: analyze.Window{N: 40}}
+	rec := &replay.Recording{Experiment: "bench", Window: hypothesis.Window{N: 40}}
 	rec.Rule.Margin, rec.Rule.StopAfter = replay.DefaultMargin, 1
 	if rec.Rule.Baseline, err = replay.Baseline(ctl, "ok_share"); err != nil {
 		return err

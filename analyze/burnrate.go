@@ -3,18 +3,18 @@ package analyze
 import (
 	"fmt"
 	"math"
-	"math/big"
 	"strings"
 	"time"
 
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/store"
 )
 
 // BurnRateOptions steer BurnRate.
 type BurnRateOptions struct {
 	Experiment string
-	SLO        Decimal    // share of good requests, e.g. 0.999 (ParseSLO reads 99.9%)
-	Rules      []BurnRule // default: DefaultBurnRules
+	SLO        hypothesis.Decimal    // share of good requests, e.g. 0.999 (ParseSLO reads 99.9%)
+	Rules      []hypothesis.BurnRule // default: DefaultBurnRules
 	// Good is a SQL boolean over the request columns that makes a request
 	// good; default outcome = 'ok'. A row for which it is NULL is no event.
 	Good string
@@ -27,28 +27,6 @@ type BurnRateOptions struct {
 	// Partial evaluates windows that reach before the run's start.
 	Partial bool
 }
-
-// BurnRule fires when both windows burn the error budget faster than Factor.
-type BurnRule struct {
-	Name        string // as written: 5m/1h>14.4
-	Short, Long time.Duration
-	Factor      Decimal
-}
-
-// Decimal is an exact decimal, kept as its text ("0.999", "14.4").
-type Decimal string
-
-// DefaultBurnRules are the SRE workbook's (chapter 5, "Multiwindow,
-// Multi-Burn-Rate Alerts"): page at 14.4 over 5m and 1h, and at 6 over 30m
-// and 6h; ticket at 1 over 6h and 3d.
-var DefaultBurnRules = []BurnRule{
-	{"5m/1h>14.4", 5 * time.Minute, time.Hour, "14.4"},
-	{"30m/6h>6", 30 * time.Minute, 6 * time.Hour, "6"},
-	{"6h/3d>1", 6 * time.Hour, 72 * time.Hour, "1"},
-}
-
-// DefaultPeriod is the SLO period of the workbook's factors.
-const DefaultPeriod = 30 * 24 * time.Hour
 
 var burnUnits = map[string]string{
 	"fired_at_ms": "ms", "short_burn": "x", "long_burn": "x", "requests_before": "requests",
@@ -68,17 +46,17 @@ func BurnRate(db store.Querier, o BurnRateOptions) (*Result, error) {
 	good := o.Good
 	if good == "" {
 		good = "outcome = 'ok'"
-	} else if err := checkGood(db, good, e.Name); err != nil {
+	} else if err := hypothesis.CheckGood(db, good, e.Name); err != nil {
 		return nil, err
 	}
-	if err := RequireGoodLatency(db, good, "experiment = ?", e.Name); err != nil {
+	if err := hypothesis.RequireGoodLatency(db, good, "experiment = ?", e.Name); err != nil {
 		return nil, err
 	}
 	rules := o.Rules
 	if len(rules) == 0 {
-		rules = DefaultBurnRules
+		rules = hypothesis.DefaultBurnRules
 	}
-	res, err := query(db, "burn-rate", burnUnits, o.sql(good, rules), e.Name)
+	res, err := Query(db, "burn-rate", burnUnits, o.sql(good, rules), e.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -89,49 +67,14 @@ func BurnRate(db store.Querier, o BurnRateOptions) (*Result, error) {
 	return res, nil
 }
 
-func (o BurnRateOptions) sql(good string, rules []BurnRule) string {
-	parts := make([]string, len(rules))
-	for i, r := range rules {
-		parts[i] = fmt.Sprintf("{name: %s, short_ms: %s, long_ms: %s, factor: '%s'::DECIMAL(18,6)}",
-			sqlString(r.Name), msLit(r.Short), msLit(r.Long), r.Factor)
-	}
-	period := o.Period
-	if period == 0 {
-		period = DefaultPeriod
-	}
-	step := "NULL"
-	if o.Step > 0 {
-		step = msLit(o.Step)
-	}
-	return fmt.Sprintf(`SELECT * FROM burn_rate(?, (%s), slo := '%s'::DECIMAL(18,9), rules := [%s], period_ms := %s, step_ms := %s, partial := %t)`,
-		good, o.SLO, strings.Join(parts, ", "), msLit(period), step, o.Partial)
-}
-
-// checkGood wants good to be one boolean expression over the request
-// columns, as blast-radius wants its plan (planned.go): it is pasted into
-// the query.
-func checkGood(db store.Querier, good, exp string) error {
-	reason, err := checkPlanned(db, good)
-	if err == nil && reason == "" {
-		reason, err = goodType(db, good, exp)
-	}
-	if err != nil {
-		return fmt.Errorf("--good %q: %w", good, err)
-	}
-	if reason != "" {
-		return fmt.Errorf("--good %q: want one boolean expression over the request columns, %s", good, reason)
-	}
-	return nil
-}
-
-func goodType(db store.Querier, good, exp string) (string, error) {
-	return notBoolean(db, `SELECT (`+good+`) AS good FROM requests WHERE experiment = ? LIMIT 0`, exp)
+func (o BurnRateOptions) sql(good string, rules []hypothesis.BurnRule) string {
+	return hypothesis.BurnQuery{SLO: o.SLO, Rules: rules, Good: good, Period: o.Period, Step: o.Step, Partial: o.Partial}.SQL()
 }
 
 // burnNotes says which rules cannot fire within a run, and how many rows are
 // no SLI event, from the macro's run_ms and unjudged columns, which it then
 // drops from res (one row per run and rule, in run order).
-func burnNotes(res *Result, rules []BurnRule, partial bool) []string {
+func burnNotes(res *Result, rules []hypothesis.BurnRule, partial bool) []string {
 	runCol, msCol, noneCol := res.Col("run"), res.Col("run_ms"), res.Col("unjudged")
 	var notes []string
 	for i, row := range res.Rows {
@@ -160,92 +103,4 @@ func burnNotes(res *Result, rules []BurnRule, partial bool) []string {
 		res.Rows[i] = res.Rows[i][:msCol]
 	}
 	return notes
-}
-
-// ParseSLO reads an SLO as a percentage ("99.9%") or a share ("0.999").
-func ParseSLO(s string) (Decimal, error) {
-	text := strings.TrimSpace(s)
-	pct := strings.HasSuffix(text, "%")
-	r, ok := new(big.Rat).SetString(strings.TrimSpace(strings.TrimSuffix(text, "%")))
-	if !ok || strings.ContainsAny(text, "eE/") {
-		return "", fmt.Errorf("SLO %q: want a percentage such as 99.9%% or a share such as 0.999", s)
-	}
-	if pct {
-		r.Quo(r, big.NewRat(100, 1))
-	}
-	d, ok := decimalOf(r, 9)
-	if !ok || r.Sign() <= 0 || r.Cmp(big.NewRat(1, 1)) >= 0 {
-		return "", fmt.Errorf("SLO %q: want a share of good requests above 0 and below 100%%, with at most 7 decimals in percent (99.9%%, 0.999)", s)
-	}
-	return d, nil
-}
-
-// ParseBurnRules reads "SHORT/LONG>FACTOR,...", e.g. "5m/1h>14.4,6h/3d>1".
-func ParseBurnRules(s string) ([]BurnRule, error) {
-	var out []BurnRule
-	for _, part := range strings.Split(s, ",") {
-		r, err := parseBurnRule(strings.TrimSpace(part))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, nil
-}
-
-func parseBurnRule(s string) (BurnRule, error) {
-	bad := func(why string) (BurnRule, error) {
-		return BurnRule{}, fmt.Errorf("rule %q: %s (want SHORT/LONG>FACTOR, e.g. 5m/1h>14.4)", s, why)
-	}
-	windows, factor, ok := strings.Cut(s, ">")
-	short, long, ok2 := strings.Cut(windows, "/")
-	if !ok || !ok2 {
-		return bad("not a rule")
-	}
-	var r BurnRule
-	var err error
-	if r.Short, err = ParseLongDuration(short); err != nil || r.Short <= 0 {
-		return bad("the short window is not a positive duration")
-	}
-	if r.Long, err = ParseLongDuration(long); err != nil || r.Long <= 0 {
-		return bad("the long window is not a positive duration")
-	}
-	if r.Short >= r.Long {
-		return bad("the short window must be shorter than the long one")
-	}
-	f, ok := new(big.Rat).SetString(strings.TrimSpace(factor))
-	if !ok || strings.ContainsAny(factor, "eE/") || f.Sign() < 0 {
-		return bad("the factor is not a number of 0 or more")
-	}
-	if r.Factor, ok = decimalOf(f, 6); !ok {
-		return bad("the factor has more than 6 decimals")
-	}
-	r.Name = shortDur(r.Short) + "/" + shortDur(r.Long) + ">" + string(r.Factor)
-	return r, nil
-}
-
-// decimalOf writes r with at most places decimals, if that is exact.
-func decimalOf(r *big.Rat, places int) (Decimal, bool) {
-	s := r.FloatString(places)
-	back, _ := new(big.Rat).SetString(s)
-	if back.Cmp(r) != 0 {
-		return "", false
-	}
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
-	return Decimal(s), true
-}
-
-// shortDur writes 5m, 1h, 30m, 3d: the units rules are written in.
-func shortDur(d time.Duration) string {
-	day := 24 * time.Hour
-	if d >= day && d%day == 0 {
-		return fmt.Sprintf("%dd", d/day)
-	}
-	s := d.String()
-	for _, z := range []string{"m0s", "h0m"} {
-		s = strings.Replace(s, z, z[:1], 1)
-	}
-	return s
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -49,18 +50,18 @@ func BlastRadius(db store.Querier, o BlastRadiusOptions) (*Result, error) {
 		}
 		planned = n
 	}
-	return query(db, "blast-radius", blastUnits, `SELECT * FROM blast_radius(?, ?, ?)`, e.Name, start, planned)
+	return Query(db, "blast-radius", blastUnits, `SELECT * FROM blast_radius(?, ?, ?)`, e.Name, start, planned)
 }
 
 // FalsificationOptions steer Falsification.
 type FalsificationOptions struct {
 	Experiment string
-	Window     Window    // default: the experiment's stored window
-	Margins    []float64 // default 0, 0.05, 0.10, 0.20 (ok share, error rate)
-	Hypothesis Hypothesis
+	Window     hypothesis.Window // default: the experiment's stored window
+	Margins    []float64         // default 0, 0.05, 0.10, 0.20 (ok share, error rate)
+	Hypothesis hypothesis.Hypothesis
 	// Thresholds, when given, replace Margins: one kind (tolerance, max,
 	// min or margin), swept.
-	Bounds []Bound
+	Bounds []hypothesis.Bound
 }
 
 // DefaultMargins are the margins the seed sweeps.
@@ -81,30 +82,30 @@ func Falsification(db store.Querier, o FalsificationOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	metric := o.Hypothesis.metric()
+	metric := o.Hypothesis.MetricOrDefault()
 	ths := o.Bounds
 	if len(ths) == 0 {
 		if ths, err = defaultSweep(metric, o.Margins); err != nil {
 			return nil, err
 		}
 	}
-	s, err := ResolveSides(db, e, o.Hypothesis, !anyRelative(ths))
+	s, err := hypothesis.ResolveSides(db, e, o.Hypothesis, !anyRelative(ths))
 	if err != nil {
 		return nil, err
 	}
 	if err := checkWindowMetric(metric, w); err != nil {
 		return nil, err
 	}
-	n, ms := w.args()
+	n, ms := w.SQLArgs()
 	var res *Result
 	if ths[0].Kind == "margin" {
 		margins := make([]string, len(ths))
 		for i, t := range ths {
-			margins[i] = trimRat(new(big.Rat).Abs(t.A)) + "::DECIMAL(18,6)"
+			margins[i] = hypothesis.TrimRat(new(big.Rat).Abs(t.A)) + "::DECIMAL(18,6)"
 		}
 		q := fmt.Sprintf(`SELECT * FROM falsification(?, size_n := ?, size_ms := ?, margins := [%s]%s)`,
 			strings.Join(margins, ", "), s.Args())
-		res, err = query(db, "falsification", sweepUnits(metric, "margin"), q, e.Name, n, ms)
+		res, err = Query(db, "falsification", sweepUnits(metric, "margin"), q, e.Name, n, ms)
 	} else {
 		res, err = sweep(db, e, s, w, ths)
 	}
@@ -114,32 +115,32 @@ func Falsification(db store.Querier, o FalsificationOptions) (*Result, error) {
 	if err := addWindowNote(db, e, w, res); err != nil || o.Hypothesis.IsDefault() {
 		return res, err
 	}
-	res.Notes = append(res.Notes, s.notes(w, ths)...)
+	res.Notes = append(res.Notes, sidesNotes(s, w, ths)...)
 	return res, nil
 }
 
 // defaultSweep is the sweep when no threshold is given: the margins for a
 // share, else DefaultTolerances.
-func defaultSweep(metric string, margins []float64) ([]Bound, error) {
+func defaultSweep(metric string, margins []float64) ([]hypothesis.Bound, error) {
 	var texts []string
 	kind := "margin"
 	switch {
-	case MetricUnit(metric) != "share":
+	case hypothesis.MetricUnit(metric) != "share":
 		kind, texts = "tolerance", DefaultTolerances
 	case len(margins) == 0:
 		margins = DefaultMargins
 		fallthrough
 	default:
 		for _, m := range margins {
-			if err := checkMargin(m); err != nil {
+			if err := hypothesis.CheckMargin(m); err != nil {
 				return nil, err
 			}
-			texts = append(texts, decimalLit(m))
+			texts = append(texts, hypothesis.DecimalLit(m))
 		}
 	}
-	out := make([]Bound, len(texts))
+	out := make([]hypothesis.Bound, len(texts))
 	for i, t := range texts {
-		th, err := ParseBound(kind, t, metric)
+		th, err := hypothesis.ParseBound(kind, t, metric)
 		if err != nil {
 			return nil, err
 		}
@@ -148,14 +149,14 @@ func defaultSweep(metric string, margins []float64) ([]Bound, error) {
 	return out, nil
 }
 
-func anyRelative(ths []Bound) bool {
-	return slices.ContainsFunc(ths, Bound.Relative)
+func anyRelative(ths []hypothesis.Bound) bool {
+	return slices.ContainsFunc(ths, hypothesis.Bound.Relative)
 }
 
 // sweepUnits are a sweep's column units: the threshold column (named after
 // its kind), baseline and threshold in the metric's unit.
 func sweepUnits(metric, kind string) map[string]string {
-	u := MetricUnit(metric)
+	u := hypothesis.MetricUnit(metric)
 	units := map[string]string{"baseline": u, "threshold": u}
 	if kind == "margin" {
 		units["margin"] = "share"
@@ -165,7 +166,7 @@ func sweepUnits(metric, kind string) map[string]string {
 
 // sweep runs hypothesis_sweep; the first column, named after the
 // thresholds' kind, shows each as given.
-func sweep(db store.Querier, e store.Experiment, s Sides, w Window, ths []Bound) (*Result, error) {
+func sweep(db store.Querier, e store.Experiment, s hypothesis.Sides, w hypothesis.Window, ths []hypothesis.Bound) (*Result, error) {
 	structs := make([]string, len(ths))
 	labels := make([]string, len(ths))
 	for i, t := range ths {
@@ -177,35 +178,35 @@ func sweep(db store.Querier, e store.Experiment, s Sides, w Window, ths []Bound)
 		labels[i] = fmt.Sprintf("(%d, %s)", i+1, sqlString(t.Text))
 	}
 	kind := ths[0].Kind
-	n, ms := w.args()
+	n, ms := w.SQLArgs()
 	q := fmt.Sprintf(`SELECT l.label AS %s, s.* EXCLUDE (i)
 		FROM hypothesis_sweep(?, [%s], size_n := ?, size_ms := ?%s) s JOIN (VALUES %s) l(i, label) USING (i)
 		ORDER BY i`, kind, strings.Join(structs, ", "), s.Args(), strings.Join(labels, ", "))
-	return query(db, "falsification", sweepUnits(s.Metric, kind), q, e.Name, n, ms)
+	return Query(db, "falsification", sweepUnits(s.Metric, kind), q, e.Name, n, ms)
 }
 
 // checkWindowMetric refuses throughput over count windows: requests per
 // second need a window length.
-func checkWindowMetric(metric string, w Window) error {
+func checkWindowMetric(metric string, w hypothesis.Window) error {
 	if metric == "throughput" && w.Ms == 0 {
 		return fmt.Errorf("metric throughput: requests per second need duration windows; give --window 10s (say)")
 	}
 	return nil
 }
 
-// notes state the hypothesis as judged: the sides, the windows and each
+// sidesNotes state the hypothesis as judged: the sides, the windows and each
 // threshold.
-func (s Sides) notes(w Window, ths []Bound) []string {
+func sidesNotes(s hypothesis.Sides, w hypothesis.Window, ths []hypothesis.Bound) []string {
 	var notes []string
 	if s.Split != "" {
 		notes = append(notes, fmt.Sprintf("baseline: %s, before %s; treatment: the same run from then on (windows counted within each part)",
-			s.Control.runText(), s.Split))
+			runText(s.Control), s.Split))
 	} else {
-		ctl := s.Control.runText()
+		ctl := runText(s.Control)
 		if !s.HasControl {
 			ctl = "none (absolute thresholds only)"
 		}
-		notes = append(notes, fmt.Sprintf("baseline: %s; treatment: %s", ctl, s.Treatment.runText()))
+		notes = append(notes, fmt.Sprintf("baseline: %s; treatment: %s", ctl, runText(s.Treatment)))
 	}
 	size := w.String() + " window"
 	if w.N > 0 {
@@ -215,7 +216,7 @@ func (s Sides) notes(w Window, ths []Bound) []string {
 	if !anyRelative(ths) {
 		base = "not needed (absolute thresholds)"
 	}
-	notes = append(notes, fmt.Sprintf("metric: %s (%s) per %s; baseline: %s", s.Metric, MetricUnit(s.Metric), size, base))
+	notes = append(notes, fmt.Sprintf("metric: %s (%s) per %s; baseline: %s", s.Metric, hypothesis.MetricUnit(s.Metric), size, base))
 	for _, t := range ths {
 		notes = append(notes, t.Text+": "+t.Describe(s.Metric))
 	}
@@ -223,7 +224,7 @@ func (s Sides) notes(w Window, ths []Bound) []string {
 }
 
 // runText names a side without its time bounds.
-func (s Side) runText() string {
+func runText(s hypothesis.Side) string {
 	s.FromMs, s.UntilMs = nil, nil
 	return s.String()
 }
@@ -231,12 +232,12 @@ func (s Side) runText() string {
 // StopDamageOptions steer StopDamage.
 type StopDamageOptions struct {
 	Experiment string
-	Window     Window
+	Window     hypothesis.Window
 	Margin     float64 // default 0.10
 	MarginSet  bool
 	Ks         []int64 // default 1, 2, 3, 4
-	Hypothesis Hypothesis
-	Bound      *Bound // replaces Margin when set
+	Hypothesis hypothesis.Hypothesis
+	Bound      *hypothesis.Bound // replaces Margin when set
 }
 
 var stopUnits = map[string]string{
@@ -244,22 +245,18 @@ var stopUnits = map[string]string{
 	"extra_over_k1":     "requests", "total_damage": "requests",
 }
 
-// DefaultTolerance is stop-damage's, replay's and watch's threshold for a
-// metric that takes no margin.
-const DefaultTolerance = "20%"
-
 // StopDamage sweeps the stop criterion "k consecutive falsified windows".
 func StopDamage(db store.Querier, o StopDamageOptions) (*Result, error) {
 	e, w, err := experimentWindow(db, o.Hypothesis.ExperimentIn(db, o.Experiment), o.Window)
 	if err != nil {
 		return nil, err
 	}
-	metric := o.Hypothesis.metric()
+	metric := o.Hypothesis.MetricOrDefault()
 	th, err := o.threshold(e, metric)
 	if err != nil {
 		return nil, err
 	}
-	s, err := ResolveSides(db, e, o.Hypothesis, !th.Relative())
+	s, err := hypothesis.ResolveSides(db, e, o.Hypothesis, !th.Relative())
 	if err != nil {
 		return nil, err
 	}
@@ -277,14 +274,14 @@ func StopDamage(db store.Querier, o StopDamageOptions) (*Result, error) {
 		}
 		parts[i] = strconv.FormatInt(k, 10)
 	}
-	f, a, err := th.millionths()
+	f, a, err := th.Millionths()
 	if err != nil {
 		return nil, err
 	}
-	n, ms := w.args()
+	n, ms := w.SQLArgs()
 	q := fmt.Sprintf(`SELECT * FROM stop_damage(?, size_n := ?, size_ms := ?, ks := [%s], f := %s, a := %s%s)`,
 		strings.Join(parts, ", "), f, a, s.Args())
-	res, err := query(db, "stop-damage", stopUnits, q, e.Name, n, ms)
+	res, err := Query(db, "stop-damage", stopUnits, q, e.Name, n, ms)
 	if err != nil {
 		return nil, err
 	}
@@ -292,45 +289,42 @@ func StopDamage(db store.Querier, o StopDamageOptions) (*Result, error) {
 		return nil, err
 	}
 	if !o.Hypothesis.IsDefault() {
-		res.Notes = append(res.Notes, s.notes(w, []Bound{th})...)
+		res.Notes = append(res.Notes, sidesNotes(s, w, []hypothesis.Bound{th})...)
 	}
-	tagged, err := hasTags(db, s.Treatment)
+	tagged, err := hypothesis.HasTags(db, s.Treatment)
 	if err != nil {
 		return nil, err
 	}
 	if !tagged || !o.Hypothesis.IsDefault() {
-		res.Notes = append(res.Notes, damageNote(tagged))
+		res.Notes = append(res.Notes, hypothesis.DamageNote(tagged))
 	}
 	return res, nil
 }
 
 // threshold is the option's threshold, else the margin (the flag's, the
 // stored one, else 0.10) for a share, else DefaultTolerance.
-func (o StopDamageOptions) threshold(e store.Experiment, metric string) (Bound, error) {
-	if o.Bound != nil {
-		return *o.Bound, nil
+func (o StopDamageOptions) threshold(e store.Experiment, metric string) (hypothesis.Bound, error) {
+	if o.Bound != nil || hypothesis.MetricUnit(metric) != "share" {
+		return hypothesis.Threshold(metric, o.Bound, "")
 	}
-	if MetricUnit(metric) != "share" {
-		return ParseBound("tolerance", DefaultTolerance, metric)
-	}
-	margin := 0.10
+	margin := hypothesis.DefaultMargin
 	if o.MarginSet {
 		margin = o.Margin
 	} else if m, ok := e.Number("margin"); ok {
 		margin = m
 	}
-	if err := checkMargin(margin); err != nil {
-		return Bound{}, err
+	if err := hypothesis.CheckMargin(margin); err != nil {
+		return hypothesis.Bound{}, err
 	}
-	return ParseBound("margin", decimalLit(margin), metric)
+	return hypothesis.Threshold(metric, nil, hypothesis.DecimalLit(margin))
 }
 
-func experimentWindow(db store.Querier, name string, flag Window) (store.Experiment, Window, error) {
+func experimentWindow(db store.Querier, name string, flag hypothesis.Window) (store.Experiment, hypothesis.Window, error) {
 	e, err := store.FindExperiment(db, name)
 	if err != nil {
-		return e, Window{}, err
+		return e, hypothesis.Window{}, err
 	}
-	w, err := windowFor(e, flag)
+	w, err := WindowFor(e, flag)
 	if err != nil {
 		return e, w, err
 	}
@@ -346,32 +340,10 @@ func experimentWindow(db store.Querier, name string, flag Window) (store.Experim
 	return e, w, nil
 }
 
-// checkMargin accepts shares in [0, 1) with at most 6 decimals: the SQL
-// compares in millionths, so a finer margin would be rounded.
-func checkMargin(m float64) error {
-	s := decimalLit(m)
-	_, frac, _ := strings.Cut(s, ".")
-	if m < 0 || m >= 1 || len(frac) > 6 {
-		return fmt.Errorf("margin %s: want a share in [0, 1) with at most 6 decimals, e.g. 0.05", strconv.FormatFloat(m, 'g', -1, 64))
-	}
-	return nil
-}
-
-// decimalLit writes a margin as an exact SQL decimal literal: the shortest
-// decimal that reads back as the same float, so 0.1 is 0.1 and not
-// 0.1000000000000000055.
-func decimalLit(f float64) string {
-	s := strconv.FormatFloat(f, 'f', -1, 64)
-	if !strings.Contains(s, ".") {
-		s += ".0"
-	}
-	return s
-}
-
 func decimalList(fs []float64) string {
 	parts := make([]string, len(fs))
 	for i, f := range fs {
-		parts[i] = decimalLit(f) + "::DECIMAL(18,6)"
+		parts[i] = hypothesis.DecimalLit(f) + "::DECIMAL(18,6)"
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
 }

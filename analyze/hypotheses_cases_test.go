@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rewind-dev/rewind/hypothesis"
 )
 
 // hypothesisCase is one data-driven case of testdata/thresholds,
@@ -45,9 +46,9 @@ type hypothesisCase struct {
 //	k 1,2                                           stop-damage's k
 type hypothesisCaseOptions struct {
 	analysis string
-	window   Window
-	hyp      Hypothesis
-	bounds   []Bound
+	window   hypothesis.Window
+	hyp      hypothesis.Hypothesis
+	bounds   []hypothesis.Bound
 	ks       []int64
 	err      error
 }
@@ -95,23 +96,23 @@ func (c *hypothesisCase) directive(line string) error {
 		th, err = ParseThreshold(rest)
 		c.th.Thresholds = append(c.th.Thresholds, th)
 	case "every":
-		c.th.Every, err = ParseLongDuration(rest)
+		c.th.Every, err = hypothesis.ParseLongDuration(rest)
 	case "window":
-		c.th.Window, err = ParseLongDuration(rest)
+		c.th.Window, err = hypothesis.ParseLongDuration(rest)
 	case "sliding":
 		c.th.Sliding = true
 	case "duration":
-		c.th.Duration, err = ParseLongDuration(rest)
+		c.th.Duration, err = hypothesis.ParseLongDuration(rest)
 	case "slo":
-		c.br.SLO, err = ParseSLO(rest)
+		c.br.SLO, err = hypothesis.ParseSLO(rest)
 	case "rules":
-		c.br.Rules, err = ParseBurnRules(rest)
+		c.br.Rules, err = hypothesis.ParseBurnRules(rest)
 	case "good":
 		c.br.Good = rest
 	case "step":
-		c.br.Step, err = ParseLongDuration(rest)
+		c.br.Step, err = hypothesis.ParseLongDuration(rest)
 	case "period":
-		c.br.Period, err = ParseLongDuration(rest)
+		c.br.Period, err = hypothesis.ParseLongDuration(rest)
 	case "partial":
 		c.br.Partial = true
 	case "falsification", "stop-damage":
@@ -125,11 +126,11 @@ func (c *hypothesisCase) directive(line string) error {
 		}
 		c.log = append(c.log, fmt.Sprintf(`{"record":"event","experiment":"case","run":"","type":%q,"t_ms":%s,"subject":%q}`, f[0], f[1], subject))
 	case "windows":
-		c.hy.window, err = ParseWindow(rest)
+		c.hy.window, err = hypothesis.ParseWindow(rest)
 	case "judge":
 		c.hy.hyp.Metric = rest
 	case "bound":
-		var b Bound
+		var b hypothesis.Bound
 		if len(f) != 2 {
 			return fmt.Errorf("want bound KIND TEXT")
 		}
@@ -137,7 +138,7 @@ func (c *hypothesisCase) directive(line string) error {
 		if metric == "" {
 			metric = "ok_share"
 		}
-		b, err = ParseBound(f[0], f[1], metric)
+		b, err = hypothesis.ParseBound(f[0], f[1], metric)
 		c.hy.bounds = append(c.hy.bounds, b)
 	case "control":
 		c.hy.hyp.Control = rest

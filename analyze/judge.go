@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -249,7 +250,7 @@ func scoreRow(iv judgeIv, s judgeScore) []any {
 			groups[i] = g.Name + "=nodata"
 			continue
 		}
-		groups[i] = g.Name + "=" + trimFloat(g.Score)
+		groups[i] = g.Name + "=" + hypothesis.TrimFloat(g.Score)
 	}
 	var from, until, reason any
 	if !math.IsNaN(iv.from) {
@@ -272,5 +273,5 @@ func judgeNotes(scores *Result, o JudgeOptions) []string {
 			return []string{fmt.Sprintf("the canary would have failed at interval %d (until %v ms)", r[0], r[scores.Col("until_ms")])}
 		}
 	}
-	return []string{fmt.Sprintf("no interval scores below --marginal %s: the canary would not have failed", trimFloat(o.Marginal))}
+	return []string{fmt.Sprintf("no interval scores below --marginal %s: the canary would not have failed", hypothesis.TrimFloat(o.Marginal))}
 }

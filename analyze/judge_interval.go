@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/rewind-dev/rewind/hypothesis"
 )
 
 // judgeIv is one judgement: the steps that start in [from, until), in ms
@@ -57,7 +59,7 @@ func (o JudgeOptions) intervals(arrays map[string]judgeArrays) ([]judgeIv, error
 		}
 	}
 	if end <= warm {
-		return nil, fmt.Errorf("--warmup %v leaves no step: the last step ends at %s ms", o.Warmup, trimFloat(end))
+		return nil, fmt.Errorf("--warmup %v leaves no step: the last step ends at %s ms", o.Warmup, hypothesis.TrimFloat(end))
 	}
 	if o.Interval == 0 {
 		return []judgeIv{{n: 1, from: warm, until: end}}, nil

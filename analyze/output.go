@@ -11,8 +11,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/rewind-dev/rewind/analyze/report"
 	"github.com/rewind-dev/rewind/internal/jsfmt"
+	"github.com/rewind-dev/rewind/internal/textsafe"
 )
 
 // Formats accepted by Write.
@@ -107,8 +107,8 @@ func plain(v any) string {
 	return fmt.Sprint(v)
 }
 
-// human formats a value for the table: shares as percentages, ratios with ×.
-func human(v any, unit string) string {
+// Human formats a value for the table: shares as percentages, ratios with ×.
+func Human(v any, unit string) string {
 	switch x := v.(type) {
 	case nil:
 		return "-"
@@ -129,7 +129,7 @@ func human(v any, unit string) string {
 		}
 		parts := make([]string, len(x))
 		for i, e := range x {
-			parts[i] = human(e, "")
+			parts[i] = Human(e, "")
 		}
 		return strings.Join(parts, ",")
 	}
@@ -140,7 +140,7 @@ func writeTable(w io.Writer, r *Result) error {
 	cells := make([][]string, 0, len(r.Rows)+1)
 	head := make([]string, len(r.Columns))
 	for i, c := range r.Columns {
-		head[i] = report.Clean(c.Name)
+		head[i] = textsafe.Clean(c.Name)
 		if c.Unit != "" && c.Unit != "share" && c.Unit != "x" {
 			head[i] += " (" + c.Unit + ")"
 		}
@@ -149,7 +149,7 @@ func writeTable(w io.Writer, r *Result) error {
 	for _, row := range r.Rows {
 		line := make([]string, len(row))
 		for i, v := range row {
-			line[i] = report.Clean(human(v, r.Columns[i].Unit))
+			line[i] = textsafe.Clean(Human(v, r.Columns[i].Unit))
 		}
 		cells = append(cells, line)
 	}

@@ -53,7 +53,7 @@ func Peaks(db store.Querier, o PeaksOptions) (*Result, error) {
 		cols += ", sliding_peak, sliding_at_ms"
 	}
 	q := fmt.Sprintf(`SELECT %s FROM peaks(?, %s, sliding := ?)`, cols, bigintList(res))
-	r, err := query(db, "peaks", peaksUnits, q, e.Name, o.Sliding)
+	r, err := Query(db, "peaks", peaksUnits, q, e.Name, o.Sliding)
 	if r != nil && note != "" {
 		r.Notes = append(r.Notes, note)
 	}

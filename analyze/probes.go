@@ -38,5 +38,5 @@ func Probes(db store.Querier, o ProbesOptions) (*Result, error) {
 	if states == 0 {
 		return nil, fmt.Errorf("experiment %q has no state events: not a probes log (write one with rewind sim probes --out FILE)", e.Name)
 	}
-	return query(db, "probes", probesUnits, `SELECT * FROM probes(?)`, e.Name)
+	return Query(db, "probes", probesUnits, `SELECT * FROM probes(?)`, e.Name)
 }

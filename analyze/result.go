@@ -39,8 +39,8 @@ func (r *Result) Col(name string) int {
 	return -1
 }
 
-// query runs q and collects its rows; units are looked up by column name.
-func query(db store.Querier, name string, units map[string]string, q string, args ...any) (*Result, error) {
+// Query runs q and collects its rows; units are looked up by column name.
+func Query(db store.Querier, name string, units map[string]string, q string, args ...any) (*Result, error) {
 	rows, err := db.Query(q, args...)
 	if err != nil {
 		return nil, err

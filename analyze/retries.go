@@ -5,13 +5,14 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/store"
 )
 
 // RetriesOptions steer Retries.
 type RetriesOptions struct {
 	Experiment string
-	Affected   Span // operations starting here count for the success share; zero: stored
+	Affected   hypothesis.Span // operations starting here count for the success share; zero: stored
 }
 
 // ErrNoAffected means neither the options nor the experiment's stored
@@ -33,7 +34,7 @@ func Retries(db store.Querier, o RetriesOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	span, err := affectedSpan(e, o.Affected)
+	span, err := AffectedSpan(e, o.Affected)
 	var note string
 	if errors.Is(err, ErrNoAffected) {
 		span, note, err = wholeRun(db, e.Name)
@@ -41,7 +42,7 @@ func Retries(db store.Querier, o RetriesOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := query(db, "retries", retriesUnits, `SELECT * FROM retries(?, ?, ?)`, e.Name, span.FromMs, span.ToMs)
+	r, err := Query(db, "retries", retriesUnits, `SELECT * FROM retries(?, ?, ?)`, e.Name, span.FromMs, span.ToMs)
 	if r != nil && note != "" {
 		r.Notes = append(r.Notes, note)
 	}
@@ -54,10 +55,10 @@ func Retries(db store.Querier, o RetriesOptions) (*Result, error) {
 // max are its own, and DuckDB takes them from the table's statistics
 // without a scan (a tenth of a second at 10 M rows); any interval holding
 // every time of exp gives the same counts.
-func wholeRun(db store.Querier, exp string) (Span, string, error) {
+func wholeRun(db store.Querier, exp string) (hypothesis.Span, string, error) {
 	var only bool
 	if err := db.QueryRow(`SELECT count(*) = 1 AND bool_and(experiment = ?) FROM experiments`, exp).Scan(&only); err != nil {
-		return Span{}, "", err
+		return hypothesis.Span{}, "", err
 	}
 	q, args := `SELECT min(t_ms), max(t_ms) FROM requests WHERE experiment = ?`, []any{exp}
 	if only {
@@ -65,30 +66,30 @@ func wholeRun(db store.Querier, exp string) (Span, string, error) {
 	}
 	var from, to sql.NullFloat64
 	if err := db.QueryRow(q, args...).Scan(&from, &to); err != nil {
-		return Span{}, "", err
+		return hypothesis.Span{}, "", err
 	}
 	if !from.Valid {
-		return Span{}, "", fmt.Errorf("experiment %q has no times (t_ms or ts) and no affected interval: %w", exp, ErrNoAffected)
+		return hypothesis.Span{}, "", fmt.Errorf("experiment %q has no times (t_ms or ts) and no affected interval: %w", exp, ErrNoAffected)
 	}
 	// The interval is half-open; one ms past the last start takes it in.
-	span := Span{FromMs: from.Float64, ToMs: to.Float64 + 1}
+	span := hypothesis.Span{FromMs: from.Float64, ToMs: to.Float64 + 1}
 	return span, fmt.Sprintf("no affected interval given or stored: the whole run (%s..%s) counts as affected; give --affected FROM..TO to narrow it",
-		FormatMs(span.FromMs), FormatMs(to.Float64)), nil
+		hypothesis.FormatMs(span.FromMs), hypothesis.FormatMs(to.Float64)), nil
 }
 
-// affectedSpan picks the interval: the flag, else the experiment's stored
+// AffectedSpan picks the interval: the flag, else the experiment's stored
 // affected_from_ms and affected_to_ms (what rewind sim retry writes).
-func affectedSpan(e store.Experiment, flag Span) (Span, error) {
+func AffectedSpan(e store.Experiment, flag hypothesis.Span) (hypothesis.Span, error) {
 	if !flag.IsZero() {
 		return flag, nil
 	}
 	from, okFrom := e.Number("affected_from_ms")
 	to, okTo := e.Number("affected_to_ms")
 	if !okFrom || !okTo {
-		return Span{}, fmt.Errorf("experiment %q stores no affected interval (affected_from_ms, affected_to_ms): %w", e.Name, ErrNoAffected)
+		return hypothesis.Span{}, fmt.Errorf("experiment %q stores no affected interval (affected_from_ms, affected_to_ms): %w", e.Name, ErrNoAffected)
 	}
 	if to <= from {
-		return Span{}, fmt.Errorf("experiment %q: stored affected interval %v..%v ms is empty", e.Name, from, to)
+		return hypothesis.Span{}, fmt.Errorf("experiment %q: stored affected interval %v..%v ms is empty", e.Name, from, to)
 	}
-	return Span{FromMs: from, ToMs: to}, nil
+	return hypothesis.Span{FromMs: from, ToMs: to}, nil
 }

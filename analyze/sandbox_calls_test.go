@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rewind-dev/rewind/analyze/notebook"
 	isandbox "github.com/rewind-dev/rewind/internal/sandbox"
 	"github.com/rewind-dev/rewind/store"
 )
@@ -99,10 +98,6 @@ func TestSandboxRefusesCalls(t *testing.T) {
 	crash := "CALL enable_logging(storage := 'file', storage_path := 'out/log'); SELECT 1"
 	if _, err := SQL(q, crash); !isandbox.Refusal(err) {
 		t.Errorf("rewind sql %s: got %v, want a refusal", crash, err)
-	}
-	cell := "# n\n\n```sql\n" + crash + "\n```\n"
-	if _, err := notebook.Run(context.Background(), db.DB, "nb.md", []byte(cell), notebook.Options{}); !isandbox.Refusal(err) {
-		t.Errorf("notebook cell %s: got %v, want a refusal", crash, err)
 	}
 	for _, ok := range []string{"SELECT count(*) FROM range(3)", "PRAGMA table_info('requests')",
 		"SELECT 'CALL enable_logging()' AS s", "SELECT count(*) FROM duckdb_functions()"} {

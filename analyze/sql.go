@@ -13,5 +13,5 @@ func SQL(db store.Querier, q string) (*Result, error) {
 	if err := isandbox.Check(db, q); err != nil {
 		return nil, err
 	}
-	return query(db, "sql", nil, q)
+	return Query(db, "sql", nil, q)
 }

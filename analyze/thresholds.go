@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -72,7 +73,7 @@ func Thresholds(db store.Querier, o ThresholdsOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := query(db, o.name(), thresholdUnits, o.sql(specs), e.Name)
+	res, err := Query(db, o.name(), thresholdUnits, o.sql(specs), e.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -294,7 +295,7 @@ func timeNotes(db store.Querier, exp string, o ThresholdsOptions) ([]string, err
 			return nil, err
 		}
 		notes = append(notes, fmt.Sprintf("run %s lasts %s, less than the %s window: its only window is the run so far",
-			run, time.Duration(ns).Round(time.Millisecond), shortDur(o.Window)))
+			run, time.Duration(ns).Round(time.Millisecond), hypothesis.ShortDuration(o.Window)))
 	}
 	return notes, rows.Err()
 }
@@ -329,7 +330,7 @@ func abortNotes(r *Result) []string {
 func requireThresholdLatency(db store.Querier, exp string, ts []Threshold) error {
 	for _, t := range ts {
 		if t.Base == "http_req_duration" {
-			return RequireLatency(db, "threshold "+t.String(), "judge http_req_failed or http_reqs instead", "experiment = ?", exp)
+			return hypothesis.RequireLatency(db, "threshold "+t.String(), "judge http_req_failed or http_reqs instead", "experiment = ?", exp)
 		}
 	}
 	return nil

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rewind-dev/rewind/hypothesis"
 )
 
 // Threshold is one k6 threshold: a metric (with submetric tags) and an
@@ -173,35 +175,8 @@ func k6Duration(raw json.RawMessage) (time.Duration, bool, error) {
 	if ms, err := strconv.ParseFloat(text, 64); err == nil { // k6: a string without a unit is ms
 		return time.Duration(ms * float64(time.Millisecond)), true, nil
 	}
-	d, err := ParseLongDuration(text)
+	d, err := hypothesis.ParseLongDuration(text)
 	return d, err == nil, err
-}
-
-// ParseLongDuration reads a Go duration that may also count days ("3d",
-// "1d12h"), as k6's and the SRE workbook's windows are written.
-func ParseLongDuration(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	days, rest, ok := strings.Cut(s, "d")
-	if !ok {
-		d, err := time.ParseDuration(s)
-		if err != nil {
-			return 0, fmt.Errorf("%q is not a duration (10s, 5m, 1h, 3d)", s)
-		}
-		return d, nil
-	}
-	n, err := strconv.ParseUint(days, 10, 32)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a duration (10s, 5m, 1h, 3d)", s)
-	}
-	d := time.Duration(n) * 24 * time.Hour
-	if rest != "" {
-		r, err := time.ParseDuration(rest)
-		if err != nil || r < 0 {
-			return 0, fmt.Errorf("%q is not a duration (10s, 5m, 1h, 3d)", s)
-		}
-		d += r
-	}
-	return d, nil
 }
 
 // parseExpression reads Source as k6's parseThresholdExpression does.

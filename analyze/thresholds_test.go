@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/ingest"
 	"github.com/rewind-dev/rewind/store"
 )
@@ -279,7 +280,7 @@ func BenchmarkThresholds(b *testing.B) {
 // BenchmarkBurnRate times two rules evaluated at every change.
 func BenchmarkBurnRate(b *testing.B) {
 	db, _ := benchLog(b)
-	rules, _ := ParseBurnRules("1m/10m>14.4,5m/30m>6")
+	rules, _ := hypothesis.ParseBurnRules("1m/10m>14.4,5m/30m>6")
 	for b.Loop() {
 		if _, err := BurnRate(db, BurnRateOptions{SLO: "0.999", Rules: rules}); err != nil {
 			b.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/ingest"
 )
 
@@ -21,12 +22,12 @@ func TestWindowShorterThanResolution(t *testing.T) {
 		window string
 		note   bool
 	}{{"500ms", true}, {"999ms", true}, {"1s", false}, {"2s", false}, {"10", false}} {
-		w, err := ParseWindow(c.window)
+		w, err := hypothesis.ParseWindow(c.window)
 		if err != nil {
 			t.Fatal(err)
 		}
 		res, err := StopDamage(db, StopDamageOptions{Experiment: "front", Window: w,
-			Hypothesis: Hypothesis{Treatment: "input", BaselineUntil: "3s"}})
+			Hypothesis: hypothesis.Hypothesis{Treatment: "input", BaselineUntil: "3s"}})
 		if err != nil {
 			t.Fatal(err)
 		}

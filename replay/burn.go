@@ -8,15 +8,15 @@ import (
 	"sort"
 	"time"
 
-	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/hypothesis"
 )
 
 // BurnConfig is the stop criterion --stop-on burn-rate: multi-window,
 // multi-burn-rate SLO alerts, as analyze burn-rate replays them.
 type BurnConfig struct {
-	SLO     analyze.Decimal
-	Rules   []analyze.BurnRule // default analyze.DefaultBurnRules
-	Step    time.Duration      // 0: evaluate at every change
+	SLO     hypothesis.Decimal
+	Rules   []hypothesis.BurnRule // default hypothesis.DefaultBurnRules
+	Step    time.Duration         // 0: evaluate at every change
 	Partial bool
 }
 
@@ -89,7 +89,7 @@ func newBurnAlert(c BurnConfig) (*burnAlert, error) {
 	budget := new(big.Rat).Sub(big.NewRat(1, 1), slo)
 	rules := c.Rules
 	if len(rules) == 0 {
-		rules = analyze.DefaultBurnRules
+		rules = hypothesis.DefaultBurnRules
 	}
 	a := &burnAlert{step: int64(c.Step), partial: c.Partial, nextK: 1,
 		pending: &minHeap[endEvent]{less: func(x, y endEvent) bool { return x.end < y.end }},

@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -76,17 +76,17 @@ func TestBurnAlertAgreesWithSQL(t *testing.T) {
 }
 
 func randomBurn(rng *rand.Rand, name string) (BurnConfig, []map[string]any) {
-	slos := []analyze.Decimal{"0.9", "0.95", "0.99", "0.5", "0.8"}
+	slos := []hypothesis.Decimal{"0.9", "0.95", "0.99", "0.5", "0.8"}
 	c := BurnConfig{SLO: slos[rng.IntN(len(slos))], Partial: rng.IntN(4) == 0}
 	if rng.IntN(3) == 0 {
 		c.Step = time.Duration(50*(1+rng.IntN(6))) * time.Millisecond
 	}
-	factors := []analyze.Decimal{"1", "2", "1.5", "0.5", "3", "10"}
+	factors := []hypothesis.Decimal{"1", "2", "1.5", "0.5", "3", "10"}
 	for range 1 + rng.IntN(3) {
 		short := time.Duration([]int{100, 250, 1000}[rng.IntN(3)]) * time.Millisecond
 		long := short * time.Duration(2+rng.IntN(7))
 		f := factors[rng.IntN(len(factors))]
-		c.Rules = append(c.Rules, analyze.BurnRule{Name: fmt.Sprintf("%v/%v>%s", short, long, f), Short: short, Long: long, Factor: f})
+		c.Rules = append(c.Rules, hypothesis.BurnRule{Name: fmt.Sprintf("%v/%v>%s", short, long, f), Short: short, Long: long, Factor: f})
 	}
 	var lines []map[string]any
 	t := 0.0
@@ -150,9 +150,9 @@ func sqlFirstFire(t *testing.T, db store.Handle, exp string, c BurnConfig) *Burn
 // window with the same alert.
 func stopsAgree(t *testing.T, db store.Handle, path, exp string, c BurnConfig, count bool) {
 	t.Helper()
-	w := analyze.Window{Ms: 500}
+	w := hypothesis.Window{Ms: 500}
 	if count {
-		w = analyze.Window{N: 7}
+		w = hypothesis.Window{N: 7}
 	}
 	rec, err := Load(context.Background(), db, Config{Experiment: exp, Window: w, Burn: &c})
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/ingest"
 )
 
@@ -341,20 +341,20 @@ func (t *tail) end() error {
 }
 
 // noLatency refuses a log that ended without one latency, for a latency
-// metric: the rule of the recorded analyses (analyze.RequireLatency), for
+// metric: the rule of the recorded analyses (hypothesis.RequireLatency), for
 // the whole followed run. A log with some latencies is judged on those.
 func (t *tail) noLatency() error {
-	if !analyze.NeedsLatency(t.cfg.Rule.Metric) || t.latencies || t.counted == 0 {
+	if !hypothesis.NeedsLatency(t.cfg.Rule.Metric) || t.latencies || t.counted == 0 {
 		return nil
 	}
-	return &analyze.NoLatencyError{What: "metric " + t.cfg.Rule.Metric,
-		Whose: fmt.Sprintf("%s has no latency_ms in any of its %d rows", t.cfg.Path, t.counted), Use: analyze.UseInstead}
+	return &hypothesis.NoLatencyError{What: "metric " + t.cfg.Rule.Metric,
+		Whose: fmt.Sprintf("%s has no latency_ms in any of its %d rows", t.cfg.Path, t.counted), Use: hypothesis.UseInstead}
 }
 
 // sayNoLatency tells, once, that the windows of a latency metric have no
 // value yet: online, the log may still give one.
 func (t *tail) sayNoLatency() {
-	if t.saidNoLat || t.latencies || !analyze.NeedsLatency(t.cfg.Rule.Metric) || t.cfg.Notice == nil {
+	if t.saidNoLat || t.latencies || !hypothesis.NeedsLatency(t.cfg.Rule.Metric) || t.cfg.Notice == nil {
 		return
 	}
 	t.saidNoLat = true

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/hypothesis"
 )
 
 // Printer writes verdicts as they are decided, one line each, so a paced
@@ -157,7 +157,7 @@ func (p *Printer) Verdict(v Verdict) error {
 // inUnit is an exact window value in the metric's unit: latency is exact
 // in microseconds and shown in milliseconds.
 func inUnit(r *big.Rat, metric string) *big.Rat {
-	if r == nil || analyze.MetricUnit(metric) != "ms" {
+	if r == nil || hypothesis.MetricUnit(metric) != "ms" {
 		return r
 	}
 	return new(big.Rat).Quo(r, big.NewRat(1000, 1))
@@ -169,9 +169,9 @@ func Show(r *big.Rat, metric string) string {
 	switch {
 	case r == nil:
 		return "-"
-	case metric == "" || analyze.MetricUnit(metric) == "share":
+	case metric == "" || hypothesis.MetricUnit(metric) == "share":
 		return Percent(r)
-	case analyze.MetricUnit(metric) == "ms":
+	case hypothesis.MetricUnit(metric) == "ms":
 		return inUnit(r, metric).FloatString(3) + " ms"
 	}
 	return r.FloatString(2) + "/s"
@@ -186,7 +186,7 @@ func (p *Printer) row(cells []string) error {
 			b = append(b, "  "...)
 		}
 		width := widths[i]
-		if (i == 3 || i == 4) && p.metric != "" && analyze.MetricUnit(p.metric) != "share" {
+		if (i == 3 || i == 4) && p.metric != "" && hypothesis.MetricUnit(p.metric) != "share" {
 			width = 12 // "12345.678 ms", "1234.50/s"
 		}
 		for range width - len(c) {
@@ -356,7 +356,7 @@ func StopMessage(s Summary, r Rule) string {
 			itoa(b.Requests), plural(s.DamageUntilStop, "request"))
 	}
 	where := "below"
-	if !analyze.LowerBad(r.metric()) {
+	if !hypothesis.LowerBad(r.metric()) {
 		where = "above"
 	}
 	return fmt.Sprintf("stop: window %d completes %s in a row (%s %s); damage until the stop: %s",

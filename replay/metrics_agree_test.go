@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -71,14 +71,14 @@ func TestMetricsAgreeWithSQL(t *testing.T) {
 	if ties < 30 {
 		t.Errorf("only %d windows tie the threshold: the generator no longer tests ties", ties)
 	}
-	for _, m := range analyze.Metrics {
+	for _, m := range hypothesis.Metrics {
 		if metrics[m] == 0 && m != "ok_share" {
 			t.Errorf("no generated log judges %s", m)
 		}
 	}
 }
 
-func sqlBoundStops(t *testing.T, db store.Handle, g genLog, s analyze.Sides) []stopRow {
+func sqlBoundStops(t *testing.T, db store.Handle, g genLog, s hypothesis.Sides) []stopRow {
 	t.Helper()
 	f, a := millionths(t, g.bound)
 	n, ms := sizeArgs(g)
@@ -86,7 +86,7 @@ func sqlBoundStops(t *testing.T, db store.Handle, g genLog, s analyze.Sides) []s
 		FROM stop_damage(?, size_n := ?, size_ms := ?, ks := [1, 2, 3, 4, 5], f := %s, a := %s%s)`, f, a, s.Args()), g.name, n, ms)
 }
 
-func sqlSweep(t *testing.T, db store.Handle, g genLog, s analyze.Sides) falsRow {
+func sqlSweep(t *testing.T, db store.Handle, g genLog, s hypothesis.Sides) falsRow {
 	t.Helper()
 	lit, err := g.bound.SQL()
 	if err != nil {
@@ -102,7 +102,7 @@ func sqlSweep(t *testing.T, db store.Handle, g genLog, s analyze.Sides) falsRow 
 	return r
 }
 
-func millionths(t *testing.T, b *analyze.Bound) (string, string) {
+func millionths(t *testing.T, b *hypothesis.Bound) (string, string) {
 	t.Helper()
 	m := big.NewRat(1000000, 1)
 	f, a := new(big.Rat).Mul(b.F, m), new(big.Rat).Mul(b.A, m)
@@ -117,7 +117,7 @@ func millionths(t *testing.T, b *analyze.Bound) (string, string) {
 func valued(vs []Verdict, metric string) []Verdict {
 	var out []Verdict
 	for _, v := range vs {
-		if v.Value != nil || (analyze.MetricUnit(metric) == "share" && v.OKShare != nil) {
+		if v.Value != nil || (hypothesis.MetricUnit(metric) == "share" && v.OKShare != nil) {
 			out = append(out, v)
 		}
 	}
@@ -134,8 +134,8 @@ func generateMetric(rng *rand.Rand, i int) genLog {
 	return g.randomMetric(rng)
 }
 
-func mustBound(kind, text, metric string) *analyze.Bound {
-	b, err := analyze.ParseBound(kind, text, metric)
+func mustBound(kind, text, metric string) *hypothesis.Bound {
+	b, err := hypothesis.ParseBound(kind, text, metric)
 	if err != nil {
 		panic(err)
 	}
@@ -149,8 +149,8 @@ func mustBound(kind, text, metric string) *analyze.Bound {
 func (g genLog) latencyTies(rng *rand.Rand) genLog {
 	metric := latencyMetrics[rng.IntN(len(latencyMetrics))]
 	n := 1 + rng.IntN(8)
-	g.window = analyze.Window{N: int64(n)}
-	g.hyp = analyze.Hypothesis{Metric: metric}
+	g.window = hypothesis.Window{N: int64(n)}
+	g.hyp = hypothesis.Hypothesis{Metric: metric}
 	lus := int64(1000 * (10 + rng.IntN(190)))
 	var tus int64
 	switch rng.IntN(3) {
@@ -198,23 +198,23 @@ func (g genLog) latRow(rng *rand.Rand, role string, ms float64) map[string]any {
 func (g genLog) randomMetric(rng *rand.Rand) genLog {
 	all := append([]string{"error_rate", "throughput", "ok_share"}, latencyMetrics...)
 	metric := all[rng.IntN(len(all))]
-	g.hyp = analyze.Hypothesis{Metric: metric}
+	g.hyp = hypothesis.Hypothesis{Metric: metric}
 	if rng.IntN(2) == 0 && metric != "throughput" {
-		g.window = analyze.Window{N: int64(1 + rng.IntN(12))}
+		g.window = hypothesis.Window{N: int64(1 + rng.IntN(12))}
 	} else {
-		g.window = analyze.Window{Ms: float64([]int{50, 100, 250}[rng.IntN(3)])}
+		g.window = hypothesis.Window{Ms: float64([]int{50, 100, 250}[rng.IntN(3)])}
 	}
 	switch metric {
 	case "error_rate":
-		g.bound = []*analyze.Bound{mustBound("margin", "0.05", metric), mustBound("max", "25%", metric),
+		g.bound = []*hypothesis.Bound{mustBound("margin", "0.05", metric), mustBound("max", "25%", metric),
 			mustBound("tolerance", "50%", metric)}[rng.IntN(3)]
 	case "ok_share":
-		g.bound = []*analyze.Bound{mustBound("margin", "0.125", metric), mustBound("min", "0.75", metric)}[rng.IntN(2)]
+		g.bound = []*hypothesis.Bound{mustBound("margin", "0.125", metric), mustBound("min", "0.75", metric)}[rng.IntN(2)]
 	case "throughput":
-		g.bound = []*analyze.Bound{mustBound("tolerance", "20%", metric), mustBound("min", "40/s", metric),
+		g.bound = []*hypothesis.Bound{mustBound("tolerance", "20%", metric), mustBound("min", "40/s", metric),
 			mustBound("tolerance", "10/s", metric)}[rng.IntN(3)]
 	default:
-		g.bound = []*analyze.Bound{mustBound("tolerance", "10%", metric), mustBound("tolerance", "15.5ms", metric),
+		g.bound = []*hypothesis.Bound{mustBound("tolerance", "10%", metric), mustBound("tolerance", "15.5ms", metric),
 			mustBound("max", "60ms", metric)}[rng.IntN(3)]
 	}
 	quantile := quantiles[metric] != nil
@@ -269,7 +269,7 @@ func TestWindowsArrowEqualsScan(t *testing.T) {
 		logs[i] = generateMetric(rng, i)
 	}
 	// one log of 5000 windows a side: more than two batches
-	long := genLog{name: "long", window: analyze.Window{N: 1}, hyp: analyze.Hypothesis{Metric: "p95"},
+	long := genLog{name: "long", window: hypothesis.Window{N: 1}, hyp: hypothesis.Hypothesis{Metric: "p95"},
 		bound: mustBound("tolerance", "20%", "p95")}
 	var ctl, exp []map[string]any
 	for i := range 5000 {

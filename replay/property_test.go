@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/ingest"
 	"github.com/rewind-dev/rewind/store"
 )
@@ -19,12 +19,12 @@ import (
 // genLog is one generated experiment: its log lines and how to replay it.
 type genLog struct {
 	name   string
-	window analyze.Window
+	window hypothesis.Window
 	margin *big.Rat
 	lines  []map[string]any
 	// hyp and bound, for the metric property test.
-	hyp   analyze.Hypothesis
-	bound *analyze.Bound
+	hyp   hypothesis.Hypothesis
+	bound *hypothesis.Bound
 }
 
 // tieSizes divide 10^6, so every share ok/n of such a window, and every
@@ -49,7 +49,7 @@ func (g genLog) ties(rng *rand.Rand) genLog {
 	n := tieSizes[rng.IntN(len(tieSizes))]
 	a := rng.IntN(n + 1)
 	j := rng.IntN(a + 1)
-	g.window = analyze.Window{N: int64(n)}
+	g.window = hypothesis.Window{N: int64(n)}
 	g.margin = big.NewRat(int64(j), int64(n))
 	var ctl, exp []map[string]any
 	for range 1 + rng.IntN(5) {
@@ -85,9 +85,9 @@ func (g genLog) random(rng *rand.Rand) genLog {
 	margins := []string{"0", "0.05", "0.10", "0.2", "0.125", "0.333333"}
 	g.margin, _ = ParseMargin(margins[rng.IntN(len(margins))])
 	if rng.IntN(2) == 0 {
-		g.window = analyze.Window{N: int64(1 + rng.IntN(12))}
+		g.window = hypothesis.Window{N: int64(1 + rng.IntN(12))}
 	} else {
-		g.window = analyze.Window{Ms: float64([]int{50, 100, 250}[rng.IntN(3)])}
+		g.window = hypothesis.Window{Ms: float64([]int{50, 100, 250}[rng.IntN(3)])}
 	}
 	pOK := rng.Float64()
 	var ctl, exp []map[string]any

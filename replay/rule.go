@@ -16,12 +16,12 @@ import (
 	"math/big"
 	"strings"
 
-	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/hypothesis"
 )
 
 // Rule is the stop criterion.
 type Rule struct {
-	// Metric is what a window is judged on (analyze.Metrics); "" is
+	// Metric is what a window is judged on (hypothesis.Metrics); "" is
 	// ok_share.
 	Metric string
 	// Baseline is the mean of the baseline side's window values, in the
@@ -32,7 +32,7 @@ type Rule struct {
 	// (the seed's rule: ok share below baseline − margin).
 	Margin *big.Rat
 	// Bound, when set, is the threshold F × Baseline + A.
-	Bound     *analyze.Bound
+	Bound     *hypothesis.Bound
 	StopAfter int // consecutive falsified windows that stop (K >= 1)
 	// Damage says what a window's damage is.
 	Damage DamageRule
@@ -87,7 +87,7 @@ func (r Rule) Threshold() *big.Rat {
 }
 
 func (r Rule) check() error {
-	if err := analyze.CheckMetric(r.metric()); err != nil {
+	if err := hypothesis.CheckMetric(r.metric()); err != nil {
 		return err
 	}
 	switch {
@@ -199,7 +199,7 @@ func (e *Evaluator) Feed(w Window) Verdict {
 	if v.Value != nil && e.threshold != nil {
 		c := v.Value.Cmp(e.threshold)
 		v.Falsified = c > 0
-		if analyze.LowerBad(e.metric) {
+		if hypothesis.LowerBad(e.metric) {
 			v.Falsified = c < 0
 		}
 		if v.Falsified {

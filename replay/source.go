@@ -14,22 +14,22 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/store"
 )
 
 // DefaultMargin is the margin when neither the flag nor the experiment's
 // stored parameters give one.
-var DefaultMargin = big.NewRat(1, 10)
+var DefaultMargin = hypothesis.DefaultMarginRat()
 
 // Config says which recorded run to replay, and with which rule.
 type Config struct {
-	Experiment string         // "" when the database holds one
-	Window     analyze.Window // zero: the experiment's stored window
-	Margin     *big.Rat       // nil: the stored "margin", else DefaultMargin (ok_share, error_rate)
-	StopAfter  int            // 0: 1
-	Hypothesis analyze.Hypothesis
-	Bound      *analyze.Bound // replaces Margin; nil: the margin, or analyze.DefaultTolerance
+	Experiment string            // "" when the database holds one
+	Window     hypothesis.Window // zero: the experiment's stored window
+	Margin     *big.Rat          // nil: the stored "margin", else DefaultMargin (ok_share, error_rate)
+	StopAfter  int               // 0: 1
+	Hypothesis hypothesis.Hypothesis
+	Bound      *hypothesis.Bound // replaces Margin; nil: the margin, or hypothesis.DefaultTolerance
 	// Burn, when set, stops the walk where the first burn-rate alert fires
 	// (--stop-on burn-rate), from the burn_rate macro; Good is its good
 	// expression ("" is outcome = 'ok'). The windows are still judged by
@@ -42,9 +42,9 @@ type Config struct {
 // judges it: what Walk replays.
 type Recording struct {
 	Experiment string
-	Window     analyze.Window
+	Window     hypothesis.Window
 	Rule       Rule
-	Sides      analyze.Sides
+	Sides      hypothesis.Sides
 	Windows    []Window // the treatment side's windows, in order
 }
 
@@ -70,18 +70,11 @@ func Load(ctx context.Context, db store.Handle, c Config) (*Recording, error) {
 		if err != nil {
 			return nil, err
 		}
-		switch analyze.MetricUnit(metric) {
-		case "share":
+		if hypothesis.MetricUnit(metric) == "share" {
 			r.Margin = m
-			if metric != "ok_share" {
-				b, err := analyze.ParseBound("margin", m.FloatString(6), metric)
-				if err != nil {
-					return nil, err
-				}
-				r.Bound = &b
-			}
-		default:
-			b, err := analyze.ParseBound("tolerance", analyze.DefaultTolerance, metric)
+		}
+		if metric != "ok_share" { // ok_share keeps the seed's rule on the margin
+			b, err := hypothesis.Threshold(metric, nil, m.FloatString(6))
 			if err != nil {
 				return nil, err
 			}
@@ -89,7 +82,7 @@ func Load(ctx context.Context, db store.Handle, c Config) (*Recording, error) {
 		}
 	}
 	absolute := r.Bound != nil && !r.Bound.Relative()
-	if rec.Sides, err = analyze.ResolveSides(q, e, c.Hypothesis, absolute || c.Burn != nil); err != nil {
+	if rec.Sides, err = hypothesis.ResolveSides(q, e, c.Hypothesis, absolute || c.Burn != nil); err != nil {
 		return nil, err
 	}
 	r.Unjudged = !rec.Sides.HasControl && !absolute
@@ -138,20 +131,10 @@ func (rec *Recording) burnStop(ctx context.Context, db store.Handle, c BurnConfi
 		}
 		run = runs[0]
 	}
-	res, err := analyze.BurnRate(q, analyze.BurnRateOptions{Experiment: side.Experiment, SLO: c.SLO, Rules: c.Rules,
+	fires, err := burnFires(q, side.Experiment, run, hypothesis.BurnQuery{SLO: c.SLO, Rules: c.Rules,
 		Good: good, Step: c.Step, Partial: c.Partial})
 	if err != nil {
 		return err
-	}
-	var fires []BurnFire
-	ci := func(name string) int { return res.Col(name) }
-	for _, row := range res.Rows {
-		at, ok := row[ci("fired_at_ms")].(float64)
-		if row[ci("run")] != run || !ok {
-			continue
-		}
-		fires = append(fires, BurnFire{Rule: row[ci("rule")].(string), AtMs: at,
-			Requests: row[ci("requests_before")].(int64), FailedBefore: row[ci("failed_before")].(int64)})
 	}
 	rec.Rule.StopWindow = math.MaxInt64 // judged by the alert alone: no alert, no stop
 	rec.Rule.BurnText = c.Text()
@@ -179,7 +162,7 @@ func (rec *Recording) burnStop(ctx context.Context, db store.Handle, c BurnConfi
 func (c BurnConfig) Text() string {
 	rules := c.Rules
 	if len(rules) == 0 {
-		rules = analyze.DefaultBurnRules
+		rules = hypothesis.DefaultBurnRules
 	}
 	names := make([]string, len(rules))
 	for i, r := range rules {
@@ -188,13 +171,13 @@ func (c BurnConfig) Text() string {
 	return "burn-rate " + strings.Join(names, ", ") + " at SLO " + string(c.SLO)
 }
 
-func sideRuns(ctx context.Context, db store.Handle, s analyze.Side) ([]string, error) {
+func sideRuns(ctx context.Context, db store.Handle, s hypothesis.Side) ([]string, error) {
 	return store.QueryStrings(store.WithContext(ctx, db),
 		`SELECT DISTINCT run FROM requests WHERE experiment = ? AND role = ? ORDER BY run`, s.Experiment, s.Role)
 }
 
 // SideBaseline is the mean of a side's window values of a metric, exact.
-func SideBaseline(ctx context.Context, db store.Handle, s analyze.Side, w analyze.Window, metric string) (*big.Rat, error) {
+func SideBaseline(ctx context.Context, db store.Handle, s hypothesis.Side, w hypothesis.Window, metric string) (*big.Rat, error) {
 	ws, err := SideWindows(ctx, db, s, w, metric)
 	if err != nil {
 		return nil, err
@@ -207,8 +190,8 @@ func SideBaseline(ctx context.Context, db store.Handle, s analyze.Side, w analyz
 
 // SideWindows returns a side's windows with the metric's exact value, from
 // the SQL side_windows macro.
-func SideWindows(ctx context.Context, db store.Handle, s analyze.Side, w analyze.Window, metric string) ([]Window, error) {
-	if err := analyze.CheckMetric(metric); err != nil {
+func SideWindows(ctx context.Context, db store.Handle, s hypothesis.Side, w hypothesis.Window, metric string) ([]Window, error) {
+	if err := hypothesis.CheckMetric(metric); err != nil {
 		return nil, err
 	}
 	out, err := readWindows(ctx, db, fmt.Sprintf(`SELECT '', %s FROM side_windows(?, size_n := ?, size_ms := ?, metric := '%s'%s)`,
@@ -223,7 +206,7 @@ func SideWindows(ctx context.Context, db store.Handle, s analyze.Side, w analyze
 }
 
 // hypothesisWindows reads both sides' windows in one query.
-func hypothesisWindows(ctx context.Context, db store.Handle, s analyze.Sides, w analyze.Window) (ctl, treat []Window, err error) {
+func hypothesisWindows(ctx context.Context, db store.Handle, s hypothesis.Sides, w hypothesis.Window) (ctl, treat []Window, err error) {
 	out, err := readWindows(ctx, db, fmt.Sprintf(`SELECT role, %s FROM _hyp_windows(?, size_n := ?, size_ms := ?%s)`,
 		windowColumns(s.Metric), s.Args()), s.Treatment.Experiment, w, s.Metric)
 	if err != nil {
@@ -237,7 +220,7 @@ func hypothesisWindows(ctx context.Context, db store.Handle, s analyze.Sides, w 
 // for 125 k windows cost a tenth of a second at 10 M rows).
 func windowColumns(metric string) string {
 	value := "value_num::VARCHAR, value_den::VARCHAR"
-	if analyze.MetricUnit(metric) == "share" {
+	if hypothesis.MetricUnit(metric) == "share" {
 		value = "NULL, NULL"
 	}
 	return "window_no, first_t_ms, last_t_ms, requests, ok, damage, tagged, " + value
@@ -247,7 +230,7 @@ func windowColumns(metric string) string {
 // those windowColumns names, with the side first. A replay reads 250 k
 // windows at 10 M rows: as Arrow batches when db lends its connection,
 // else (a *sql.Tx) row by row.
-func readWindows(ctx context.Context, db store.Handle, q, exp string, w analyze.Window, metric string) (map[string][]Window, error) {
+func readWindows(ctx context.Context, db store.Handle, q, exp string, w hypothesis.Window, metric string) (map[string][]Window, error) {
 	var n, ms any
 	if w.N > 0 {
 		n = w.N
@@ -305,7 +288,7 @@ func appendWindows(out map[string][]Window, rb arrow.RecordBatch, metric string)
 	num, den := rb.Column(8), rb.Column(9)
 	numS, _ := num.(interface{ Value(int) string })
 	denS, _ := den.(interface{ Value(int) string })
-	withValue := analyze.MetricUnit(metric) != "share" && numS != nil && denS != nil
+	withValue := hypothesis.MetricUnit(metric) != "share" && numS != nil && denS != nil
 	// the rows of a side come in runs: its slice is taken from the map
 	// when the side changes, and put back then and at the end
 	var key string
@@ -380,7 +363,7 @@ func scanWindows(ctx context.Context, db store.Handle, q string, args []any, met
 			return nil, err
 		}
 		x.FirstTMs, x.LastTMs, x.HasTMs = first.Float64, last.Float64, first.Valid && last.Valid
-		if num.Valid && den.Valid && analyze.MetricUnit(metric) != "share" {
+		if num.Valid && den.Valid && hypothesis.MetricUnit(metric) != "share" {
 			x.Value = windowValue(num.String, den.String)
 		}
 		addWindow(out, side, x)
@@ -390,14 +373,14 @@ func scanWindows(ctx context.Context, db store.Handle, q string, args []any, met
 
 // storedWindow is the window the experiment stores: a count under "window",
 // a duration in ms under "window_ms" (as the analyses read it).
-func storedWindow(e store.Experiment) (analyze.Window, error) {
+func storedWindow(e store.Experiment) (hypothesis.Window, error) {
 	if n, ok := e.Number("window"); ok && n > 0 && n == float64(int64(n)) {
-		return analyze.Window{N: int64(n)}, nil
+		return hypothesis.Window{N: int64(n)}, nil
 	}
 	if ms, ok := e.Number("window_ms"); ok && ms > 0 {
-		return analyze.Window{Ms: ms}, nil
+		return hypothesis.Window{Ms: ms}, nil
 	}
-	return analyze.Window{}, fmt.Errorf("experiment %q stores no window size: give --window (e.g. 40 or 1s)", e.Name)
+	return hypothesis.Window{}, fmt.Errorf("experiment %q stores no window size: give --window (e.g. 40 or 1s)", e.Name)
 }
 
 // margin is the flag's margin, else the stored one, else DefaultMargin. A
@@ -421,7 +404,7 @@ func margin(e store.Experiment, flag *big.Rat) (*big.Rat, error) {
 // watch, with the window it was computed on: w, or the experiment's stored
 // window when w is zero. The baseline side is run ref (RUN or
 // EXPERIMENT/RUN), or the experiment's control role when ref is empty.
-func RecordedBaseline(ctx context.Context, db store.Handle, name, ref string, w analyze.Window, metric string) (analyze.Window, *big.Rat, error) {
+func RecordedBaseline(ctx context.Context, db store.Handle, name, ref string, w hypothesis.Window, metric string) (hypothesis.Window, *big.Rat, error) {
 	q := store.WithContext(ctx, db)
 	e, err := store.FindExperiment(q, name)
 	if err != nil {
@@ -432,13 +415,56 @@ func RecordedBaseline(ctx context.Context, db store.Handle, name, ref string, w 
 			return w, nil, err
 		}
 	}
-	s, err := analyze.ResolveSide(q, e.Name, ref, "control")
+	s, err := hypothesis.ResolveSide(q, e.Name, ref, "control")
 	if err != nil {
 		return w, nil, err
 	}
-	if err := analyze.RequireSideLatency(q, metric, s); err != nil {
+	if err := hypothesis.RequireSideLatency(q, metric, s); err != nil {
 		return w, nil, err
 	}
 	b, err := SideBaseline(ctx, db, s, w, metric)
 	return w, b, err
+}
+
+// burnFires are the rules that fire on run, from the burn_rate macro as
+// analyze burn-rate calls it (the same checks of good first).
+func burnFires(q store.Querier, exp, run string, b hypothesis.BurnQuery) ([]BurnFire, error) {
+	if b.SLO == "" {
+		return nil, fmt.Errorf("burn rate needs an SLO, e.g. 99.9%%")
+	}
+	if b.Good != "" {
+		if err := hypothesis.CheckGood(q, b.Good, exp); err != nil {
+			return nil, err
+		}
+	}
+	if err := hypothesis.RequireGoodLatency(q, b.Good, "experiment = ?", exp); err != nil {
+		return nil, err
+	}
+	rows, err := q.Query(`SELECT run, rule, fired_at_ms, requests_before, failed_before FROM (`+b.SQL()+`)`, exp)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var fires []BurnFire
+	n := 0
+	for ; rows.Next(); n++ {
+		var r string
+		var at sql.NullFloat64
+		var before, failed sql.NullInt64
+		f := BurnFire{}
+		if err := rows.Scan(&r, &f.Rule, &at, &before, &failed); err != nil {
+			return nil, err
+		}
+		if r == run && at.Valid {
+			f.AtMs, f.Requests, f.FailedBefore = at.Float64, before.Int64, failed.Int64
+			fires = append(fires, f)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("experiment %q has no t_ms: burn rates are evaluated over time and need send times", exp)
+	}
+	return fires, nil
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/sim/storm"
 	"github.com/rewind-dev/rewind/store"
 )
@@ -61,7 +62,7 @@ func runAmplification(ctx context.Context, e *env, args []string) error {
 		return usagef("--normal-rate %v: want a positive number of calls per tick", o.NormalRate)
 	}
 	if fault != "" {
-		span, err := analyze.ParseSpan(fault)
+		span, err := hypothesis.ParseSpan(fault)
 		if err != nil {
 			return usagef("--fault: %v", err)
 		}

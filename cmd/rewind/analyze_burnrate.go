@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -53,11 +54,11 @@ func runBurnRate(ctx context.Context, e *env, args []string) error {
 		return usagef("--slo is required, e.g. --slo 99.9%%")
 	}
 	var err error
-	if o.SLO, err = analyze.ParseSLO(slo); err != nil {
+	if o.SLO, err = hypothesis.ParseSLO(slo); err != nil {
 		return usagef("--slo: %v", err)
 	}
 	if rules != "" {
-		if o.Rules, err = analyze.ParseBurnRules(rules); err != nil {
+		if o.Rules, err = hypothesis.ParseBurnRules(rules); err != nil {
 			return usagef("--rules: %v", err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -148,7 +149,7 @@ func runStopDamage(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "analyze stop-damage", stopUsage)
 	d.add(fs, true)
 	fs.StringVar(&window, "window", "", "window: requests (40) or a duration (1s) (default: the stored window)")
-	fs.Float64Var(&o.Margin, "margin", 0.10, "margin below the baseline, as a share")
+	fs.Float64Var(&o.Margin, "margin", hypothesis.DefaultMargin, "margin below the baseline, as a share")
 	fs.StringVar(&ks, "k", "1,2,3,4", "consecutive falsified windows that stop the experiment")
 	h.add(fs, false, false)
 	if err := parse(fs, args); err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -79,7 +80,7 @@ func runPeaks(ctx context.Context, e *env, args []string) error {
 func resolutionList(s string) ([]int64, error) {
 	var out []int64
 	for _, p := range strings.Split(s, ",") {
-		d, err := analyze.ParseInstant(p)
+		d, err := hypothesis.ParseInstant(p)
 		if err != nil || d <= 0 || d%time.Millisecond != 0 {
 			return nil, usagef("--resolutions %q: %q is not a positive whole number of ms (100ms, 1s, 250)", s, strings.TrimSpace(p))
 		}

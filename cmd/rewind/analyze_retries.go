@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -38,7 +39,7 @@ func runRetries(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if affected != "" {
-		span, err := analyze.ParseSpan(affected)
+		span, err := hypothesis.ParseSpan(affected)
 		if err != nil {
 			return usageError{hinted{err, "rewind analyze retries --affected 8.5s..15s"}}
 		}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -97,7 +98,7 @@ func thresholdFlags(specs []string, abort bool, delay string) ([]analyze.Thresho
 	var wait time.Duration
 	if delay != "" {
 		var err error
-		if wait, err = analyze.ParseLongDuration(delay); err != nil || wait < 0 {
+		if wait, err = hypothesis.ParseLongDuration(delay); err != nil || wait < 0 {
 			return nil, usagef("--delay-abort-eval %q: want a duration such as 10s", delay)
 		}
 	}
@@ -116,7 +117,7 @@ func thresholdFlags(specs []string, abort bool, delay string) ([]analyze.Thresho
 }
 
 func positiveDuration(flag, s string) (time.Duration, error) {
-	d, err := analyze.ParseLongDuration(s)
+	d, err := hypothesis.ParseLongDuration(s)
 	if err != nil || d <= 0 {
 		return 0, usagef("--%s %q: want a positive duration such as 2s", flag, s)
 	}

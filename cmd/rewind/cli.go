@@ -12,9 +12,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	reportpkg "github.com/rewind-dev/rewind/analyze/report"
 	"github.com/rewind-dev/rewind/ingest"
 	"github.com/rewind-dev/rewind/internal/progress"
+	"github.com/rewind-dev/rewind/internal/textsafe"
 )
 
 // Exit codes, documented in the README.
@@ -260,7 +260,7 @@ func isTerminal(w io.Writer) bool {
 func cleanLines(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
-		lines[i] = reportpkg.Clean(l)
+		lines[i] = textsafe.Clean(l)
 	}
 	return strings.Join(lines, "\n")
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -107,7 +108,7 @@ func explain(err error, cmd string) error {
 	if errors.Is(err, store.ErrNoExperiment) {
 		return hinted{err, "rewind ingest FILE"}
 	}
-	var se *analyze.SidesError
+	var se *hypothesis.SidesError
 	if errors.As(err, &se) && se.Try != "" {
 		return hinted{err, cmd + " " + se.Try}
 	}
@@ -140,11 +141,11 @@ func intList(flag, s string) ([]int64, error) {
 	return out, nil
 }
 
-func windowFlag(s string) (analyze.Window, error) {
+func windowFlag(s string) (hypothesis.Window, error) {
 	if s == "" {
-		return analyze.Window{}, nil
+		return hypothesis.Window{}, nil
 	}
-	w, err := analyze.ParseWindow(s)
+	w, err := hypothesis.ParseWindow(s)
 	if err != nil {
 		return w, usageError{err}
 	}

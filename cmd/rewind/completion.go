@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/ingest"
 	"github.com/rewind-dev/rewind/store"
 )
@@ -114,7 +115,7 @@ func completions(ctx context.Context, words []string) []string {
 	case "--format", "-f":
 		return withPrefix(analyze.Formats, cur)
 	case "--metric":
-		return withPrefix(analyze.Metrics, cur)
+		return withPrefix(hypothesis.Metrics, cur)
 	case "--stop-on":
 		return withPrefix([]string{"burn-rate", "windows"}, cur)
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/replay"
 )
 
@@ -48,7 +48,7 @@ func (h *hypothesisFlags) add(fs *pflag.FlagSet, sweep, live bool) {
 		fs.StringVar(&h.treatment, "treatment", "", "the treatment run: RUN or EXPERIMENT/RUN (default: the run with role experiment)")
 	}
 	fs.StringVar(&h.until, "baseline-until", "", "split one run: the baseline before DURATION (2m) or EVENT (action_start), the treatment after")
-	fs.StringVar(&h.metric, "metric", "ok_share", "what a window is judged on: "+strings.Join(analyze.Metrics, ", "))
+	fs.StringVar(&h.metric, "metric", "ok_share", "what a window is judged on: "+strings.Join(hypothesis.Metrics, ", "))
 	many := ""
 	if sweep {
 		many = ", swept (comma-separated)"
@@ -58,9 +58,9 @@ func (h *hypothesisFlags) add(fs *pflag.FlagSet, sweep, live bool) {
 	fs.StringVar(&h.min, "min", "", "absolute threshold where lower is worse: 99%, 100/s"+many)
 }
 
-func (h *hypothesisFlags) hypothesis() (analyze.Hypothesis, error) {
-	hy := analyze.Hypothesis{Control: h.control, Treatment: h.treatment, BaselineUntil: h.until, Metric: h.metric}
-	if err := analyze.CheckMetric(h.metric); err != nil {
+func (h *hypothesisFlags) hypothesis() (hypothesis.Hypothesis, error) {
+	hy := hypothesis.Hypothesis{Control: h.control, Treatment: h.treatment, BaselineUntil: h.until, Metric: h.metric}
+	if err := hypothesis.CheckMetric(h.metric); err != nil {
 		return hy, usagef("--%v", err)
 	}
 	return hy, nil
@@ -69,7 +69,7 @@ func (h *hypothesisFlags) hypothesis() (analyze.Hypothesis, error) {
 // bounds reads --tolerance, --max or --min (at most one; a comma list when
 // sweep), and --margin or --margins when margin names the flag that was
 // given. None given: nil.
-func (h *hypothesisFlags) bounds(margin string, sweep bool) ([]analyze.Bound, error) {
+func (h *hypothesisFlags) bounds(margin string, sweep bool) ([]hypothesis.Bound, error) {
 	var given []string
 	for _, k := range []string{"tolerance", "max", "min", margin} {
 		if k != "" && h.fs.Changed(k) && h.fs.Lookup(k).Value.String() != "" {
@@ -89,9 +89,9 @@ func (h *hypothesisFlags) bounds(margin string, sweep bool) ([]analyze.Bound, er
 		parts = strings.Split(text, ",")
 	}
 	boundKind := strings.TrimSuffix(kind, "s") // --margins gives margins
-	var out []analyze.Bound
+	var out []hypothesis.Bound
 	for _, p := range parts {
-		b, err := analyze.ParseBound(boundKind, strings.TrimSpace(p), h.metric)
+		b, err := hypothesis.ParseBound(boundKind, strings.TrimSpace(p), h.metric)
 		if err != nil {
 			// Name the flag as given (--margins, not --margin).
 			return nil, usageError{errors.New(strings.Replace(err.Error(), "--"+boundKind+" ", "--"+kind+" ", 1))}
@@ -170,11 +170,11 @@ func (s *stopFlags) burn() (*replay.BurnConfig, error) {
 	}
 	var c replay.BurnConfig
 	var err error
-	if c.SLO, err = analyze.ParseSLO(s.slo); err != nil {
+	if c.SLO, err = hypothesis.ParseSLO(s.slo); err != nil {
 		return nil, usagef("--slo: %v", err)
 	}
 	if s.rules != "" {
-		if c.Rules, err = analyze.ParseBurnRules(s.rules); err != nil {
+		if c.Rules, err = hypothesis.ParseBurnRules(s.rules); err != nil {
 			return nil, usagef("--rules: %v", err)
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/rewind-dev/rewind/analyze/notebook"
+	"github.com/rewind-dev/rewind/notebook"
 	"github.com/rewind-dev/rewind/store"
 )
 

@@ -6,10 +6,10 @@ import (
 	"io"
 	"strings"
 
-	"github.com/rewind-dev/rewind/analyze"
-	rpt "github.com/rewind-dev/rewind/analyze/report" // "report" is cli.go's error printer
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/ingest"
 	"github.com/rewind-dev/rewind/internal/progress"
+	rpt "github.com/rewind-dev/rewind/report" // "report" is cli.go's error printer
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -39,7 +39,7 @@ type reportOptions struct {
 	html   string
 	force  bool
 	window string
-	lib    analyze.ReportOptions
+	lib    rpt.Options
 }
 
 func init() {
@@ -54,7 +54,7 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	fs.BoolVar(&o.force, "force", false, "replace an existing --html file that is not a page rewind wrote (never the database or an input)")
 	fs.StringVar(&o.lib.Planned, "planned", "", "the blast-radius plan: a SQL boolean over request columns (default: the stored 'planned')")
 	fs.StringVar(&o.window, "window", "", "window: requests (40) or a duration (1s) (default: the stored window)")
-	fs.Float64Var(&o.lib.Margin, "margin", 0.10, "timeline and stop-damage margin below the baseline, as a share")
+	fs.Float64Var(&o.lib.Margin, "margin", hypothesis.DefaultMargin, "timeline and stop-damage margin below the baseline, as a share")
 	fs.Int64Var(&o.lib.StopAfter, "stop-after", 1, "consecutive falsified windows that stop the experiment (the timeline's mark)")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -130,7 +130,7 @@ func writeReport(ctx context.Context, e *env, db *store.DB, o *reportOptions) er
 		}
 		bar.Set(int64(done))
 	}
-	doc, err := analyze.BuildReport(store.WithContext(ctx, db), o.lib)
+	doc, err := rpt.Build(store.WithContext(ctx, db), o.lib)
 	bar.Finish()
 	if err != nil {
 		return explain(err, "rewind report")

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/sim/retry"
 )
 
@@ -141,7 +141,7 @@ func (o *simRetryOptions) write(w io.Writer, results []retry.Result) error {
 
 // check turns the flags that need more than pflag's parsing into the model.
 func (o *simRetryOptions) check() ([]retry.Strategy, error) {
-	span, err := analyze.ParseSpan(o.affected)
+	span, err := hypothesis.ParseSpan(o.affected)
 	if err != nil {
 		return nil, retryUsagef("--affected: %v", err)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/replay"
 	"github.com/rewind-dev/rewind/store"
 )
@@ -95,7 +95,7 @@ func watchFlags(e *env) (*watchOptions, *pflag.FlagSet) {
 	fs.StringVar(&o.baselineExp, "baseline-experiment", "", "take the baseline from this recorded experiment's control run")
 	fs.StringVar(&o.baselineShare, "baseline-share", "", "the baseline as an exact share, e.g. 0.96")
 	fs.StringVar(&o.window, "window", "", "rows per window (40) or a duration by t_ms (1s) (default: the baseline experiment's stored window)")
-	fs.StringVar(&o.margin, "margin", "0.10", "margin below the baseline, as an exact share")
+	fs.StringVar(&o.margin, "margin", hypothesis.DecimalLit(hypothesis.DefaultMargin), "margin below the baseline, as an exact share")
 	fs.IntVar(&o.k, "stop-after", 1, "consecutive falsified windows that stop the experiment")
 	fs.BoolVar(&o.untilEOF, "until-eof", false, "end at the end of the file instead of following it")
 	fs.DurationVar(&o.idle, "idle-timeout", 0, "end when the file has not grown for this long")
@@ -127,7 +127,7 @@ func runWatch(ctx context.Context, e *env, args []string) error {
 	}
 	p.SetMetric(cfg.Rule.Metric)
 	if o.stop.good != "" {
-		g, err := analyze.NewGood(ctx, o.stop.good)
+		g, err := replay.NewGood(ctx, o.stop.good)
 		if err != nil {
 			return usageError{err}
 		}
@@ -215,14 +215,14 @@ func (o *watchOptions) config(ctx context.Context) (replay.FollowConfig, error) 
 	switch {
 	case (o.baselineExp == "" && o.h.control == "") == (given == ""):
 		try := "rewind watch FILE --baseline-share 0.96 --window 40"
-		if analyze.MetricUnit(h.Metric) == "ms" {
+		if hypothesis.MetricUnit(h.Metric) == "ms" {
 			try = "rewind watch FILE --metric " + h.Metric + " --max 250ms --window 30s"
 		}
 		return c, usageError{hinted{fmt.Errorf("give the baseline: --baseline-experiment NAME, --control EXPERIMENT/RUN, or --baseline VALUE (0.96, 230ms, 50/s); or an absolute --max or --min"), try}}
 	case o.baselineShare != "" && o.baseline != "":
 		return c, usagef("--baseline and --baseline-share: give one")
 	case given != "":
-		if c.Rule.Baseline, err = analyze.ParseAmount(given, h.Metric); err != nil {
+		if c.Rule.Baseline, err = hypothesis.ParseAmount(given, h.Metric); err != nil {
 			return c, usagef("--baseline %q: %v", given, err)
 		}
 		if w.IsZero() {
@@ -248,12 +248,12 @@ func (o *watchOptions) rule(r *replay.Rule) error {
 			return usagef("--margin and --%s: give one threshold form", bounds[0].Kind)
 		}
 		r.Bound = &bounds[0]
-	case analyze.MetricUnit(metric) != "share":
+	case hypothesis.MetricUnit(metric) != "share":
 		if o.h.fs.Changed("margin") {
-			_, err := analyze.ParseBound("margin", o.margin, metric)
+			_, err := hypothesis.ParseBound("margin", o.margin, metric)
 			return usageError{err}
 		}
-		b, err := analyze.ParseBound("tolerance", analyze.DefaultTolerance, metric)
+		b, err := hypothesis.Threshold(metric, nil, "")
 		if err != nil {
 			return err
 		}
@@ -263,7 +263,7 @@ func (o *watchOptions) rule(r *replay.Rule) error {
 			return usagef("--margin %v", err)
 		}
 		if metric == "error_rate" {
-			b, err := analyze.ParseBound("margin", o.margin, metric)
+			b, err := hypothesis.Threshold(metric, nil, o.margin)
 			if err != nil {
 				return usageError{err}
 			}
@@ -275,7 +275,7 @@ func (o *watchOptions) rule(r *replay.Rule) error {
 
 // recordedBaseline reads the baseline (and, without --window, the window)
 // from a recorded experiment.
-func (o *watchOptions) recordedBaseline(ctx context.Context, flag analyze.Window, metric string) (*big.Rat, analyze.Window, error) {
+func (o *watchOptions) recordedBaseline(ctx context.Context, flag hypothesis.Window, metric string) (*big.Rat, hypothesis.Window, error) {
 	db, err := o.opts.open(ctx, o.db, false)
 	if err != nil {
 		return nil, flag, err

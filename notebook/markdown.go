@@ -7,7 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rewind-dev/rewind/analyze/report"
+	"github.com/rewind-dev/rewind/internal/textsafe"
+	"github.com/rewind-dev/rewind/report"
 )
 
 // WriteMarkdown writes the notebook as it was written, with each cell's
@@ -116,7 +117,7 @@ var mdEscaper = strings.NewReplacer(
 
 // Control characters left after that (ESC, BEL, tabs) are escaped as
 // \xNN: markdown shown in a terminal must not move its cursor.
-func mdEscape(s string) string { return report.Clean(mdEscaper.Replace(s)) }
+func mdEscape(s string) string { return textsafe.Clean(mdEscaper.Replace(s)) }
 
 // table is the cell's result as a report.Table: the full result, or for a
 // chart cell its X and Y columns.

@@ -1,4 +1,4 @@
-package analyze
+package report
 
 import (
 	"fmt"
@@ -6,17 +6,18 @@ import (
 	"math"
 	"slices"
 
-	"github.com/rewind-dev/rewind/analyze/report"
+	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/store"
 )
 
-// ReportOptions steer BuildReport. Zero values take the experiment's stored
+// Options steer Build. Zero values take the experiment's stored
 // parameters, as the analyses do.
-type ReportOptions struct {
+type Options struct {
 	Experiment string
-	Planned    string  // blast-radius plan, a SQL boolean (default: the stored 'planned')
-	Window     Window  // default: the experiment's stored window
-	Margin     float64 // timeline threshold below the baseline; default 0.10 (or the stored 'margin')
+	Planned    string            // blast-radius plan, a SQL boolean (default: the stored 'planned')
+	Window     hypothesis.Window // default: the experiment's stored window
+	Margin     float64           // timeline threshold below the baseline; default 0.10 (or the stored 'margin')
 	MarginSet  bool
 	StopAfter  int64  // consecutive falsified windows that stop, marked on the timeline; default 1
 	Source     string // where the log came from, for the subtitle; optional
@@ -30,7 +31,7 @@ type ReportOptions struct {
 
 // sectionFunc builds one report section; nil means the experiment lacks what
 // the section needs, and the report leaves it out.
-type sectionFunc func(q store.Querier, e store.Experiment, o ReportOptions) (*report.Section, error)
+type sectionFunc func(q store.Querier, e store.Experiment, o Options) (*Section, error)
 
 // reportSections are the report's parts in order. Each calls the same
 // analysis functions as `rewind analyze`, so both show the same numbers.
@@ -50,15 +51,15 @@ var reportSections = []struct {
 	{"retries", retriesSection},
 }
 
-// BuildReport assembles the report of one experiment: a section for each
+// Build assembles the report of one experiment: a section for each
 // analysis the log supports.
-func BuildReport(q store.Querier, o ReportOptions) (report.Document, error) {
+func Build(q store.Querier, o Options) (Document, error) {
 	e, err := store.FindExperiment(q, o.Experiment)
 	if err != nil {
-		return report.Document{}, err
+		return Document{}, err
 	}
 	if !o.MarginSet {
-		o.Margin = 0.10
+		o.Margin = hypothesis.DefaultMargin
 		if m, ok := e.Number("margin"); ok {
 			o.Margin = m
 		}
@@ -66,7 +67,7 @@ func BuildReport(q store.Querier, o ReportOptions) (report.Document, error) {
 	if o.StopAfter <= 0 {
 		o.StopAfter = 1
 	}
-	doc := report.Document{Title: "rewind report: " + e.Name, Subtitle: subtitle(e, o), Null: "-"}
+	doc := Document{Title: "rewind report: " + e.Name, Subtitle: subtitle(e, o), Null: "-"}
 	if doc.Keys, o.roles, err = runKeys(q, e.Name); err != nil {
 		return doc, err
 	}
@@ -94,7 +95,7 @@ func BuildReport(q store.Querier, o ReportOptions) (report.Document, error) {
 // each run keeps the colour of its place there in every chart. It also maps
 // each role to the key of its series (roleKey).
 func runKeys(q store.Querier, exp string) ([]string, map[string]string, error) {
-	r, err := query(q, "runs", nil, `SELECT run, coalesce(role, '') AS role FROM requests WHERE experiment = ?
+	r, err := analyze.Query(q, "runs", nil, `SELECT run, coalesce(role, '') AS role FROM requests WHERE experiment = ?
 		GROUP BY ALL ORDER BY min(seq), run`, exp)
 	if err != nil {
 		return nil, nil, err
@@ -117,14 +118,14 @@ func runKeys(q store.Querier, exp string) ([]string, map[string]string, error) {
 }
 
 // roleKey is the series key of a role's run (see runKeys).
-func (o ReportOptions) roleKey(role string) string {
+func (o Options) roleKey(role string) string {
 	if k, ok := o.roles[role]; ok {
 		return k
 	}
 	return role
 }
 
-func subtitle(e store.Experiment, o ReportOptions) string {
+func subtitle(e store.Experiment, o Options) string {
 	s := "experiment " + e.Name
 	if o.Source != "" {
 		s += ", from " + o.Source
@@ -144,21 +145,21 @@ func (s shown) Float64() float64 { return s.f }
 
 // resultTable turns an analysis result into a report table with the cells
 // and headers of `rewind analyze`'s table format.
-func resultTable(r *Result, caption string) report.Table {
-	t := report.Table{Caption: caption}
+func resultTable(r *analyze.Result, caption string) Table {
+	t := Table{Caption: caption}
 	for _, c := range r.Columns {
 		unit := c.Unit
 		if unit == "share" || unit == "x" {
 			unit = "" // the cell carries it: 96.00 %, 4.00×
 		}
-		t.Columns = append(t.Columns, report.Column{Name: c.Name, Unit: unit})
+		t.Columns = append(t.Columns, Column{Name: c.Name, Unit: unit})
 	}
 	for _, row := range r.Rows {
-		cells := make([]report.Value, len(row))
+		cells := make([]Value, len(row))
 		for i, v := range row {
 			cells[i] = v
 			if f, ok := v.(float64); ok {
-				cells[i] = shown{human(f, r.Columns[i].Unit), f}
+				cells[i] = shown{analyze.Human(f, r.Columns[i].Unit), f}
 			}
 		}
 		t.Rows = append(t.Rows, cells)
@@ -167,7 +168,7 @@ func resultTable(r *Result, caption string) report.Table {
 }
 
 // column returns a result column as floats; NULL becomes NaN (a gap).
-func column(r *Result, name string) []float64 {
+func column(r *analyze.Result, name string) []float64 {
 	i := r.Col(name)
 	out := make([]float64, len(r.Rows))
 	for j, row := range r.Rows {
@@ -192,8 +193,8 @@ func number(v any) float64 {
 // overviewSection lists the runs and the parameters stored with the
 // experiment; every report has it. A log without outcomes (e.g. bare counts
 // per t_ms) gets NULL ok, not a misleading 0 %.
-func overviewSection(q store.Querier, e store.Experiment, o ReportOptions) (*report.Section, error) {
-	runs, err := query(q, "runs", map[string]string{"ok_share": "share"}, `
+func overviewSection(q store.Querier, e store.Experiment, o Options) (*Section, error) {
+	runs, err := analyze.Query(q, "runs", map[string]string{"ok_share": "share"}, `
 		SELECT run, role, sum(count)::BIGINT AS requests,
 		       CASE WHEN count(outcome) > 0 THEN coalesce(sum(count) FILTER (WHERE outcome = 'ok'), 0) END::BIGINT AS ok,
 		       (ok / sum(count))::DOUBLE AS ok_share
@@ -201,11 +202,11 @@ func overviewSection(q store.Querier, e store.Experiment, o ReportOptions) (*rep
 	if err != nil {
 		return nil, err
 	}
-	sec := &report.Section{Title: "Experiment", Tables: []report.Table{resultTable(runs, "Runs")}}
+	sec := &Section{Title: "Experiment", Tables: []Table{resultTable(runs, "Runs")}}
 	if len(e.Params) > 0 {
-		t := report.Table{Caption: "Stored parameters", Columns: []report.Column{{Name: "parameter"}, {Name: "value"}}}
+		t := Table{Caption: "Stored parameters", Columns: []Column{{Name: "parameter"}, {Name: "value"}}}
 		for _, k := range slices.Sorted(maps.Keys(e.Params)) {
-			t.Rows = append(t.Rows, []report.Value{k, paramValue(e.Params[k])})
+			t.Rows = append(t.Rows, []Value{k, paramValue(e.Params[k])})
 		}
 		sec.Tables = append(sec.Tables, t)
 	}
@@ -213,7 +214,7 @@ func overviewSection(q store.Querier, e store.Experiment, o ReportOptions) (*rep
 }
 
 // paramValue keeps a number a number, so that it right-aligns.
-func paramValue(v any) report.Value {
+func paramValue(v any) Value {
 	switch v.(type) {
 	case nil, float64, string, bool:
 		return v

@@ -1,4 +1,4 @@
-package analyze
+package hypothesis
 
 import (
 	"database/sql"

@@ -1,11 +1,12 @@
-package analyze
+package report
 
 import (
 	"fmt"
 	"math"
 	"strings"
 
-	"github.com/rewind-dev/rewind/analyze/report"
+	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -14,10 +15,10 @@ import (
 // (falsification at the report's margin, stop-damage at its k, blast
 // radius), so the verdict and the sections never disagree.
 
-var verdictColumns = []report.Column{{Name: "question"}, {Name: "verdict"}, {Name: "detail"}}
+var verdictColumns = []Column{{Name: "question"}, {Name: "verdict"}, {Name: "detail"}}
 
-func verdictSection(q store.Querier, e store.Experiment, o ReportOptions) (*report.Section, error) {
-	var rows [][]report.Value
+func verdictSection(q store.Querier, e store.Experiment, o Options) (*Section, error) {
+	var rows [][]Value
 	var missing []string
 	if ok, err := windowed(q, e, o); err != nil {
 		return nil, err
@@ -43,7 +44,7 @@ func verdictSection(q store.Querier, e store.Experiment, o ReportOptions) (*repo
 	} else if why != "" {
 		missing = append(missing, why)
 	}
-	sec := &report.Section{Title: "Verdict", Tables: []report.Table{{Columns: verdictColumns, Rows: rows}}}
+	sec := &Section{Title: "Verdict", Tables: []Table{{Columns: verdictColumns, Rows: rows}}}
 	if len(rows) == 0 {
 		sec.Tables = nil
 	}
@@ -52,7 +53,7 @@ func verdictSection(q store.Querier, e store.Experiment, o ReportOptions) (*repo
 }
 
 // headline is the verdict in one sentence, each question's answer.
-func headline(rows [][]report.Value) []string {
+func headline(rows [][]Value) []string {
 	if len(rows) == 0 {
 		return []string{"Nothing to judge."}
 	}
@@ -65,8 +66,8 @@ func headline(rows [][]report.Value) []string {
 }
 
 // windowedWhy says why the hypothesis, stop and timeline are left out.
-func windowedWhy(e store.Experiment, o ReportOptions) string {
-	if _, err := windowFor(e, o.Window); err != nil {
+func windowedWhy(e store.Experiment, o Options) string {
+	if _, err := analyze.WindowFor(e, o.Window); err != nil {
 		return "The steady-state hypothesis, the stop and the timeline need a window size: give --window 40 (requests) or --window 10s, or store one with --set window=40 at ingest."
 	}
 	return "The steady-state hypothesis, the stop and the timeline need a control and an experiment run: give the runs their roles with --role RUN=control --role RUN=experiment at ingest."
@@ -74,12 +75,12 @@ func windowedWhy(e store.Experiment, o ReportOptions) string {
 
 // hypothesisVerdict judges the steady-state hypothesis at the report's
 // margin: held, or falsified from which window and when.
-func hypothesisVerdict(q store.Querier, e store.Experiment, o ReportOptions) ([]report.Value, error) {
-	w, err := windowFor(e, o.Window)
+func hypothesisVerdict(q store.Querier, e store.Experiment, o Options) ([]Value, error) {
+	w, err := analyze.WindowFor(e, o.Window)
 	if err != nil {
 		return nil, err
 	}
-	r, err := Falsification(q, FalsificationOptions{Experiment: e.Name, Window: o.Window, Margins: []float64{o.Margin}})
+	r, err := analyze.Falsification(q, analyze.FalsificationOptions{Experiment: e.Name, Window: o.Window, Margins: []float64{o.Margin}})
 	if err != nil || len(r.Rows) == 0 {
 		return nil, err
 	}
@@ -88,13 +89,13 @@ func hypothesisVerdict(q store.Querier, e store.Experiment, o ReportOptions) ([]
 	ctlF, ctlN := toInt(row[r.Col("control_falsified")]), toInt(row[r.Col("control_windows")])
 	expF, expN := toInt(row[r.Col("experiment_falsified")]), toInt(row[r.Col("experiment_windows")])
 	threshold := fmt.Sprintf("ok share ≥ %s (control baseline %s − margin %s) per %s window",
-		human(baseline-o.Margin, "share"), human(baseline, "share"), human(o.Margin, "share"), windowName(w))
+		analyze.Human(baseline-o.Margin, "share"), analyze.Human(baseline, "share"), analyze.Human(o.Margin, "share"), windowName(w))
 	alarms := fmt.Sprintf("control: %d of %d falsified (no false alarm)", ctlF, ctlN)
 	if ctlF > 0 {
-		alarms = fmt.Sprintf("control: %d of %d falsified (%s)", ctlF, ctlN, plural(ctlF, "false alarm"))
+		alarms = fmt.Sprintf("control: %d of %d falsified (%s)", ctlF, ctlN, hypothesis.Plural(ctlF, "false alarm"))
 	}
 	if expF == 0 {
-		return []report.Value{"steady-state hypothesis", "held",
+		return []Value{"steady-state hypothesis", "held",
 			fmt.Sprintf("%s; experiment: 0 of %d windows falsified; %s", threshold, expN, alarms)}, nil
 	}
 	first := toInt(row[r.Col("first_falsified_window")])
@@ -102,15 +103,15 @@ func hypothesisVerdict(q store.Querier, e store.Experiment, o ReportOptions) ([]
 	if err != nil {
 		return nil, err
 	}
-	return []report.Value{"steady-state hypothesis", "falsified",
+	return []Value{"steady-state hypothesis", "falsified",
 		fmt.Sprintf("%s; experiment: %d of %d windows falsified, first window %d%s; %s", threshold, expF, expN, first, at, alarms)}, nil
 }
 
 // windowStart is " (from t = … ms)" for a window of the experiment run,
 // or "" when its rows carry no t_ms.
-func windowStart(q store.Querier, e store.Experiment, w Window, window int64) (string, error) {
-	n, ms := w.args()
-	r, err := query(q, "window", nil, `SELECT first_t_ms FROM windows(?, 'experiment', size_n := ?, size_ms := ?) WHERE window_no = ?`,
+func windowStart(q store.Querier, e store.Experiment, w hypothesis.Window, window int64) (string, error) {
+	n, ms := w.SQLArgs()
+	r, err := analyze.Query(q, "window", nil, `SELECT first_t_ms FROM windows(?, 'experiment', size_n := ?, size_ms := ?) WHERE window_no = ?`,
 		e.Name, n, ms, window)
 	if err != nil || len(r.Rows) == 0 || r.Rows[0][0] == nil {
 		return "", err
@@ -120,8 +121,8 @@ func windowStart(q store.Querier, e store.Experiment, w Window, window int64) (s
 
 // stopVerdict says where a stop after k falsified windows fires and what
 // it would have prevented.
-func stopVerdict(q store.Querier, e store.Experiment, o ReportOptions) ([]report.Value, error) {
-	r, err := StopDamage(q, StopDamageOptions{Experiment: e.Name, Window: o.Window, Margin: o.Margin, MarginSet: true, Ks: []int64{o.StopAfter}})
+func stopVerdict(q store.Querier, e store.Experiment, o Options) ([]Value, error) {
+	r, err := analyze.StopDamage(q, analyze.StopDamageOptions{Experiment: e.Name, Window: o.Window, Margin: o.Margin, MarginSet: true, Ks: []int64{o.StopAfter}})
 	if err != nil || len(r.Rows) == 0 {
 		return nil, err
 	}
@@ -130,21 +131,21 @@ func stopVerdict(q store.Querier, e store.Experiment, o ReportOptions) ([]report
 	until, total := toInt(row[r.Col("damage_until_stop")]), toInt(row[r.Col("total_damage")])
 	damaged := damagedNoun(q, e)
 	if row[r.Col("stop_window")] == nil {
-		return []report.Value{question, "never fires", fmt.Sprintf("all %d %s happen unstopped", total, damaged)}, nil
+		return []Value{question, "never fires", fmt.Sprintf("all %d %s happen unstopped", total, damaged)}, nil
 	}
 	saved := total - until
 	share := "-"
 	if total > 0 {
-		share = human(float64(saved)/float64(total), "share")
+		share = analyze.Human(float64(saved)/float64(total), "share")
 	}
-	return []report.Value{question, fmt.Sprintf("fires at window %d", toInt(row[r.Col("stop_window")])),
+	return []Value{question, fmt.Sprintf("fires at window %d", toInt(row[r.Col("stop_window")])),
 		fmt.Sprintf("%d of %d %s before the stop: %d prevented (%s)", until, total, damaged, saved, share)}, nil
 }
 
 // damagedNoun names what stop-damage counts: tagged requests not ok, or,
 // in a log without tags, requests not ok (as the stop-damage note says).
 func damagedNoun(q store.Querier, e store.Experiment) string {
-	if tagged, err := hasTags(q, Side{Experiment: e.Name, Role: "experiment"}); err == nil && !tagged {
+	if tagged, err := hypothesis.HasTags(q, hypothesis.Side{Experiment: e.Name, Role: "experiment"}); err == nil && !tagged {
 		return "requests not ok"
 	}
 	return "damaged requests"
@@ -152,11 +153,11 @@ func damagedNoun(q store.Querier, e store.Experiment) string {
 
 // blastVerdict is the blast radius multiplier, when the experiment has a
 // plan; why says what is missing otherwise.
-func blastVerdict(q store.Querier, e store.Experiment, o ReportOptions) (row []report.Value, why string, err error) {
+func blastVerdict(q store.Querier, e store.Experiment, o Options) (row []Value, why string, err error) {
 	if ok, err := hasRoles(q, e.Name, "experiment"); !ok || err != nil {
 		return nil, "", err
 	}
-	r, err := BlastRadius(q, BlastRadiusOptions{Experiment: e.Name, Planned: o.Planned})
+	r, err := analyze.BlastRadius(q, analyze.BlastRadiusOptions{Experiment: e.Name, Planned: o.Planned})
 	if err != nil || len(r.Rows) == 0 {
 		return nil, "", err
 	}
@@ -164,11 +165,11 @@ func blastVerdict(q store.Querier, e store.Experiment, o ReportOptions) (row []r
 	if math.IsNaN(planned) || planned == 0 {
 		return nil, "No blast-radius plan: give --planned 'SQL boolean' (or store it with --set planned=…) for the multiplier.", nil
 	}
-	return []report.Value{"blast radius", human(toFloat(r.Rows[0][r.Col("multiplier")]), "x"),
+	return []Value{"blast radius", analyze.Human(toFloat(r.Rows[0][r.Col("multiplier")]), "x"),
 		fmt.Sprintf("%s requests reached against %s planned", trimFloatText(measured), trimFloatText(planned))}, "", nil
 }
 
-func windowName(w Window) string {
+func windowName(w hypothesis.Window) string {
 	if w.N > 0 {
 		return fmt.Sprintf("%d-request", w.N)
 	}

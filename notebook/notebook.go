@@ -1,7 +1,7 @@
 // Package notebook runs markdown notebooks whose fenced ```sql cells query a
 // DuckDB database, and writes them back with each result in place: as
 // markdown (.md) or as one self-contained HTML page (.html) drawn by
-// analyze/report.
+// report.
 //
 // A cell's info string takes options after "sql":
 //

@@ -1,4 +1,4 @@
-package analyze
+package report
 
 import (
 	"fmt"
@@ -6,7 +6,8 @@ import (
 	"math"
 	"slices"
 
-	"github.com/rewind-dev/rewind/analyze/report"
+	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -19,22 +20,22 @@ var timelineUnits = map[string]string{"ok_share": "share", "damage": "requests"}
 // timelineSection decides falsified windows with the same exact comparison as
 // falsification and stop_damage (_falsified over _baseline), so the marked
 // stop and the table agree with them.
-func timelineSection(q store.Querier, e store.Experiment, o ReportOptions) (*report.Section, error) {
+func timelineSection(q store.Querier, e store.Experiment, o Options) (*Section, error) {
 	if ok, err := windowed(q, e, o); !ok || err != nil {
 		return nil, err
 	}
-	w, err := windowFor(e, o.Window)
+	w, err := analyze.WindowFor(e, o.Window)
 	if err != nil {
 		return nil, err
 	}
-	n, ms := w.args()
+	n, ms := w.SQLArgs()
 	sql := fmt.Sprintf(`SELECT c.window_no, c.requests, c.ok, (c.ok / c.requests)::DOUBLE AS ok_share, c.damage,
 		       _falsified(c.ok, c.requests, b.sl, b.w, b.l, %s) AS falsified
 		FROM windows(?, ?, size_n := ?, size_ms := ?) c, _baseline(?, ?, ?) b
-		WHERE b.w > 0 ORDER BY c.window_no`, decimalLit(o.Margin))
-	runs := map[string]*Result{}
+		WHERE b.w > 0 ORDER BY c.window_no`, hypothesis.DecimalLit(o.Margin))
+	runs := map[string]*analyze.Result{}
 	for _, role := range []string{"control", "experiment"} {
-		if runs[role], err = query(q, "timeline", timelineUnits, sql, e.Name, role, n, ms, e.Name, n, ms); err != nil {
+		if runs[role], err = analyze.Query(q, "timeline", timelineUnits, sql, e.Name, role, n, ms, e.Name, n, ms); err != nil {
 			return nil, err
 		}
 	}
@@ -47,12 +48,12 @@ func timelineSection(q store.Querier, e store.Experiment, o ReportOptions) (*rep
 
 // baselineAndStop takes the baseline from falsification and the stop window
 // from stop_damage, the analyses the timeline illustrates.
-func baselineAndStop(q store.Querier, e store.Experiment, o ReportOptions) (baseline, stop float64, err error) {
-	f, err := Falsification(q, FalsificationOptions{Experiment: e.Name, Window: o.Window, Margins: []float64{o.Margin}})
+func baselineAndStop(q store.Querier, e store.Experiment, o Options) (baseline, stop float64, err error) {
+	f, err := analyze.Falsification(q, analyze.FalsificationOptions{Experiment: e.Name, Window: o.Window, Margins: []float64{o.Margin}})
 	if err != nil {
 		return 0, 0, err
 	}
-	s, err := StopDamage(q, StopDamageOptions{Experiment: e.Name, Window: o.Window, Margin: o.Margin, MarginSet: true, Ks: []int64{o.StopAfter}})
+	s, err := analyze.StopDamage(q, analyze.StopDamageOptions{Experiment: e.Name, Window: o.Window, Margin: o.Margin, MarginSet: true, Ks: []int64{o.StopAfter}})
 	if err != nil {
 		return 0, 0, err
 	}
@@ -66,32 +67,32 @@ func baselineAndStop(q store.Querier, e store.Experiment, o ReportOptions) (base
 	return baseline, stop, nil
 }
 
-func timelineDoc(runs map[string]*Result, baseline, stop float64, o ReportOptions) *report.Section {
+func timelineDoc(runs map[string]*analyze.Result, baseline, stop float64, o Options) *Section {
 	threshold := baseline - o.Margin
-	base := report.Chart{
-		Title: "Ok share per window", Kind: report.KindStep, XLabel: "window", YLabel: "ok share (%)",
-		HLines: []report.Line{{Label: "threshold (baseline − margin)", Y: 100 * threshold}},
+	base := Chart{
+		Title: "Ok share per window", Kind: KindStep, XLabel: "window", YLabel: "ok share (%)",
+		HLines: []Line{{Label: "threshold (baseline − margin)", Y: 100 * threshold}},
 	}
-	series := map[string]report.Series{}
+	series := map[string]Series{}
 	for _, role := range []string{"experiment", "control"} {
 		share := column(runs[role], "ok_share")
 		for i := range share {
 			share[i] *= 100
 		}
-		series[role] = report.Series{Name: role + " run", Key: o.roleKey(role), X: column(runs[role], "window_no"), Y: share}
+		series[role] = Series{Name: role + " run", Key: o.roleKey(role), X: column(runs[role], "window_no"), Y: share}
 	}
 	note := fmt.Sprintf("Baseline %s (mean control ok share per window), margin %s, threshold %s. ",
-		human(baseline, "share"), human(o.Margin, "share"), human(threshold, "share"))
-	var mark []report.Mark
+		analyze.Human(baseline, "share"), analyze.Human(o.Margin, "share"), analyze.Human(threshold, "share"))
+	var mark []Mark
 	if stop == stop {
-		mark = []report.Mark{{Label: fmt.Sprintf("stop (k = %d)", o.StopAfter), X: stop}}
+		mark = []Mark{{Label: fmt.Sprintf("stop (k = %d)", o.StopAfter), X: stop}}
 		note += fmt.Sprintf("The experiment stops at window %d (k = %d consecutive falsified windows).", int64(stop), o.StopAfter)
 	} else {
 		note += fmt.Sprintf("No stop: never %d consecutive falsified windows.", o.StopAfter)
 	}
-	return &report.Section{
+	return &Section{
 		Title: "Timeline", Note: note,
-		Tables: []report.Table{resultTable(runs["experiment"], "Experiment run, per window")},
+		Tables: []Table{resultTable(runs["experiment"], "Experiment run, per window")},
 		Charts: timelineCharts(base, series["experiment"], series["control"], mark),
 	}
 }
@@ -101,12 +102,12 @@ func timelineDoc(runs map[string]*Result, baseline, stop float64, o ReportOption
 // different times) get a chart each, on its own window axis, so that
 // neither is squeezed into a part of the other's; one Y scale keeps them
 // comparable. The stop mark belongs to the experiment run.
-func timelineCharts(base report.Chart, exp, ctl report.Series, stop []report.Mark) []report.Chart {
+func timelineCharts(base Chart, exp, ctl Series, stop []Mark) []Chart {
 	if slices.Equal(exp.X, ctl.X) {
 		// The experiment run is drawn last, on top: it is the one the stop
 		// is about.
-		base.Series, base.VMarks = []report.Series{ctl, exp}, stop
-		return []report.Chart{base}
+		base.Series, base.VMarks = []Series{ctl, exp}, stop
+		return []Chart{base}
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, y := range slices.Concat(exp.Y, ctl.Y, []float64{base.HLines[0].Y}) {
@@ -114,11 +115,11 @@ func timelineCharts(base report.Chart, exp, ctl report.Series, stop []report.Mar
 			lo, hi = min(lo, y), max(hi, y)
 		}
 	}
-	var out []report.Chart
-	for _, s := range []report.Series{exp, ctl} {
+	var out []Chart
+	for _, s := range []Series{exp, ctl} {
 		c := base
 		c.Title += ", " + s.Name
-		c.Series, c.YRange = []report.Series{s}, [2]float64{lo, hi}
+		c.Series, c.YRange = []Series{s}, [2]float64{lo, hi}
 		if s.Name == exp.Name {
 			c.VMarks = stop
 		}
@@ -133,7 +134,7 @@ const maxResolutionCharts = 6
 // resolutionSection needs t_ms. Its table is `rewind analyze peaks`'s
 // comparison (Peaks, ComparePeaks); its charts show each run counted per
 // 100 ms and per 1 s bucket as rates, so both fit one axis.
-func resolutionSection(q store.Querier, e store.Experiment, o ReportOptions) (*report.Section, error) {
+func resolutionSection(q store.Querier, e store.Experiment, o Options) (*Section, error) {
 	fine, err := bucketRates(q, e.Name, 100)
 	if err != nil || len(fine) == 0 {
 		return nil, err
@@ -142,27 +143,27 @@ func resolutionSection(q store.Querier, e store.Experiment, o ReportOptions) (*r
 	if err != nil {
 		return nil, err
 	}
-	peaks, err := Peaks(q, PeaksOptions{Experiment: e.Name, ResolutionsMs: []int64{100, 1000}})
+	peaks, err := analyze.Peaks(q, analyze.PeaksOptions{Experiment: e.Name, ResolutionsMs: []int64{100, 1000}})
 	if err != nil {
 		return nil, err
 	}
-	cmp, err := ComparePeaks(peaks)
+	cmp, err := analyze.ComparePeaks(peaks)
 	if err != nil {
 		return nil, err
 	}
-	sec := &report.Section{Title: "Resolution",
+	sec := &Section{Title: "Resolution",
 		Note: "The busiest bucket of each run at 100 ms and at 1 s. ratio_1s = (peak_100ms / 100 ms) / (peak_1s / 1 s): " +
 			"how much a 1 s view understates the busiest moment.",
-		Tables: []report.Table{resultTable(cmp, "")}}
+		Tables: []Table{resultTable(cmp, "")}}
 	for _, run := range slices.Sorted(maps.Keys(fine)) {
 		if len(sec.Charts) == maxResolutionCharts {
 			sec.Note += fmt.Sprintf(" Charts for the first %d runs.", maxResolutionCharts)
 			break
 		}
 		f, c := fine[run], coarse[run]
-		sec.Charts = append(sec.Charts, report.Chart{
-			Title: "Run " + run, Kind: report.KindStep, XLabel: "t (s)", YLabel: "req/s",
-			Series: []report.Series{{Name: "per 100 ms", X: f.X, Y: f.Y}, {Name: "per 1 s", X: c.X, Y: c.Y}},
+		sec.Charts = append(sec.Charts, Chart{
+			Title: "Run " + run, Kind: KindStep, XLabel: "t (s)", YLabel: "req/s",
+			Series: []Series{{Name: "per 100 ms", X: f.X, Y: f.Y}, {Name: "per 1 s", X: c.X, Y: c.Y}},
 		})
 	}
 	return sec, nil
@@ -170,8 +171,8 @@ func resolutionSection(q store.Querier, e store.Experiment, o ReportOptions) (*r
 
 // bucketRates returns, per run, the request rate in each bucket of bucketMs
 // milliseconds; X is the bucket start in seconds (see bucketSteps).
-func bucketRates(q store.Querier, exp string, bucketMs int64) (map[string]*report.Series, error) {
-	r, err := query(q, "buckets", nil, `SELECT run, floor(t_ms / ?)::BIGINT AS bucket, sum(count)::BIGINT AS n
+func bucketRates(q store.Querier, exp string, bucketMs int64) (map[string]*Series, error) {
+	r, err := analyze.Query(q, "buckets", nil, `SELECT run, floor(t_ms / ?)::BIGINT AS bucket, sum(count)::BIGINT AS n
 		FROM requests WHERE experiment = ? AND t_ms IS NOT NULL GROUP BY ALL ORDER BY run, bucket`, bucketMs, exp)
 	if err != nil {
 		return nil, err
@@ -181,10 +182,10 @@ func bucketRates(q store.Querier, exp string, bucketMs int64) (map[string]*repor
 	for _, row := range r.Rows {
 		runs[fmt.Sprint(row[0])] = runs[fmt.Sprint(row[0])].add(row[1].(int64), number(row[2])*perSecond)
 	}
-	out := map[string]*report.Series{}
+	out := map[string]*Series{}
 	for run, b := range runs {
 		x, y := bucketSteps(b.buckets, b.values, float64(bucketMs)/1000)
-		out[run] = &report.Series{Name: run, X: x, Y: y}
+		out[run] = &Series{Name: run, X: x, Y: y}
 	}
 	return out, nil
 }

@@ -1,12 +1,8 @@
-package analyze
+package hypothesis
 
 import (
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 )
@@ -65,52 +61,5 @@ func TestFormatMsReadsBack(t *testing.T) {
 				t.Fatalf("span %v reads back as %v, %v", s, back, err)
 			}
 		}
-	}
-}
-
-// A plain number of ms is the double its text denotes, as a t_ms of that
-// text is: through a duration in ns, 1700428442942 came back as
-// 1700428442942.0002, and the operation sent at that very time fell out
-// of the interval it opens.
-func TestParseSpanEpochMsTie(t *testing.T) {
-	texts := []string{"1700428442941.5", "1700428442942", "1700428442943", "1700428442944.25"}
-	var log strings.Builder
-	for i, x := range texts {
-		log.WriteString(`{"run":"a","req":` + strconv.Itoa(i) + `,"t_ms":` + x + `,"latency_ms":1,"outcome":"ok"}` + "\n")
-	}
-	path := filepath.Join(t.TempDir(), "epoch.ndjson")
-	if err := os.WriteFile(path, []byte(log.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	db := ingestedDB(t, path)
-	span, err := ParseSpan(texts[1] + ".." + texts[3])
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, got := range []float64{span.FromMs, span.ToMs} {
-		if want, _ := strconv.ParseFloat(texts[1+2*i], 64); got != want {
-			t.Errorf("bound %d = %v, want %v", i, got, want)
-		}
-	}
-	res, err := Retries(db, RetriesOptions{Affected: span})
-	if err != nil {
-		t.Fatal(err)
-	}
-	col := -1
-	for i, c := range res.Columns {
-		if c.Name == "affected_ops" {
-			col = i
-		}
-	}
-	if col < 0 || len(res.Rows) != 1 || res.Rows[0][col] != int64(2) {
-		t.Fatalf("affected_ops in %v = %v, want 2 (the ops at ...942 and ...943; ...944.25 is the open end)", res.Columns, res.Rows)
-	}
-	// The whole run's note names bounds that --affected reads back.
-	whole, err := Retries(db, RetriesOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(whole.Notes) != 1 || !strings.Contains(whole.Notes[0], "("+texts[0]+".."+texts[3]+")") {
-		t.Fatalf("notes %q, want the run's bounds %s..%s", whole.Notes, texts[0], texts[3])
 	}
 }

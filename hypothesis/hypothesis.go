@@ -1,4 +1,4 @@
-package analyze
+package hypothesis
 
 import (
 	"database/sql"
@@ -67,7 +67,7 @@ type Bound struct {
 func (t Bound) Relative() bool { return t.F.Sign() != 0 }
 
 // millionths returns F and A as whole millionths, the SQL's exact form.
-func (t Bound) millionths() (f, a *big.Int, err error) {
+func (t Bound) Millionths() (f, a *big.Int, err error) {
 	m := big.NewRat(1000000, 1)
 	fr, ar := new(big.Rat).Mul(t.F, m), new(big.Rat).Mul(t.A, m)
 	if !fr.IsInt() || !ar.IsInt() {
@@ -78,7 +78,7 @@ func (t Bound) millionths() (f, a *big.Int, err error) {
 
 // SQL is the threshold as a hypothesis_sweep struct literal.
 func (t Bound) SQL() (string, error) {
-	f, a, err := t.millionths()
+	f, a, err := t.Millionths()
 	if err != nil {
 		return "", err
 	}
@@ -106,7 +106,7 @@ func (t Bound) Describe(metric string) string {
 	case t.F.Cmp(big.NewRat(1, 1)) == 0:
 		rhs = "baseline − " + showValue(new(big.Rat).Neg(a), unit)
 	default:
-		rhs = "baseline × " + trimRat(t.F)
+		rhs = "baseline × " + TrimRat(t.F)
 	}
 	return fmt.Sprintf("a window with %s %s %s falsifies", metric, op, rhs)
 }
@@ -114,16 +114,16 @@ func (t Bound) Describe(metric string) string {
 func showValue(r *big.Rat, unit string) string {
 	switch unit {
 	case "share":
-		return trimRat(new(big.Rat).Mul(r, big.NewRat(100, 1))) + " %"
+		return TrimRat(new(big.Rat).Mul(r, big.NewRat(100, 1))) + " %"
 	case "ms":
-		return trimRat(r) + " ms"
+		return TrimRat(r) + " ms"
 	}
-	return trimRat(r) + " req/s"
+	return TrimRat(r) + " req/s"
 }
 
-// trimRat writes a rational in decimals (to 6 places), without trailing
+// TrimRat writes a rational in decimals (to 6 places), without trailing
 // zeros.
-func trimRat(r *big.Rat) string {
+func TrimRat(r *big.Rat) string {
 	s := r.FloatString(6)
 	if strings.Contains(s, ".") {
 		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
@@ -189,7 +189,7 @@ func ParseBound(kind, text, metric string) (Bound, error) {
 	default:
 		return t, fmt.Errorf("threshold kind %q: want margin, tolerance, max or min", kind)
 	}
-	if _, _, err := t.millionths(); err != nil {
+	if _, _, err := t.Millionths(); err != nil {
 		return t, err
 	}
 	return t, nil
@@ -302,7 +302,7 @@ func (h Hypothesis) ExperimentIn(db store.Querier, name string) string {
 	return ""
 }
 
-func (h Hypothesis) metric() string {
+func (h Hypothesis) MetricOrDefault() string {
 	if h.Metric == "" {
 		return "ok_share"
 	}
@@ -324,9 +324,9 @@ func (s Side) String() string {
 	}
 	switch {
 	case s.UntilMs != nil:
-		b += fmt.Sprintf(" before t = %s ms", trimFloat(*s.UntilMs))
+		b += fmt.Sprintf(" before t = %s ms", TrimFloat(*s.UntilMs))
 	case s.FromMs != nil:
-		b += fmt.Sprintf(" from t = %s ms", trimFloat(*s.FromMs))
+		b += fmt.Sprintf(" from t = %s ms", TrimFloat(*s.FromMs))
 	}
 	return b
 }
@@ -339,15 +339,15 @@ func (s Side) WindowArgs() string {
 		a = ", run_name := " + sqlString(s.Run)
 	}
 	if s.FromMs != nil {
-		a += ", from_ms := " + trimFloat(*s.FromMs) + "::DOUBLE"
+		a += ", from_ms := " + TrimFloat(*s.FromMs) + "::DOUBLE"
 	}
 	if s.UntilMs != nil {
-		a += ", until_ms := " + trimFloat(*s.UntilMs) + "::DOUBLE"
+		a += ", until_ms := " + TrimFloat(*s.UntilMs) + "::DOUBLE"
 	}
 	return a
 }
 
-func trimFloat(f float64) string { return trimRat(new(big.Rat).SetFloat64(f)) }
+func TrimFloat(f float64) string { return TrimRat(new(big.Rat).SetFloat64(f)) }
 
 // Sides is a resolved hypothesis.
 type Sides struct {
@@ -373,7 +373,7 @@ func (s Sides) Args() string {
 	side("control", s.Control)
 	side("treatment", s.Treatment)
 	if s.Treatment.FromMs != nil {
-		fmt.Fprintf(&b, ", split_ms := %s::DOUBLE", trimFloat(*s.Treatment.FromMs))
+		fmt.Fprintf(&b, ", split_ms := %s::DOUBLE", TrimFloat(*s.Treatment.FromMs))
 	}
 	return b.String()
 }
@@ -418,7 +418,7 @@ func listRuns(runs []runInfo) string {
 		if r.Role == "" {
 			role = "no role"
 		}
-		parts[i] = fmt.Sprintf("%s (%s, %s)", r.Run, role, plural(r.Requests, "request"))
+		parts[i] = fmt.Sprintf("%s (%s, %s)", r.Run, role, Plural(r.Requests, "request"))
 	}
 	if len(parts) == 0 {
 		return "none"
@@ -430,7 +430,7 @@ func listRuns(runs []runInfo) string {
 // says the threshold needs no baseline: the control side may then be
 // missing.
 func ResolveSides(db store.Querier, e store.Experiment, h Hypothesis, absolute bool) (Sides, error) {
-	s := Sides{Metric: h.metric()}
+	s := Sides{Metric: h.MetricOrDefault()}
 	if err := CheckMetric(s.Metric); err != nil {
 		return s, err
 	}
@@ -658,7 +658,7 @@ func splitMs(db store.Querier, exp, v string) (float64, string, error) {
 		return 0, "", err
 	}
 	if at.Valid {
-		return at.Float64, fmt.Sprintf("the first %s (t = %s ms)", v, trimFloat(at.Float64)), nil
+		return at.Float64, fmt.Sprintf("the first %s (t = %s ms)", v, TrimFloat(at.Float64)), nil
 	}
 	types, err := store.QueryStrings(db, `SELECT DISTINCT type FROM events WHERE experiment = ? AND t_ms IS NOT NULL ORDER BY type`, exp)
 	if err != nil {
@@ -671,26 +671,29 @@ func splitMs(db store.Querier, exp, v string) (float64, string, error) {
 	return 0, "", fmt.Errorf("--baseline-until %s: not a duration (2m, 90s) and no such event in experiment %q; %s", v, exp, have)
 }
 
-// hasTags reports whether the treatment side has tagged requests: damage is
+// HasTags reports whether the treatment side has tagged requests: damage is
 // then tagged requests not ok, else every treatment request not ok.
-func hasTags(db store.Querier, s Side) (bool, error) {
+func HasTags(db store.Querier, s Side) (bool, error) {
 	where, args := s.where()
 	var b bool
 	err := db.QueryRow(`SELECT EXISTS (SELECT 1 FROM requests WHERE tagged AND `+where+`)`, args...).Scan(&b)
 	return b, err
 }
 
-// damageNote says which damage definition a result used.
-func damageNote(tagged bool) string {
+// DamageNote says which damage definition a result used.
+func DamageNote(tagged bool) string {
 	if tagged {
 		return "damage: tagged treatment requests not ok"
 	}
 	return "damage: every treatment request not ok (the treatment side has no tagged requests)"
 }
 
-func plural(n int64, what string) string {
+func Plural(n int64, what string) string {
 	if n == 1 {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
 }
+
+// sqlString is s as a SQL string literal.
+func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

@@ -1,28 +1,28 @@
-package analyze
+package report
 
 import (
 	"fmt"
 
-	"github.com/rewind-dev/rewind/analyze/report"
+	"github.com/rewind-dev/rewind/analyze"
 	"github.com/rewind-dev/rewind/store"
 )
 
 // The chaos experiment's sections: blast radius, falsification and
 // stop-damage, each the result of the analysis function of the same name.
 
-func blastSection(q store.Querier, e store.Experiment, o ReportOptions) (*report.Section, error) {
+func blastSection(q store.Querier, e store.Experiment, o Options) (*Section, error) {
 	if ok, err := hasRoles(q, e.Name, "experiment"); !ok || err != nil {
 		return nil, err
 	}
-	r, err := BlastRadius(q, BlastRadiusOptions{Experiment: e.Name, Planned: o.Planned})
+	r, err := analyze.BlastRadius(q, analyze.BlastRadiusOptions{Experiment: e.Name, Planned: o.Planned})
 	if err != nil {
 		return nil, err
 	}
-	sec := &report.Section{
+	sec := &Section{
 		Title: "Blast radius",
 		Note: "Planned: requests in the experiment window whose user the plan tags. " +
 			"Measured: requests the injection reached. Multiplier = measured / planned.",
-		Tables: []report.Table{resultTable(r, "")},
+		Tables: []Table{resultTable(r, "")},
 	}
 	if len(r.Rows) == 0 {
 		return sec, nil
@@ -31,28 +31,28 @@ func blastSection(q store.Querier, e store.Experiment, o ReportOptions) (*report
 	if planned != planned { // NaN: no plan
 		sec.Note += " No plan is stored: give --planned (a SQL boolean) to compare."
 	}
-	sec.Charts = []report.Chart{{
-		Title: "Planned vs measured", Kind: report.KindBar, XLabel: "blast radius", YLabel: "requests",
+	sec.Charts = []Chart{{
+		Title: "Planned vs measured", Kind: KindBar, XLabel: "blast radius", YLabel: "requests",
 		XLabels: []string{"planned", "measured"},
-		Series:  []report.Series{{Name: "requests", Key: o.roleKey("experiment"), X: []float64{0, 1}, Y: []float64{planned, measured}}},
+		Series:  []Series{{Name: "requests", Key: o.roleKey("experiment"), X: []float64{0, 1}, Y: []float64{planned, measured}}},
 	}}
 	return sec, nil
 }
 
 // windowed reports whether the falsification-based sections apply: a control
 // and an experiment run, and a window size.
-func windowed(q store.Querier, e store.Experiment, o ReportOptions) (bool, error) {
-	if _, err := windowFor(e, o.Window); err != nil {
+func windowed(q store.Querier, e store.Experiment, o Options) (bool, error) {
+	if _, err := analyze.WindowFor(e, o.Window); err != nil {
 		return false, nil
 	}
 	return hasRoles(q, e.Name, "control", "experiment")
 }
 
-func falsificationSection(q store.Querier, e store.Experiment, o ReportOptions) (*report.Section, error) {
+func falsificationSection(q store.Querier, e store.Experiment, o Options) (*Section, error) {
 	if ok, err := windowed(q, e, o); !ok || err != nil {
 		return nil, err
 	}
-	r, err := Falsification(q, FalsificationOptions{Experiment: e.Name, Window: o.Window})
+	r, err := analyze.Falsification(q, analyze.FalsificationOptions{Experiment: e.Name, Window: o.Window})
 	if err != nil {
 		return nil, err
 	}
@@ -60,14 +60,14 @@ func falsificationSection(q store.Querier, e store.Experiment, o ReportOptions) 
 	for i := range margins {
 		margins[i] *= 100
 	}
-	return &report.Section{
+	return &Section{
 		Title: "Falsification sweep",
 		Note: "Hypothesis: every window keeps an ok share of at least baseline − margin. " +
 			"Falsified control windows are false alarms; falsified experiment windows are detections.",
-		Tables: []report.Table{resultTable(r, "")},
-		Charts: []report.Chart{{
+		Tables: []Table{resultTable(r, "")},
+		Charts: []Chart{{
 			Title: "False alarms vs detections per margin", XLabel: "margin (%)", YLabel: "falsified windows",
-			Series: []report.Series{
+			Series: []Series{
 				{Name: "false alarms (control)", Key: o.roleKey("control"), X: margins, Y: column(r, "control_falsified")},
 				{Name: "detections (experiment)", Key: o.roleKey("experiment"), X: margins, Y: column(r, "experiment_falsified")},
 			},
@@ -75,27 +75,27 @@ func falsificationSection(q store.Querier, e store.Experiment, o ReportOptions) 
 	}, nil
 }
 
-func stopDamageSection(q store.Querier, e store.Experiment, o ReportOptions) (*report.Section, error) {
+func stopDamageSection(q store.Querier, e store.Experiment, o Options) (*Section, error) {
 	if ok, err := windowed(q, e, o); !ok || err != nil {
 		return nil, err
 	}
-	r, err := StopDamage(q, StopDamageOptions{Experiment: e.Name, Window: o.Window, Margin: o.Margin, MarginSet: true})
+	r, err := analyze.StopDamage(q, analyze.StopDamageOptions{Experiment: e.Name, Window: o.Window, Margin: o.Margin, MarginSet: true})
 	if err != nil {
 		return nil, err
 	}
-	chart := report.Chart{
-		Title: "Damage until the stop", Kind: report.KindBar, XLabel: "k (consecutive falsified windows)",
-		YLabel: "requests", Series: []report.Series{{Name: "damage until stop", Key: o.roleKey("experiment"),
+	chart := Chart{
+		Title: "Damage until the stop", Kind: KindBar, XLabel: "k (consecutive falsified windows)",
+		YLabel: "requests", Series: []Series{{Name: "damage until stop", Key: o.roleKey("experiment"),
 			X: column(r, "k"), Y: column(r, "damage_until_stop")}},
 	}
 	if total := column(r, "total_damage"); len(total) > 0 {
-		chart.HLines = []report.Line{{Label: "total damage", Y: total[0]}}
+		chart.HLines = []Line{{Label: "total damage", Y: total[0]}}
 	}
-	return &report.Section{
+	return &Section{
 		Title: "Stop-damage",
 		Note: fmt.Sprintf("Stop at the first window that completes k consecutive falsified windows (margin %s): "+
-			"tagged requests damaged until then.", human(o.Margin, "share")),
-		Tables: []report.Table{resultTable(r, "")},
-		Charts: []report.Chart{chart},
+			"tagged requests damaged until then.", analyze.Human(o.Margin, "share")),
+		Tables: []Table{resultTable(r, "")},
+		Charts: []Chart{chart},
 	}, nil
 }

@@ -1,11 +1,11 @@
-package analyze
+package report
 
 import (
 	"fmt"
 	"math"
 	"strconv"
 
-	"github.com/rewind-dev/rewind/analyze/report"
+	"github.com/rewind-dev/rewind/analyze"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -28,8 +28,8 @@ const (
 	latencyClass = `CASE WHEN outcome = 'ok' THEN 'ok' WHEN outcome IS NULL THEN 'no outcome' ELSE 'error' END`
 )
 
-func latencySection(q store.Querier, e store.Experiment, o ReportOptions) (*report.Section, error) {
-	sum, err := query(q, "latency", latencyUnits, `SELECT run, count(*) AS requests,
+func latencySection(q store.Querier, e store.Experiment, o Options) (*Section, error) {
+	sum, err := analyze.Query(q, "latency", latencyUnits, `SELECT run, count(*) AS requests,
 		       (count(*) FILTER (WHERE outcome = 'ok') / nullif(count(outcome), 0))::DOUBLE AS ok_share,
 		       quantile_cont(latency_ms, 0.5) AS p50_ms, quantile_cont(latency_ms, 0.95) AS p95_ms,
 		       quantile_cont(latency_ms, 0.99) AS p99_ms, max(latency_ms) AS max_ms
@@ -45,10 +45,10 @@ func latencySection(q store.Querier, e store.Experiment, o ReportOptions) (*repo
 	if err != nil {
 		return nil, err
 	}
-	sec := &report.Section{Title: "Latency",
+	sec := &Section{Title: "Latency",
 		Note: fmt.Sprintf("Latency of every request (each attempt, any outcome), per run: percentiles (quantile_cont), "+
 			"each request as a dot over time, and per %s the p50, p95 and p99 beside the ok share.", duration(bucketMs)),
-		Tables: []report.Table{resultTable(sum, "")}}
+		Tables: []Table{resultTable(sum, "")}}
 	for i, row := range sum.Rows {
 		if i == maxLatencyRuns {
 			sec.Note += fmt.Sprintf(" Charts for the first %d runs.", maxLatencyRuns)
@@ -77,8 +77,8 @@ const (
 
 // latencyDots is one dot per request of a run, a series per outcome class;
 // the note says when the run was thinned in SQL.
-func latencyDots(q store.Querier, exp, run string) (report.Chart, string, error) {
-	c := report.Chart{Title: "Run " + run + ": latency per request", Kind: report.KindPoints, XLabel: "t (s)", YLabel: "latency (ms)"}
+func latencyDots(q store.Querier, exp, run string) (Chart, string, error) {
+	c := Chart{Title: "Run " + run + ": latency per request", Kind: KindPoints, XLabel: "t (s)", YLabel: "latency (ms)"}
 	var n int64
 	var t0, t1 float64
 	if err := q.QueryRow(`SELECT count(*), min(t_ms), max(t_ms) FROM requests WHERE `+latencyRows+` AND run = ?`,
@@ -103,16 +103,16 @@ func latencyDots(q store.Querier, exp, run string) (report.Chart, string, error)
 		args = []any{t0, math.Max(t1-t0, 1) / dotSlices, dotSlices - 1, exp, run}
 		note = fmt.Sprintf(" Run %s has %d requests: its dots are the fastest and the slowest of each of %d time slices per outcome.", run, n, dotSlices)
 	}
-	r, err := query(q, "latency dots", nil, sql, args...)
+	r, err := analyze.Query(q, "latency dots", nil, sql, args...)
 	if err != nil {
 		return c, "", err
 	}
-	byClass := map[string]*report.Series{}
+	byClass := map[string]*Series{}
 	for _, row := range r.Rows {
 		class := fmt.Sprint(row[0])
 		s := byClass[class]
 		if s == nil {
-			s = &report.Series{Name: class}
+			s = &Series{Name: class}
 			byClass[class] = s
 		}
 		s.X, s.Y = append(s.X, number(row[1])), append(s.Y, number(row[2]))
@@ -130,14 +130,14 @@ func latencyDots(q store.Querier, exp, run string) (report.Chart, string, error)
 // buckets), else the smallest round step that cuts the longest run into at
 // most 60 buckets of 10 requests or more on average, enough for a p95 to
 // mean something.
-func latencyBucket(q store.Querier, e store.Experiment, o ReportOptions) (float64, error) {
+func latencyBucket(q store.Querier, e store.Experiment, o Options) (float64, error) {
 	var span, n float64
 	if err := q.QueryRow(`SELECT coalesce(max(s), 0), coalesce(max(n), 0) FROM (
 		SELECT max(t_ms) - min(t_ms) AS s, count(*) AS n FROM requests WHERE `+latencyRows+` GROUP BY run)`,
 		e.Name).Scan(&span, &n); err != nil {
 		return 0, err
 	}
-	if w, err := windowFor(e, o.Window); err == nil && w.Ms > 0 && span/w.Ms <= 500 {
+	if w, err := analyze.WindowFor(e, o.Window); err == nil && w.Ms > 0 && span/w.Ms <= 500 {
 		return w.Ms, nil
 	}
 	for _, step := range roundSteps {
@@ -175,7 +175,7 @@ type latencyRun struct {
 }
 
 func latencyBuckets(q store.Querier, exp string, bucketMs float64) (map[string]*latencyRun, error) {
-	r, err := query(q, "latency buckets", nil, `SELECT run, floor(t_ms / ?)::BIGINT AS bucket,
+	r, err := analyze.Query(q, "latency buckets", nil, `SELECT run, floor(t_ms / ?)::BIGINT AS bucket,
 		       (count(*) FILTER (WHERE outcome = 'ok') / nullif(count(outcome), 0))::DOUBLE AS ok_share,
 		       quantile_cont(latency_ms, 0.5) AS p50, quantile_cont(latency_ms, 0.95) AS p95,
 		       quantile_cont(latency_ms, 0.99) AS p99
@@ -200,24 +200,24 @@ func latencyBuckets(q store.Querier, exp string, bucketMs float64) (map[string]*
 
 // charts are the run's percentiles and, beside them, its ok share, per
 // bucket: a point at each bucket's middle, a gap where a bucket is empty.
-func (l *latencyRun) charts(run string, bucketMs float64) []report.Chart {
+func (l *latencyRun) charts(run string, bucketMs float64) []Chart {
 	if l == nil {
 		return nil
 	}
 	per := duration(bucketMs)
 	w := bucketMs / 1000
-	pct := report.Chart{Title: "Run " + run + ": latency percentiles per " + per, XLabel: "t (s)", YLabel: "latency (ms)", Half: true}
+	pct := Chart{Title: "Run " + run + ": latency percentiles per " + per, XLabel: "t (s)", YLabel: "latency (ms)", Half: true}
 	for _, p := range []struct {
 		name string
 		y    []float64
 	}{{"p50", l.p50}, {"p95", l.p95}, {"p99", l.p99}} {
 		x, y := bucketMiddles(l.buckets, p.y, w)
-		pct.Series = append(pct.Series, report.Series{Name: p.name, X: x, Y: y})
+		pct.Series = append(pct.Series, Series{Name: p.name, X: x, Y: y})
 	}
 	x, y := bucketMiddles(l.buckets, l.share, w)
-	ok := report.Chart{Title: "Run " + run + ": ok share per " + per, XLabel: "t (s)", YLabel: "ok share (%)", Half: true,
-		Series: []report.Series{{Name: "ok share", Key: run, X: x, Y: y}}}
-	return []report.Chart{pct, ok}
+	ok := Chart{Title: "Run " + run + ": ok share per " + per, XLabel: "t (s)", YLabel: "ok share (%)", Half: true,
+		Series: []Series{{Name: "ok share", Key: run, X: x, Y: y}}}
+	return []Chart{pct, ok}
 }
 
 // bucketMiddles places each bucket's value at the bucket's middle and a gap

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rewind-dev/rewind/analyze/report"
+	"github.com/rewind-dev/rewind/report"
 )
 
 // chart turns a chart cell's result into a report.Chart. X may be numeric,

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rewind-dev/rewind/analyze/report"
+	"github.com/rewind-dev/rewind/report"
 
 	_ "github.com/duckdb/duckdb-go/v2"
 )
@@ -61,7 +61,7 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 // inlineAssets matches the page's inline styles and scripts other than the
-// data block: they are analyze/report's and uPlot's, tested there, and would
+// data block: they are report's and uPlot's, tested there, and would
 // make this golden change with every library upgrade.
 var inlineAssets = regexp.MustCompile(`(?s)<style>.*?</style>|<script>.*?</script>`)
 

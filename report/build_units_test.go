@@ -1,13 +1,16 @@
-package analyze
+package report
 
 import (
+	"context"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-
-	"github.com/rewind-dev/rewind/analyze/report"
+	"github.com/rewind-dev/rewind/ingest"
+	"github.com/rewind-dev/rewind/store"
 )
 
 // TestBucketSteps: buckets 0, 1 and 4 of 100 ms. The empty buckets 2-3 are
@@ -79,10 +82,34 @@ func TestLatencyDotsThinnedInSQL(t *testing.T) {
 	}
 }
 
-func seriesNamesOf(c report.Chart) []string {
+func seriesNamesOf(c Chart) []string {
 	var out []string
 	for _, s := range c.Series {
 		out = append(out, s.Name)
 	}
 	return out
+}
+
+// logsDB writes each log to a file of its own and ingests them all.
+func logsDB(t *testing.T, logs ...string) *store.DB {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, err := store.Open(ctx, filepath.Join(dir, "rewind.duckdb"), store.Options{Mode: store.Write})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	var paths []string
+	for i, l := range logs {
+		p := filepath.Join(dir, string(rune('a'+i))+".ndjson")
+		if err := os.WriteFile(p, []byte(l), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	if _, err := ingest.Files(ctx, db, ingest.Options{}, paths); err != nil {
+		t.Fatal(err)
+	}
+	return db
 }

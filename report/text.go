@@ -6,8 +6,9 @@ import (
 	"io"
 	"math"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/rewind-dev/rewind/internal/textsafe"
 )
 
 // RenderText writes d as plain text: the same sections as RenderHTML, tables
@@ -23,7 +24,7 @@ func RenderText(w io.Writer, d Document) error {
 		underline(bw, d.Title, "=")
 	}
 	if d.Subtitle != "" {
-		fmt.Fprintf(bw, "%s\n", Clean(d.Subtitle))
+		fmt.Fprintf(bw, "%s\n", textsafe.Clean(d.Subtitle))
 	}
 	for _, s := range d.Sections {
 		writeSection(bw, s, nullText(d))
@@ -40,11 +41,11 @@ func writeSection(w *bufio.Writer, s Section, null string) {
 		underline(w, s.Title, "-")
 	}
 	if s.Note != "" {
-		fmt.Fprintf(w, "%s\n", Clean(s.Note))
+		fmt.Fprintf(w, "%s\n", textsafe.Clean(s.Note))
 	}
 	if s.Code != "" {
 		for _, line := range strings.Split(strings.TrimRight(s.Code, "\n"), "\n") {
-			fmt.Fprintf(w, "    %s\n", Clean(line))
+			fmt.Fprintf(w, "    %s\n", textsafe.Clean(line))
 		}
 	}
 	for _, t := range s.Tables {
@@ -58,7 +59,7 @@ func writeSection(w *bufio.Writer, s Section, null string) {
 }
 
 func underline(w *bufio.Writer, title, mark string) {
-	title = Clean(title)
+	title = textsafe.Clean(title)
 	fmt.Fprintf(w, "%s\n%s\n", title, strings.Repeat(mark, utf8.RuneCountInString(title)))
 }
 
@@ -66,18 +67,18 @@ func underline(w *bufio.Writer, title, mark string) {
 // as wide as its widest cell; numbers are right-aligned (see rightAligned).
 func writeTable(w *bufio.Writer, t Table, null string) {
 	if t.Caption != "" {
-		fmt.Fprintf(w, "%s\n", Clean(t.Caption))
+		fmt.Fprintf(w, "%s\n", textsafe.Clean(t.Caption))
 	}
 	num := numericColumns(t)
 	grid := [][]string{make([]string, len(t.Columns))}
 	right := [][]bool{num}
 	for c, col := range t.Columns {
-		grid[0][c] = Clean(col.header())
+		grid[0][c] = textsafe.Clean(col.header())
 	}
 	for _, row := range t.Rows {
 		cells, align := make([]string, len(t.Columns)), make([]bool, len(t.Columns))
 		for c := range t.Columns {
-			cells[c], align[c] = Clean(cell(row, c, null)), rightAligned(row, c, num[c])
+			cells[c], align[c] = textsafe.Clean(cell(row, c, null)), rightAligned(row, c, num[c])
 		}
 		grid, right = append(grid, cells), append(right, align)
 	}
@@ -126,8 +127,8 @@ func writeChart(w *bufio.Writer, c Chart, null string) {
 	if title == "" {
 		title = "chart"
 	}
-	fmt.Fprintf(w, "%s [%s chart; x: %s, y: %s]\n", Clean(title), chartKind(c.Kind),
-		Clean(axisName(c.XLabel, "x")), Clean(axisName(c.YLabel, "y")))
+	fmt.Fprintf(w, "%s [%s chart; x: %s, y: %s]\n", textsafe.Clean(title), chartKind(c.Kind),
+		textsafe.Clean(axisName(c.XLabel, "x")), textsafe.Clean(axisName(c.YLabel, "y")))
 	t := Table{Columns: []Column{{Name: "series"}, {Name: "points"}, {Name: "x from"}, {Name: "x to"},
 		{Name: "y min"}, {Name: "y max"}, {Name: "x at y max"}}}
 	for _, s := range c.Series {
@@ -135,7 +136,7 @@ func writeChart(w *bufio.Writer, c Chart, null string) {
 	}
 	writeTable(w, t, null)
 	for _, r := range refs(c) {
-		fmt.Fprintf(w, "%s\n", Clean(r))
+		fmt.Fprintf(w, "%s\n", textsafe.Clean(r))
 	}
 }
 
@@ -166,23 +167,4 @@ func xValue(x float64, labels []string) Value {
 		return labels[i]
 	}
 	return x
-}
-
-// Clean escapes control characters (ESC, BEL, CR, tabs, newlines inside a
-// cell) as \xNN, so that text from the data stays on its line and cannot move
-// the cursor or retitle the terminal. Every text output uses it: report
-// text, rewind sql and analyze tables, notebook markdown.
-func Clean(s string) string {
-	if strings.IndexFunc(s, unicode.IsControl) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if unicode.IsControl(r) {
-			fmt.Fprintf(&b, `\x%02x`, r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }

@@ -1,4 +1,4 @@
-package analyze_test
+package report_test
 
 import (
 	"bytes"
@@ -11,14 +11,15 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/rewind-dev/rewind/analyze"
-	"github.com/rewind-dev/rewind/analyze/report"
-	"github.com/rewind-dev/rewind/analyze/report/pagetest"
 	"github.com/rewind-dev/rewind/ingest"
+	"github.com/rewind-dev/rewind/report"
+	"github.com/rewind-dev/rewind/report/pagetest"
 	"github.com/rewind-dev/rewind/store"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files (report/testdata/latency-report.txt)")
+// updating is the package's -update flag (sample_test.go): rewrite golden
+// files such as testdata/latency-report.txt.
+func updating() bool { return flag.Lookup("update").Value.String() == "true" }
 
 // TestBuildReportSectionsAndProgress checks which sections the chaos log
 // gets and that progress is reported once per section, ending at the total.
@@ -31,7 +32,7 @@ func TestBuildReportSectionsAndProgress(t *testing.T) {
 	}
 	defer db.Close()
 	var calls [][2]int
-	doc, err := analyze.BuildReport(db, analyze.ReportOptions{
+	doc, err := report.Build(db, report.Options{
 		Planned:  "tag_hash(20260731, req) < 0.05",
 		Progress: func(done, total int) { calls = append(calls, [2]int{done, total}) },
 	})
@@ -68,10 +69,10 @@ func latencyReport(t *testing.T) report.Document {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	if _, err := ingest.Files(ctx, db, ingest.Options{}, []string{"report/testdata/latency.ndjson"}); err != nil {
+	if _, err := ingest.Files(ctx, db, ingest.Options{}, []string{"testdata/latency.ndjson"}); err != nil {
 		t.Fatal(err)
 	}
-	doc, err := analyze.BuildReport(db, analyze.ReportOptions{})
+	doc, err := report.Build(db, report.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func TestBuildReportLatency(t *testing.T) {
 	if err := report.RenderText(&buf, doc); err != nil {
 		t.Fatal(err)
 	}
-	goldenReport(t, "report/testdata/latency-report.txt", buf.Bytes())
+	goldenReport(t, "testdata/latency-report.txt", buf.Bytes())
 
 	want := []string{"Verdict", "Experiment", "Blast radius", "Falsification sweep", "Stop-damage", "Timeline", "Resolution", "Latency"}
 	if diff := cmp.Diff(want, titles(doc)); diff != "" {
@@ -164,7 +165,7 @@ func keys(c report.Chart) []string {
 
 func goldenReport(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
+	if updating() {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-// Package pagetest loads an HTML page of analyze/report in headless Chromium
+// Package pagetest loads an HTML page of report in headless Chromium
 // and reports what a reader would see: whether every chart drew and has
 // ink, what each chart's legend says, which tables overflow the window,
 // and any script error. Tests of the report package and of the report

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rewind-dev/rewind/analyze/report/pagetest"
+	"github.com/rewind-dev/rewind/report/pagetest"
 )
 
 func TestBrowserDrawsCharts(t *testing.T) {

@@ -1,10 +1,11 @@
-package analyze
+package replay
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
 
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/ingest"
 	"github.com/rewind-dev/rewind/store"
 )
@@ -35,7 +36,7 @@ func NewGood(ctx context.Context, good string) (*Good, error) {
 		db.Close()
 		return nil, err
 	}
-	if err := checkGood(store.WithContext(ctx, db), good, ""); err != nil {
+	if err := hypothesis.CheckGood(store.WithContext(ctx, db), good, ""); err != nil {
 		return fail(err)
 	}
 	g.stmt, err = db.PrepareContext(ctx, `SELECT (`+good+`)::BOOLEAN FROM (SELECT ?::VARCHAR AS run, ?::VARCHAR AS role,

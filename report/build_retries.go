@@ -1,7 +1,8 @@
-package analyze
+package report
 
 import (
-	"github.com/rewind-dev/rewind/analyze/report"
+	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -9,7 +10,7 @@ import (
 // (strategies compared), the results of `rewind analyze amplification` and
 // `rewind analyze retries`.
 
-func amplificationSection(q store.Querier, e store.Experiment, o ReportOptions) (*report.Section, error) {
+func amplificationSection(q store.Querier, e store.Experiment, o Options) (*Section, error) {
 	// Amplification reads any log, but without a retry it only says 1.00×.
 	var retried int64
 	if err := q.QueryRow(`SELECT count(*) FROM requests WHERE experiment = ? AND (attempt > 0 OR retried)`, e.Name).Scan(&retried); err != nil {
@@ -18,38 +19,38 @@ func amplificationSection(q store.Querier, e store.Experiment, o ReportOptions) 
 	if retried == 0 {
 		return nil, nil
 	}
-	r, err := Amplification(q, AmplificationOptions{Experiment: e.Name})
+	r, err := analyze.Amplification(q, analyze.AmplificationOptions{Experiment: e.Name})
 	if err != nil {
 		return nil, err
 	}
-	sec := &report.Section{
+	sec := &Section{
 		Title:  "Amplification",
 		Note:   "Calls per run against the requests that caused them (multiplier = calls / requests); per tick and in the fault window where the log stores them.",
-		Tables: []report.Table{resultTable(r, "")},
+		Tables: []Table{resultTable(r, "")},
 	}
 	if len(r.Rows) > 1 {
 		labels := make([]string, len(r.Rows))
 		x := make([]float64, len(r.Rows))
 		for i, row := range r.Rows {
-			labels[i], x[i] = report.FormatValue(row[r.Col("run")]), float64(i)
+			labels[i], x[i] = FormatValue(row[r.Col("run")]), float64(i)
 		}
-		sec.Charts = []report.Chart{{Title: "Multiplier per run", Kind: report.KindBar, XLabel: "run", YLabel: "calls / request",
-			XLabels: labels, XKeys: true, Series: []report.Series{{Name: "multiplier", X: x, Y: column(r, "multiplier")}}}}
+		sec.Charts = []Chart{{Title: "Multiplier per run", Kind: KindBar, XLabel: "run", YLabel: "calls / request",
+			XLabels: labels, XKeys: true, Series: []Series{{Name: "multiplier", X: x, Y: column(r, "multiplier")}}}}
 	}
 	return sec, nil
 }
 
-func retriesSection(q store.Querier, e store.Experiment, o ReportOptions) (*report.Section, error) {
-	if _, err := affectedSpan(e, Span{}); err != nil {
+func retriesSection(q store.Querier, e store.Experiment, o Options) (*Section, error) {
+	if _, err := analyze.AffectedSpan(e, hypothesis.Span{}); err != nil {
 		return nil, nil // no stored affected interval: not a retry experiment
 	}
-	r, err := Retries(q, RetriesOptions{Experiment: e.Name})
+	r, err := analyze.Retries(q, analyze.RetriesOptions{Experiment: e.Name})
 	if err != nil {
 		return nil, err
 	}
-	return &report.Section{
+	return &Section{
 		Title:  "Retries",
 		Note:   "Retry strategies side by side: attempts sent, retries, retries the budget refused, and how the operations that started in the affected interval fared.",
-		Tables: []report.Table{resultTable(r, "")},
+		Tables: []Table{resultTable(r, "")},
 	}, nil
 }

@@ -1,0 +1,65 @@
+package report_test
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/rewind-dev/rewind/hypothesis"
+	"github.com/rewind-dev/rewind/ingest"
+	"github.com/rewind-dev/rewind/report"
+	"github.com/rewind-dev/rewind/store"
+)
+
+// TestVerdictGoldens renders the verdict that leads the report of each
+// bundled fixture, against testdata/verdict/NAME.txt (go test -run
+// Verdict -update rewrites them).
+func TestVerdictGoldens(t *testing.T) {
+	cases := []struct {
+		name  string
+		in    ingest.Options
+		paths []string
+		opts  report.Options
+	}{
+		{"chaos", ingest.Options{}, []string{"../fixtures/chaos/gunluk.json"}, report.Options{Planned: "tag_hash(20260731, req) < 0.05"}},
+		{"chaos-k2-no-plan", ingest.Options{}, []string{"../fixtures/chaos/gunluk.json"}, report.Options{StopAfter: 2}},
+		{"k6-checkout", ingest.Options{Experiment: "checkout", Roles: map[string]string{"baseline": "control", "chaos": "experiment"}},
+			[]string{"../fixtures/k6/baseline.json", "../fixtures/k6/chaos.json"}, report.Options{Window: hypothesis.Window{N: 20}}},
+		{"k6-checkout-no-window", ingest.Options{Experiment: "checkout", Roles: map[string]string{"baseline": "control", "chaos": "experiment"}},
+			[]string{"../fixtures/k6/baseline.json", "../fixtures/k6/chaos.json"}, report.Options{}},
+		{"hypotheses-checkout", ingest.Options{}, []string{"../fixtures/hypotheses/checkout.ndjson"}, report.Options{Window: hypothesis.Window{Ms: 10000}}},
+		{"peaks", ingest.Options{}, []string{"../fixtures/peaks/sekil1.csv"}, report.Options{}},
+		{"storm", ingest.Options{}, []string{"../fixtures/storm/tiny.ndjson"}, report.Options{}},
+		{"retry", ingest.Options{}, []string{"../fixtures/retry/tiny.ndjson"}, report.Options{}},
+		{"live-experiment", ingest.Options{}, []string{"../fixtures/chaos/live-experiment.ndjson"}, report.Options{}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "rewind.duckdb")
+			ctx := context.Background()
+			db, err := store.Open(ctx, path, store.Options{Mode: store.Write})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if _, err := ingest.Files(ctx, db, c.in, c.paths); err != nil {
+				t.Fatal(err)
+			}
+			doc, err := report.Build(db, c.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(doc.Sections) == 0 || doc.Sections[0].Title != "Verdict" {
+				t.Fatalf("the report does not lead with the verdict: %q", titles(doc))
+			}
+			var buf bytes.Buffer
+			doc.Sections = doc.Sections[:1]
+			doc.Title, doc.Subtitle = "", ""
+			if err := report.RenderText(&buf, doc); err != nil {
+				t.Fatal(err)
+			}
+			goldenReport(t, "testdata/verdict/"+c.name+".txt", buf.Bytes())
+		})
+	}
+}
