@@ -17,6 +17,7 @@
 --   ok_share                   share  ok / requests
 --   throughput                 req/s  requests / the step length (duration steps only)
 -- Latencies are read rounded to the microsecond, as everywhere in rewind.
+-- Uses: windows
 -- Parameters:
 --   exp      VARCHAR    experiment
 --   step_ms  DOUBLE     step length in ms (default 60000, Kayenta's step), or NULL

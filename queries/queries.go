@@ -27,45 +27,75 @@ var Schema string
 type File struct {
 	Name string // file name without .sql: the analysis name with _ for -
 	SQL  string
+	Uses []string // the files whose macros it calls: its header's "-- Uses:" line
 }
 
-// Files returns the embedded files in install order (by name).
+// Files returns the embedded files in install order: each after the files
+// it Uses, otherwise by name. DuckDB binds a macro when it is created, so a
+// file that calls another file's macros must come after it.
 func Files() []File {
 	names, _ := fs.Glob(files, "*.sql")
 	sort.Strings(names)
-	out := make([]File, 0, len(names))
+	byName := map[string]File{}
+	var order []string
 	for _, n := range names {
 		if n == "schema.sql" {
 			continue
 		}
 		b, _ := files.ReadFile(n)
-		out = append(out, File{Name: strings.TrimSuffix(n, ".sql"), SQL: string(b)})
+		f := File{Name: strings.TrimSuffix(n, ".sql"), SQL: string(b)}
+		f.Uses = usesLine(f.SQL)
+		byName[f.Name] = f
+		order = append(order, f.Name)
+	}
+	out := make([]File, 0, len(order))
+	done := map[string]bool{}
+	var visit func(name string)
+	visit = func(name string) {
+		f, ok := byName[name]
+		if !ok || done[name] {
+			return // an unknown name fails TestUsesDeclared, not here
+		}
+		done[name] = true
+		for _, u := range f.Uses {
+			visit(u)
+		}
+		out = append(out, f)
+	}
+	for _, n := range order {
+		visit(n)
 	}
 	return out
+}
+
+// usesLine reads the header's "-- Uses: a, b" line.
+func usesLine(sql string) []string {
+	for _, line := range strings.Split(sql, "\n") {
+		if !strings.HasPrefix(line, "--") {
+			break // the header ends at the first statement
+		}
+		if rest, ok := strings.CutPrefix(line, "-- Uses:"); ok {
+			var uses []string
+			for _, u := range strings.Split(rest, ",") {
+				if u = strings.TrimSpace(u); u != "" {
+					uses = append(uses, u)
+				}
+			}
+			return uses
+		}
+	}
+	return nil
 }
 
 // Exec is what Install needs of a database: *sql.DB and *sql.Conn have it.
 type Exec func(ctx context.Context, query string) error
 
-// Install creates or replaces every macro of the library. DuckDB binds a
-// macro when it is created, so a file that uses another file's macros must
-// come after it; rather than keep an order by hand, files that fail are
-// retried after the others until a pass makes no progress.
+// Install creates or replaces every macro of the library, in Files' order.
 func Install(ctx context.Context, exec Exec) error {
-	pending := Files()
-	for len(pending) > 0 {
-		var failed []File
-		var lastErr error
-		for _, f := range pending {
-			if err := exec(ctx, f.SQL); err != nil {
-				failed = append(failed, f)
-				lastErr = fmt.Errorf("install queries/%s.sql: %w", f.Name, err)
-			}
+	for _, f := range Files() {
+		if err := exec(ctx, f.SQL); err != nil {
+			return fmt.Errorf("install queries/%s.sql: %w", f.Name, err)
 		}
-		if len(failed) == len(pending) {
-			return lastErr
-		}
-		pending = failed
 	}
 	return nil
 }

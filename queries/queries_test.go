@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -55,4 +56,45 @@ func coveredBy(name string) bool {
 		return true
 	}
 	return false
+}
+
+// TestUsesDeclared: a file that calls another file's macro names that file
+// on its "-- Uses:" line, names only files that exist, and comes after them
+// in install order (so Install needs no retries and a cycle is caught).
+func TestUsesDeclared(t *testing.T) {
+	files := Files()
+	defined := map[string]string{} // macro -> file
+	pos := map[string]int{}
+	for i, f := range files {
+		pos[f.Name] = i
+		for _, m := range macroRE.FindAllStringSubmatch(f.SQL, -1) {
+			defined[m[1]] = f.Name
+		}
+	}
+	for _, f := range files {
+		var code []string
+		for _, line := range strings.Split(f.SQL, "\n") {
+			if !strings.HasPrefix(strings.TrimSpace(line), "--") {
+				code = append(code, line)
+			}
+		}
+		body := strings.Join(code, "\n")
+		for macro, file := range defined {
+			if file == f.Name || !regexp.MustCompile(`\b`+macro+`\s*\(`).MatchString(body) {
+				continue
+			}
+			if !slices.Contains(f.Uses, file) {
+				t.Errorf("%s.sql calls %s of %s.sql: add %s to its -- Uses: line", f.Name, macro, file, file)
+			}
+		}
+		for _, u := range f.Uses {
+			p, ok := pos[u]
+			switch {
+			case !ok:
+				t.Errorf("%s.sql uses %s: no such file", f.Name, u)
+			case p >= pos[f.Name]:
+				t.Errorf("%s.sql uses %s, installed after it (a cycle?)", f.Name, u)
+			}
+		}
+	}
 }

@@ -10,6 +10,7 @@
 -- the sides, split_ms, and the threshold as f and a; without them, margin
 -- below the baseline). Damage is tagged requests not ok, or every treatment
 -- request not ok when the treatment side has no tagged request.
+-- Uses: windows
 -- Parameters:
 --   exp      VARCHAR   experiment
 --   size_n   BIGINT    requests per window, or NULL

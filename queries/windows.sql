@@ -228,3 +228,162 @@ CREATE OR REPLACE MACRO _role_rows(exp, role_name) AS TABLE
 CREATE OR REPLACE MACRO windows(exp, role_name, size_n := NULL, size_ms := NULL) AS TABLE
     SELECT window_no, first_t_ms, last_t_ms, requests, ok, damage
     FROM side_windows(exp, role_name := role_name, size_n := size_n, size_ms := size_ms);
+
+-- The hypothesis machinery shared by falsification, stop_damage, judge and
+-- replay: both sides' windows judged against a threshold (hypothesis_sweep
+-- and its helpers).
+
+-- Both sides' windows, in one query (DuckDB counts them side by side). The
+-- control side's rows are those before split_ms, the treatment side's
+-- those from it. replay reads it to load a recording.
+CREATE OR REPLACE MACRO _hyp_windows(exp, size_n := NULL, size_ms := NULL, metric := 'ok_share',
+        control_exp := NULL, control_run := NULL, control_role := NULL,
+        treatment_exp := NULL, treatment_run := NULL, treatment_role := NULL, split_ms := NULL) AS TABLE
+    SELECT 'control' AS role, * FROM side_windows(coalesce(control_exp, exp), run_name := control_run,
+        role_name := coalesce(control_role, 'control'), size_n := size_n, size_ms := size_ms,
+        until_ms := split_ms, metric := metric)
+    UNION ALL
+    SELECT 'experiment' AS role, * FROM side_windows(coalesce(treatment_exp, exp), run_name := treatment_run,
+        role_name := coalesce(treatment_role, 'experiment'), size_n := size_n, size_ms := size_ms,
+        from_ms := split_ms, metric := metric);
+
+-- The baseline as an exact fraction: sum of num_i * (l / den_i) over the w
+-- control windows that have a value, l the least common multiple of their
+-- denominators. _lcm_of and _scaled_ok are aggregates over those windows.
+CREATE OR REPLACE MACRO _lcm_of(n) AS list_reduce(list(DISTINCT n::HUGEINT), lambda a, b: lcm(a, b));
+CREATE OR REPLACE MACRO _scaled_ok(ok, n, l) AS sum(ok::HUGEINT * (l // n));
+
+-- The control run's ok-share baseline (w, l, sl), for callers that judge
+-- windows of their own (the report's timeline).
+CREATE OR REPLACE MACRO _baseline(exp, size_n, size_ms) AS TABLE
+    WITH c AS MATERIALIZED (SELECT requests, ok FROM windows(exp, 'control', size_n := size_n, size_ms := size_ms))
+    SELECT count(*)::HUGEINT AS w, any_value(l) AS l, _scaled_ok(ok, requests, l) AS sl
+    FROM c, (SELECT _lcm_of(requests) AS l FROM c);
+
+-- Both sides' windows, each with the control baseline (w, l, sl) and
+-- whether the treatment side has tagged requests: damage is tagged
+-- requests not ok when it has, else every treatment request not ok. Every
+-- window is counted once (MATERIALIZED). Without any control window w is 0,
+-- l 1 and sl 0: only absolute thresholds can be judged.
+CREATE OR REPLACE MACRO _judged_windows(exp, size_n, size_ms, metric, control_exp, control_run, control_role,
+        treatment_exp, treatment_run, treatment_role, split_ms) AS TABLE
+    WITH c AS MATERIALIZED (
+        SELECT * FROM _hyp_windows(exp, size_n := size_n, size_ms := size_ms, metric := metric,
+                                   control_exp := control_exp, control_run := control_run, control_role := control_role,
+                                   treatment_exp := treatment_exp, treatment_run := treatment_run,
+                                   treatment_role := treatment_role, split_ms := split_ms)
+    ),
+    b AS (
+        SELECT count(*)::HUGEINT AS w, coalesce(any_value(l), 1) AS l, coalesce(_scaled_ok(value_num, value_den, l), 0) AS sl
+        FROM c, (SELECT coalesce(_lcm_of(value_den), 1) AS l FROM c WHERE role = 'control' AND value_den IS NOT NULL)
+        WHERE role = 'control' AND value_den IS NOT NULL
+    ),
+    t AS (SELECT coalesce(sum(tagged), 0) > 0 AS has_tags FROM c WHERE role = 'experiment')
+    SELECT c.* REPLACE (CASE WHEN t.has_tags THEN c.damage ELSE c.requests - c.ok END AS damage),
+           b.w, b.l, b.sl, t.has_tags
+    FROM c, b, t;
+
+-- Whether value num / den breaks the threshold (f * sl / (w l) + a) / 10^6
+-- (f and a in millionths; a in the units of num / den): strictly below it
+-- when lower_bad, strictly above it otherwise, so a tie never breaks.
+-- Multiplied out by den w l 10^6; w is taken as 1 when there is no
+-- baseline (f is then 0). A window without a value breaks nothing.
+CREATE OR REPLACE MACRO _breaks(num, den, sl, w, l, f, a, lower_bad) AS
+    CASE WHEN num IS NULL THEN false
+         WHEN lower_bad THEN num::HUGEINT * greatest(w, 1) * l * 1000000 < den * (f * sl + a * greatest(w, 1) * l)
+         ELSE num::HUGEINT * greatest(w, 1) * l * 1000000 > den * (f * sl + a * greatest(w, 1) * l) END;
+
+-- ok / n < sl / (w l) - margin, multiplied out by n w l 10^6.
+CREATE OR REPLACE MACRO _falsified(ok, n, sl, w, l, margin) AS
+    _breaks(ok, n, sl, w, l, 1000000, -round(margin * 1000000)::HUGEINT, true);
+
+-- A margin as a threshold {f, a}: baseline - margin for a metric where
+-- lower is bad, baseline + margin otherwise.
+CREATE OR REPLACE MACRO _margin_threshold(metric, margin) AS
+    {'f': 1000000::HUGEINT,
+     'a': CASE WHEN _metric_lower_bad(metric) THEN -1 ELSE 1 END * round(margin * 1000000)::HUGEINT};
+
+-- hypothesis_sweep: any hypothesis, swept over thresholds.
+-- Parameters: exp, size_n, size_ms, metric and the sides as falsification;
+--   thresholds  STRUCT(f HUGEINT, a HUGEINT)[]  threshold = (f * baseline + a) / 10^6,
+--               f and a in millionths, a in the metric's exact unit
+--               (shares; microseconds for latency; requests per second)
+-- Columns:
+--   i                       BIGINT  1-based position in thresholds
+--   baseline                DOUBLE  metric unit, mean of the control windows' values (NULL without any)
+--   threshold               DOUBLE  metric unit, the value a window must not go past
+--   control_falsified       BIGINT  control windows past the threshold
+--   control_windows         BIGINT  control windows with a value
+--   experiment_falsified    BIGINT  treatment windows past the threshold
+--   experiment_windows      BIGINT  treatment windows with a value
+--   first_falsified_window  BIGINT  1-based treatment window number; NULL when none
+-- A relative threshold (f <> 0) without a control window gives no row.
+CREATE OR REPLACE MACRO hypothesis_sweep(exp, thresholds, size_n := NULL, size_ms := NULL, metric := 'ok_share',
+        control_exp := NULL, control_run := NULL, control_role := NULL,
+        treatment_exp := NULL, treatment_run := NULL, treatment_role := NULL, split_ms := NULL) AS TABLE
+    WITH m AS (SELECT unnest(thresholds) AS th, generate_subscripts(thresholds, 1) AS i),
+    v AS (
+        SELECT m.i, c.role, c.window_no, c.value_den IS NOT NULL AS valued,
+               _breaks(c.value_num, c.value_den, c.sl, c.w, c.l, m.th.f, m.th.a, _metric_lower_bad(metric)) AS falsified,
+               CASE WHEN c.w > 0 THEN c.sl / (c.w * c.l) END AS baseline,
+               (m.th.f * CASE WHEN c.w > 0 THEN c.sl / (c.w * c.l) ELSE 0 END + m.th.a) / 1000000 AS threshold
+        FROM _judged_windows(exp, size_n, size_ms, metric, control_exp, control_run, control_role,
+                             treatment_exp, treatment_run, treatment_role, split_ms) c, m
+        WHERE c.w > 0 OR m.th.f = 0
+    )
+    SELECT i::BIGINT AS i,
+           (any_value(baseline) / _metric_per(metric))::DOUBLE AS baseline,
+           (any_value(threshold) / _metric_per(metric))::DOUBLE AS threshold,
+           count(*) FILTER (WHERE role = 'control' AND falsified) AS control_falsified,
+           count(*) FILTER (WHERE role = 'control' AND valued) AS control_windows,
+           count(*) FILTER (WHERE role = 'experiment' AND falsified) AS experiment_falsified,
+           count(*) FILTER (WHERE role = 'experiment' AND valued) AS experiment_windows,
+           min(window_no) FILTER (WHERE role = 'experiment' AND falsified) AS first_falsified_window
+    FROM v
+    GROUP BY i
+    ORDER BY i;
+
+-- The experiment window shared by blast_radius and the plan counts
+-- (experiment_window).
+
+-- The first position at or after start_at (NULL for NULL, as pos >= NULL).
+CREATE OR REPLACE MACRO _first_pos(start_at) AS
+    CASE WHEN start_at IS NOT NULL THEN greatest(ceil(start_at), 0)::BIGINT END;
+
+-- The experiment run's rows from position start_at on, without their
+-- position: the row at position k = _first_pos(start_at) and every row after
+-- it in (run, seq) order. That row is found without numbering every row
+-- (which means sorting them): count the rows of each block of 65536 seqs,
+-- find the block that holds position k, and number that block's rows alone
+-- (read as a range of seq, which DuckDB's join filter turns into a range
+-- scan of that block: seq // 65536 = b read every row).
+-- No CTE is read twice: DuckDB materializes such a CTE, and a query with a
+-- materialized CTE reads every column of the table, needed or not.
+CREATE OR REPLACE MACRO _experiment_rows(exp, start_at) AS TABLE
+    WITH blocks AS (
+        SELECT run, seq // 65536 AS b, count(*) AS n
+        FROM requests
+        WHERE experiment = exp AND role = 'experiment'
+        GROUP BY ALL
+    ),
+    hit AS (
+        SELECT run, b, before
+        FROM (SELECT run, b, n, sum(n) OVER (ORDER BY run, b ROWS UNBOUNDED PRECEDING) - n AS before FROM blocks)
+        WHERE before <= _first_pos(start_at) AND _first_pos(start_at) < before + n
+    ),
+    first AS (
+        SELECT r.run, r.seq
+        FROM requests r, hit
+        WHERE r.experiment = exp AND r.role = 'experiment' AND r.run = hit.run
+          AND r.seq >= hit.b * 65536 AND r.seq < hit.b * 65536 + 65536
+        QUALIFY hit.before + row_number() OVER (ORDER BY r.seq) - 1 = _first_pos(start_at)
+    )
+    SELECT r.*
+    FROM requests r, first f
+    WHERE r.experiment = exp AND r.role = 'experiment' AND (r.run > f.run OR (r.run = f.run AND r.seq >= f.seq));
+
+-- The same rows with their position (0-based, in request order). Numbering
+-- them sorts the rows; blast_radius itself needs no position.
+CREATE OR REPLACE MACRO experiment_window(exp, start_at) AS TABLE
+    SELECT *, _first_pos(start_at) + row_number() OVER (ORDER BY run, seq) - 1 AS pos
+    FROM _experiment_rows(exp, start_at);
