@@ -9,7 +9,8 @@ import (
 // RetriesOptions steer Retries.
 type RetriesOptions struct {
 	Experiment string
-	Affected   Span // operations starting here count for the success share; zero: stored
+	Affected   Span     // operations starting here count for the success share; zero: stored
+	By         []string // fields whose values split each run into groups (docs/by.md)
 }
 
 // ErrNoAffected means neither the options nor the experiment's stored
@@ -31,6 +32,10 @@ func Retries(db Querier, o RetriesOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	g, err := groupBy(db, e.Name, o.By)
+	if err != nil {
+		return nil, err
+	}
 	span, err := affectedSpan(e, o.Affected)
 	var note string
 	if errors.Is(err, ErrNoAffected) {
@@ -39,7 +44,7 @@ func Retries(db Querier, o RetriesOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := query(db, "retries", retriesUnits, `SELECT * FROM retries(?, ?, ?)`, e.Name, span.FromMs, span.ToMs)
+	r, err := query(db, "retries", retriesUnits, `SELECT `+g.sel("*")+` FROM `+g.call("retries")+`, ?, ?)`, e.Name, span.FromMs, span.ToMs)
 	if r != nil && note != "" {
 		r.Notes = append(r.Notes, note)
 	}

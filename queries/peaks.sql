@@ -224,4 +224,5 @@ CREATE OR REPLACE MACRO peaks_by(exp, grp, resolutions_ms, sliding := false) AS 
     ORDER BY a.gk, a.run, a.res;
 
 CREATE OR REPLACE MACRO peaks(exp, resolutions_ms, sliding := false) AS TABLE
-    SELECT * EXCLUDE (grp) FROM peaks_by(exp, true, resolutions_ms, sliding := sliding);
+    SELECT * EXCLUDE (grp) FROM peaks_by(exp, true, resolutions_ms, sliding := sliding)
+    ORDER BY run, resolution_ms;

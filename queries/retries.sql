@@ -185,4 +185,5 @@ CREATE OR REPLACE MACRO retries_by(exp, grp, affected_from_ms, affected_to_ms) A
 -- attempts fall in two groups is two operations. Its first column is that
 -- value, grp; the others are those of retries, ordered by grp, then run.
 CREATE OR REPLACE MACRO retries(exp, affected_from_ms, affected_to_ms) AS TABLE
-    SELECT * EXCLUDE (grp) FROM retries_by(exp, true, affected_from_ms, affected_to_ms);
+    SELECT * EXCLUDE (grp) FROM retries_by(exp, true, affected_from_ms, affected_to_ms)
+    ORDER BY run;

@@ -103,6 +103,9 @@ func explain(err error, cmd string) error {
 	if errors.Is(err, analyze.ErrNoExperiment) {
 		return hinted{err, "rewind ingest FILE"}
 	}
+	if by := explainBy(err, cmd); by != nil {
+		return by
+	}
 	var se *analyze.SidesError
 	if errors.As(err, &se) && se.Try != "" {
 		return hinted{err, cmd + " " + se.Try}
