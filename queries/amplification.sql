@@ -19,7 +19,10 @@
 --   fault_from_ms  DOUBLE   start of the fault window in ms (inclusive), or NULL
 --   fault_to_ms    DOUBLE   end of the fault window in ms (exclusive), or NULL
 --   normal_rate    DOUBLE   normal arrivals in calls per tick, or NULL
+--   grp            ANY      amplification_by only, its second: the group, an expression
+--                           over the columns of requests (docs/by.md)
 -- Columns:
+--   grp                    ANY      amplification_by only, first: the group's value
 --   run                    VARCHAR  run name
 --   allowed                BIGINT   calls a request may use (stored 'allowed'); NULL when unknown
 --   requests               BIGINT   requests, first attempts

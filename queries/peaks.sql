@@ -15,7 +15,10 @@
 --   exp             VARCHAR   experiment
 --   resolutions_ms  BIGINT[]  bucket lengths in whole ms, e.g. [100, 1000]
 --   sliding         BOOLEAN   also compute the sliding-window peak (default false)
+--   grp             ANY       peaks_by only, its second: the group, an expression over the
+--                             columns of requests (docs/by.md)
 -- Columns:
+--   grp             ANY      peaks_by only, first: the group's value
 --   run             VARCHAR  run
 --   resolution_ms   BIGINT   ms, bucket length
 --   peak            BIGINT   requests in the fullest aligned bucket

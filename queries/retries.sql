@@ -16,7 +16,10 @@
 --   exp               VARCHAR  experiment
 --   affected_from_ms  DOUBLE   ms, start of the affected interval (inclusive)
 --   affected_to_ms    DOUBLE   ms, end of the affected interval (exclusive)
+--   grp               ANY      retries_by only, its second: the group, an expression over
+--                              the columns of requests (docs/by.md)
 -- Columns:
+--   grp               ANY      retries_by only, first: the group's value
 --   run               VARCHAR  run (the strategy)
 --   requests          BIGINT   requests, attempts sent (first attempts and retries)
 --   first_attempts    BIGINT   requests, attempts with attempt = 0
