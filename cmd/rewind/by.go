@@ -13,7 +13,7 @@ import (
 // addBy gives an analysis that makes per-run rows its --by flag
 // (docs/by.md): the same numbers per run and group.
 func addBy(fs *pflag.FlagSet, by *[]string) {
-	fs.StringSliceVar(by, "by", nil, "`FIELD[,FIELD]`: per run and group of these fields' values (a column such as status, status_class, outcome, or an attrs key such as method, name, url, a k6 tag)")
+	fs.StringSliceVar(by, "by", nil, "rows per run and group of the values of `FIELD[,FIELD]`: columns (status, status_class, outcome) or attrs keys (method, name, url, a k6 tag); see docs/by.md")
 }
 
 // explainBy suggests the field a mistyped --by most likely meant.
