@@ -16,6 +16,7 @@ type AmplificationOptions struct {
 	TickMs     float64         // tick length in ms; 0: stored
 	Fault      hypothesis.Span // fault window; zero: stored
 	NormalRate float64         // normal arrivals in calls per tick; 0: stored
+	By         []string        // fields whose values split each run into groups (docs/by.md)
 }
 
 var ampUnits = map[string]string{
@@ -35,6 +36,10 @@ func Amplification(db store.Querier, o AmplificationOptions) (*Result, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
+	g, err := groupBy(db, e.Name, o.By)
+	if err != nil {
+		return nil, err
+	}
 	var runs, from, to any // NULL: the macro falls back to stored params
 	if o.Runs != "" {
 		runs = o.Runs
@@ -43,7 +48,7 @@ func Amplification(db store.Querier, o AmplificationOptions) (*Result, error) {
 		from, to = o.Fault.FromMs, o.Fault.ToMs
 	}
 	res, err := Query(db, "amplification", ampUnits,
-		`SELECT * FROM amplification(?, runs_glob := ?, tick_ms := ?, fault_from_ms := ?, fault_to_ms := ?, normal_rate := ?)`,
+		`SELECT `+g.sel("*")+` FROM `+g.call("amplification")+`, runs_glob := ?, tick_ms := ?, fault_from_ms := ?, fault_to_ms := ?, normal_rate := ?)`,
 		e.Name, runs, positive(o.TickMs), from, to, positive(o.NormalRate))
 	if err != nil {
 		return nil, err

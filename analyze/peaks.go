@@ -14,8 +14,9 @@ import (
 // PeaksOptions steer Peaks.
 type PeaksOptions struct {
 	Experiment    string
-	ResolutionsMs []int64 // bucket lengths in whole ms; default DefaultResolutionsMs
-	Sliding       bool    // also the fullest sliding window [t, t+res)
+	ResolutionsMs []int64  // bucket lengths in whole ms; default DefaultResolutionsMs
+	Sliding       bool     // also the fullest sliding window [t, t+res)
+	By            []string // fields whose values split each run into groups (docs/by.md)
 }
 
 // DefaultResolutionsMs are the two resolutions the seed compares.
@@ -32,6 +33,10 @@ func Peaks(db store.Querier, o PeaksOptions) (*Result, error) {
 	e, err := store.FindExperiment(db, o.Experiment)
 	if err != nil {
 		return nil, store.WithSuitable(db, err, "t_ms IS NOT NULL")
+	}
+	g, err := groupBy(db, e.Name, o.By)
+	if err != nil {
+		return nil, err
 	}
 	var timed bool
 	if err := db.QueryRow(`SELECT EXISTS (SELECT 1 FROM requests WHERE experiment = ? AND t_ms IS NOT NULL)`, e.Name).Scan(&timed); err != nil {
@@ -52,7 +57,7 @@ func Peaks(db store.Querier, o PeaksOptions) (*Result, error) {
 	if o.Sliding {
 		cols += ", sliding_peak, sliding_at_ms"
 	}
-	q := fmt.Sprintf(`SELECT %s FROM peaks(?, %s, sliding := ?)`, cols, bigintList(res))
+	q := fmt.Sprintf(`SELECT %s FROM %s, %s, sliding := ?)`, g.sel(cols), g.call("peaks"), bigintList(res))
 	r, err := Query(db, "peaks", peaksUnits, q, e.Name, o.Sliding)
 	if r != nil && note != "" {
 		r.Notes = append(r.Notes, note)

@@ -13,6 +13,7 @@ import (
 type RetriesOptions struct {
 	Experiment string
 	Affected   hypothesis.Span // operations starting here count for the success share; zero: stored
+	By         []string        // fields whose values split each run into groups (docs/by.md)
 }
 
 // ErrNoAffected means neither the options nor the experiment's stored
@@ -34,6 +35,10 @@ func Retries(db store.Querier, o RetriesOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	g, err := groupBy(db, e.Name, o.By)
+	if err != nil {
+		return nil, err
+	}
 	span, err := AffectedSpan(e, o.Affected)
 	var note string
 	if errors.Is(err, ErrNoAffected) {
@@ -42,7 +47,7 @@ func Retries(db store.Querier, o RetriesOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := Query(db, "retries", retriesUnits, `SELECT * FROM retries(?, ?, ?)`, e.Name, span.FromMs, span.ToMs)
+	r, err := Query(db, "retries", retriesUnits, `SELECT `+g.sel("*")+` FROM `+g.call("retries")+`, ?, ?)`, e.Name, span.FromMs, span.ToMs)
 	if r != nil && note != "" {
 		r.Notes = append(r.Notes, note)
 	}

@@ -19,7 +19,10 @@
 --   fault_from_ms  DOUBLE   start of the fault window in ms (inclusive), or NULL
 --   fault_to_ms    DOUBLE   end of the fault window in ms (exclusive), or NULL
 --   normal_rate    DOUBLE   normal arrivals in calls per tick, or NULL
+--   grp            ANY      amplification_by only, its second: the group, an expression
+--                           over the columns of requests (docs/by.md)
 -- Columns:
+--   grp                    ANY      amplification_by only, first: the group's value
 --   run                    VARCHAR  run name
 --   allowed                BIGINT   calls a request may use (stored 'allowed'); NULL when unknown
 --   requests               BIGINT   requests, first attempts
@@ -50,20 +53,20 @@ CREATE OR REPLACE MACRO _amplification_params(exp, runs_glob, tick_ms, fault_fro
 -- are dropped after grouping, where amplification joins the runs'
 -- parameters. Otherwise each row is joined to its run's. Each branch reads
 -- no rows when the other applies: its join's build side is empty.
-CREATE OR REPLACE MACRO _amplification_calls(exp, runs_glob, tick_ms, fault_from_ms, fault_to_ms, normal_rate) AS TABLE
+CREATE OR REPLACE MACRO _amplification_calls(exp, grp, runs_glob, tick_ms, fault_from_ms, fault_to_ms, normal_rate) AS TABLE
     WITH p AS MATERIALIZED (SELECT * FROM _amplification_params(exp, runs_glob, tick_ms, fault_from_ms, fault_to_ms, normal_rate)),
     same AS (
         SELECT any_value(tick) AS tick, any_value(from_ms) AS from_ms, any_value(to_ms) AS to_ms
         FROM p
         HAVING count(DISTINCT {'tick': tick, 'from_ms': from_ms, 'to_ms': to_ms}) = 1
     )
-    SELECT q.run, q.seq, q.attempt, q.t_ms, q.count, q.outcome,
+    SELECT q.run, {'v': grp} AS gk, q.seq, q.attempt, q.t_ms, q.count, q.outcome,
            floor(q.t_ms / s.tick)::BIGINT AS tick_no,
            q.t_ms >= s.from_ms AND q.t_ms < s.to_ms AS in_fault
     FROM requests q, same s
     WHERE q.experiment = exp
     UNION ALL
-    SELECT q.run, q.seq, q.attempt, q.t_ms, q.count, q.outcome,
+    SELECT q.run, {'v': grp} AS gk, q.seq, q.attempt, q.t_ms, q.count, q.outcome,
            floor(q.t_ms / p.tick)::BIGINT AS tick_no,
            q.t_ms >= p.from_ms AND q.t_ms < p.to_ms AS in_fault
     FROM requests q
@@ -80,65 +83,73 @@ CREATE OR REPLACE MACRO _amplification_calls(exp, runs_glob, tick_ms, fault_from
 -- may have them) are looked up among all rows: that join reads none when
 -- there are none. NULL reqs are one req, as they are one partition of a
 -- PARTITION BY.
-CREATE OR REPLACE MACRO _amplification_dropped(exp) AS TABLE
+CREATE OR REPLACE MACRO _amplification_dropped(exp, grp) AS TABLE
     WITH unsaid AS (
-        SELECT run, req, attempt, count
+        SELECT run, {'v': grp} AS gk, req, attempt, count
         FROM requests
         WHERE experiment = exp AND outcome IS NOT NULL AND outcome <> 'ok' AND retried IS NULL
     ),
     later AS (
-        SELECT q.run, q.req, max(q.attempt) AS last_attempt
-        FROM requests q JOIN (SELECT DISTINCT run, req FROM unsaid) u ON u.run = q.run AND u.req IS NOT DISTINCT FROM q.req
+        SELECT q.run, u.gk, q.req, max(q.attempt) AS last_attempt
+        FROM requests q JOIN (SELECT DISTINCT run, gk, req FROM unsaid) u
+            ON u.run = q.run AND u.gk = {'v': grp} AND u.req IS NOT DISTINCT FROM q.req
         WHERE q.experiment = exp AND q.attempt > 0
         GROUP BY ALL
     ),
     later_neg AS (
-        SELECT q.run, q.req, max(q.attempt) AS last_attempt
-        FROM requests q JOIN (SELECT DISTINCT run, req FROM unsaid WHERE attempt < 0) u
-            ON u.run = q.run AND u.req IS NOT DISTINCT FROM q.req
+        SELECT q.run, u.gk, q.req, max(q.attempt) AS last_attempt
+        FROM requests q JOIN (SELECT DISTINCT run, gk, req FROM unsaid WHERE attempt < 0) u
+            ON u.run = q.run AND u.gk = {'v': grp} AND u.req IS NOT DISTINCT FROM q.req
         WHERE q.experiment = exp
         GROUP BY ALL
     )
-    SELECT run, sum(count) AS dropped
+    SELECT run, gk, sum(count) AS dropped
     FROM (
-        SELECT run, count FROM requests
+        SELECT run, {'v': grp} AS gk, count FROM requests
         WHERE experiment = exp AND outcome IS NOT NULL AND outcome <> 'ok' AND NOT retried
         UNION ALL
-        SELECT u.run, u.count
+        SELECT u.run, u.gk, u.count
         FROM unsaid u
-        LEFT JOIN later l ON l.run = u.run AND l.req IS NOT DISTINCT FROM u.req
-        LEFT JOIN later_neg n ON n.run = u.run AND n.req IS NOT DISTINCT FROM u.req
+        LEFT JOIN later l ON l.run = u.run AND l.gk = u.gk AND l.req IS NOT DISTINCT FROM u.req
+        LEFT JOIN later_neg n ON n.run = u.run AND n.gk = u.gk AND n.req IS NOT DISTINCT FROM u.req
         -- a req in later_neg has its last attempt there, whatever the
         -- attempt of this row
         WHERE u.attempt >= coalesce(n.last_attempt, l.last_attempt, u.attempt)
     )
-    GROUP BY run;
+    GROUP BY run, gk;
 
 -- The calls are grouped once, per (run, tick) (rows without t_ms in a tick
 -- of their own, NULL); a run's totals are the sums of its ticks, its peak
--- the largest of the ticks with a t_ms.
-CREATE OR REPLACE MACRO amplification(exp, runs_glob := NULL, tick_ms := NULL, fault_from_ms := NULL,
-                                      fault_to_ms := NULL, normal_rate := NULL) AS TABLE
+-- the largest of the ticks with a t_ms. amplification_by does it per
+-- group: grp is an expression over the columns of requests (rewind's --by
+-- builds a struct of the fields, {'method': attrs ->> 'method'}), and each
+-- run's rows with the same value of it, NULL included, are read as a log of
+-- their own (a req's later attempts are those of its group); the run's
+-- parameters apply to each of its groups. Its first column is that value,
+-- grp; the others are those of amplification, ordered by grp, then as
+-- amplification orders them.
+CREATE OR REPLACE MACRO amplification_by(exp, grp, runs_glob := NULL, tick_ms := NULL, fault_from_ms := NULL,
+                                         fault_to_ms := NULL, normal_rate := NULL) AS TABLE
     WITH ticks AS (
-        SELECT run, tick_no,
+        SELECT run, gk, tick_no,
                min(seq) AS first_seq,
                coalesce(sum(count) FILTER (WHERE attempt = 0), 0)::BIGINT AS requests,
                sum(count)::BIGINT AS calls,
                coalesce(sum(count) FILTER (WHERE outcome = 'ok'), 0)::BIGINT AS succeeded,
                coalesce(sum(count) FILTER (WHERE in_fault), 0) AS fault_calls
-        FROM _amplification_calls(exp, runs_glob, tick_ms, fault_from_ms, fault_to_ms, normal_rate)
-        GROUP BY run, tick_no
+        FROM _amplification_calls(exp, grp, runs_glob, tick_ms, fault_from_ms, fault_to_ms, normal_rate)
+        GROUP BY run, gk, tick_no
     ),
     g AS (
-        SELECT run, min(first_seq) AS first_seq, sum(requests)::BIGINT AS requests,
+        SELECT run, gk, min(first_seq) AS first_seq, sum(requests)::BIGINT AS requests,
                sum(calls)::BIGINT AS calls, sum(succeeded)::BIGINT AS succeeded, sum(fault_calls) AS fault_calls,
                max(calls) FILTER (WHERE tick_no IS NOT NULL)::BIGINT AS peak
-        FROM ticks GROUP BY run
+        FROM ticks GROUP BY run, gk
     ),
     totals AS (
-        SELECT g.run, g.first_seq, g.requests, g.calls, g.succeeded,
+        SELECT g.run, g.gk, g.first_seq, g.requests, g.calls, g.succeeded,
                coalesce(d.dropped, 0)::BIGINT AS dropped, g.fault_calls, g.peak
-        FROM g LEFT JOIN _amplification_dropped(exp) d ON d.run = g.run
+        FROM g LEFT JOIN _amplification_dropped(exp, grp) d ON d.run = g.run AND d.gk = g.gk
     ),
     rated AS (
         SELECT t.*, p.allowed, p.normal,
@@ -148,11 +159,17 @@ CREATE OR REPLACE MACRO amplification(exp, runs_glob := NULL, tick_ms := NULL, f
         FROM totals t JOIN _amplification_params(exp, runs_glob, tick_ms, fault_from_ms, fault_to_ms, normal_rate) p
             ON p.run = t.run
     )
-    SELECT r.run, r.allowed, r.requests, r.calls,
+    SELECT r.gk.v AS grp, r.run, r.allowed, r.requests, r.calls,
            r.calls / nullif(r.requests, 0)::DOUBLE AS multiplier,
            r.peak AS peak_calls_per_tick,
            r.succeeded, r.dropped,
            r.window_rate::DOUBLE AS window_calls_per_tick,
            (r.window_rate / r.normal)::DOUBLE AS x_normal
     FROM rated r
-    ORDER BY r.first_seq, r.run;
+    ORDER BY r.gk, r.first_seq, r.run;
+
+CREATE OR REPLACE MACRO amplification(exp, runs_glob := NULL, tick_ms := NULL, fault_from_ms := NULL,
+                                      fault_to_ms := NULL, normal_rate := NULL) AS TABLE
+    SELECT * EXCLUDE (grp)
+    FROM amplification_by(exp, true, runs_glob := runs_glob, tick_ms := tick_ms, fault_from_ms := fault_from_ms,
+                          fault_to_ms := fault_to_ms, normal_rate := normal_rate);

@@ -15,7 +15,10 @@
 --   exp             VARCHAR   experiment
 --   resolutions_ms  BIGINT[]  bucket lengths in whole ms, e.g. [100, 1000]
 --   sliding         BOOLEAN   also compute the sliding-window peak (default false)
+--   grp             ANY       peaks_by only, its second: the group, an expression over the
+--                             columns of requests (docs/by.md)
 -- Columns:
+--   grp             ANY      peaks_by only, first: the group's value
 --   run             VARCHAR  run
 --   resolution_ms   BIGINT   ms, bucket length
 --   peak            BIGINT   requests in the fullest aligned bucket
@@ -30,17 +33,17 @@ CREATE OR REPLACE MACRO _peak_resolutions(resolutions_ms) AS TABLE
 -- Aligned buckets are summed straight from the rows (grouping by distinct
 -- t_ms first would make one group per row of a raw log), at the
 -- resolutions not in done (those the sliding pass rolled up already).
-CREATE OR REPLACE MACRO _aligned_peaks(exp, resolutions_ms, done) AS TABLE
+CREATE OR REPLACE MACRO _aligned_peaks(exp, grp, resolutions_ms, done) AS TABLE
     WITH rs AS (SELECT res FROM _peak_resolutions(resolutions_ms) WHERE NOT list_contains(done, res)),
     buckets AS (
-        SELECT q.run, r.res, floor(q.t_ms / r.res)::BIGINT AS k, sum(q.count)::BIGINT AS n
+        SELECT q.run, {'v': grp} AS gk, r.res, floor(q.t_ms / r.res)::BIGINT AS k, sum(q.count)::BIGINT AS n
         FROM requests q, rs r
         WHERE q.experiment = exp AND q.t_ms IS NOT NULL
         GROUP BY ALL
     )
-    SELECT run, res, n AS peak, k * res AS peak_at_ms, sum(n) OVER (PARTITION BY run, res)::BIGINT AS total
+    SELECT run, gk, res, n AS peak, k * res AS peak_at_ms, sum(n) OVER (PARTITION BY run, gk, res)::BIGINT AS total
     FROM buckets
-    QUALIFY row_number() OVER (PARTITION BY run, res ORDER BY n DESC, k) = 1;
+    QUALIFY row_number() OVER (PARTITION BY run, gk, res ORDER BY n DESC, k) = 1;
 
 -- The window [t, t + res) from a row at t holds C(t + res) - C(t), where
 -- C(x) is what the rows with t_ms < x hold; the fullest window starts at
@@ -67,7 +70,7 @@ CREATE OR REPLACE MACRO _aligned_peaks(exp, resolutions_ms, done) AS TABLE
 -- optimizer does not take the table's side for the smaller one. sliding is
 -- applied to the rows read, so that sliding := false (a parameter the
 -- optimizer cannot see) reads none.
-CREATE OR REPLACE MACRO _sliding_peaks(exp, resolutions_ms, sliding) AS TABLE
+CREATE OR REPLACE MACRO _sliding_peaks(exp, grp, resolutions_ms, sliding) AS TABLE
     WITH rs AS (SELECT res FROM _peak_resolutions(resolutions_ms) WHERE sliding),
     -- g: a power of two near the smallest resolution over m, m about
     -- sqrt(rows per window) (at least 4, at most 4096), and no smaller than
@@ -89,11 +92,11 @@ CREATE OR REPLACE MACRO _sliding_peaks(exp, resolutions_ms, sliding) AS TABLE
     rm AS (SELECT res, ceil(res / g)::BIGINT AS up, floor(res / g)::BIGINT - 1 AS dn FROM rs, tune),
     -- read twice (buckets, pts), never kept
     rows AS NOT MATERIALIZED (
-        SELECT q.run, q.t_ms, q.count, floor(q.t_ms / t.g)::BIGINT AS k, t.g
+        SELECT q.run, {'v': grp} AS gk, q.t_ms, q.count, floor(q.t_ms / t.g)::BIGINT AS k, t.g
         FROM requests q, tune t
         WHERE q.experiment = exp AND q.t_ms IS NOT NULL
     ),
-    buckets AS (SELECT run, k, sum(count)::BIGINT AS n, max(t_ms) AS tmax FROM rows GROUP BY ALL),
+    buckets AS (SELECT run, gk, k, sum(count)::BIGINT AS n, max(t_ms) AS tmax FROM rows GROUP BY ALL),
     -- the aligned buckets of a resolution that is a multiple of g, rolled up
     -- from these: bucket k lies in aligned bucket floor(k / (res / g)) (an
     -- exact quotient: res / g is a whole number, and k / (res / g) is at
@@ -104,116 +107,125 @@ CREATE OR REPLACE MACRO _sliding_peaks(exp, resolutions_ms, sliding) AS TABLE
     -- just below the bucket's end can round up to the next j. A resolution
     -- where some bucket's last t_ms disagrees is left to _aligned_peaks.
     roll AS (
-        SELECT b.run, r.res, floor(b.k / (r.res / t.g))::BIGINT AS j, b.n,
+        SELECT b.run, b.gk, r.res, floor(b.k / (r.res / t.g))::BIGINT AS j, b.n,
                floor(b.tmax / r.res) = floor(b.k / (r.res / t.g)) AS agree
         FROM buckets b, rs r, tune t
         WHERE r.res / t.g = floor(r.res / t.g)
     ),
     rolled AS (
-        SELECT run, res, j, sum(n)::BIGINT AS n
+        SELECT run, gk, res, j, sum(n)::BIGINT AS n
         FROM roll WHERE res IN (SELECT res FROM roll GROUP BY res HAVING bool_and(agree))
         GROUP BY ALL
     ),
     apeaks AS (
-        SELECT run, res, n AS peak, j * res AS peak_at_ms, sum(n) OVER (PARTITION BY run, res)::BIGINT AS total
+        SELECT run, gk, res, n AS peak, j * res AS peak_at_ms, sum(n) OVER (PARTITION BY run, gk, res)::BIGINT AS total
         FROM rolled
-        QUALIFY row_number() OVER (PARTITION BY run, res ORDER BY n DESC, j) = 1
+        QUALIFY row_number() OVER (PARTITION BY run, gk, res ORDER BY n DESC, j) = 1
     ),
     -- every bucket from a run's first to its last with its prefix sum,
     -- summed in chunks of 2^12 buckets (which run in parallel) and the
     -- chunks' offsets
     dense AS (
-        SELECT d.run, d.k, coalesce(b.n, 0) AS n
-        FROM (SELECT run, unnest(range(min(k), max(k) + 1)) AS k FROM buckets GROUP BY run) d
-        LEFT JOIN buckets b USING (run, k)
+        SELECT d.run, d.gk, d.k, coalesce(b.n, 0) AS n
+        FROM (SELECT run, gk, unnest(range(min(k), max(k) + 1)) AS k FROM buckets GROUP BY run, gk) d
+        LEFT JOIN buckets b USING (run, gk, k)
     ),
     chunked AS (
-        SELECT run, k, n, k // 4096 AS c, sum(n) OVER (PARTITION BY run, k // 4096 ORDER BY k ROWS UNBOUNDED PRECEDING) AS part FROM dense
+        SELECT run, gk, k, n, k // 4096 AS c, sum(n) OVER (PARTITION BY run, gk, k // 4096 ORDER BY k ROWS UNBOUNDED PRECEDING) AS part FROM dense
     ),
     offs AS (
-        SELECT run, c, sum(t) OVER (PARTITION BY run ORDER BY c) - t AS off
-        FROM (SELECT run, c, sum(n) AS t FROM chunked GROUP BY run, c)
+        SELECT run, gk, c, sum(t) OVER (PARTITION BY run, gk ORDER BY c) - t AS off
+        FROM (SELECT run, gk, c, sum(n) AS t FROM chunked GROUP BY run, gk, c)
     ),
     pre AS MATERIALIZED (
-        SELECT ch.run, ch.k, ch.n, ch.part + o.off AS upto FROM chunked ch JOIN offs o USING (run, c)
+        SELECT ch.run, ch.gk, ch.k, ch.n, ch.part + o.off AS upto FROM chunked ch JOIN offs o USING (run, gk, c)
     ),
-    total AS (SELECT run, max(upto) AS total, max(k) AS kmax FROM pre GROUP BY run),
+    total AS (SELECT run, gk, max(upto) AS total, max(k) AS kmax FROM pre GROUP BY run, gk),
     -- every nonempty bucket at every resolution; its bounds U and L are
     -- taken in two passes, L's largest first, then the buckets whose U
     -- reaches it (one pass over both kept every bucket's bounds: 2.7 of
     -- 21 CPU seconds at 100 M rows)
-    nb AS NOT MATERIALIZED (SELECT * FROM pre JOIN total USING (run), rm WHERE n > 0),
+    nb AS NOT MATERIALIZED (SELECT * FROM pre JOIN total USING (run, gk), rm WHERE n > 0),
     best AS (
-        SELECT p.run, p.res,
+        SELECT p.run, p.gk, p.res,
                max(CASE WHEN p.dn >= 0 THEN coalesce(l.upto, p.total) - (p.upto - p.n) ELSE 0 END) AS best
-        FROM nb p LEFT JOIN pre l ON l.run = p.run AND l.k = p.k + p.dn
-        GROUP BY p.run, p.res
+        FROM nb p LEFT JOIN pre l ON l.run = p.run AND l.gk = p.gk AND l.k = p.k + p.dn
+        GROUP BY p.run, p.gk, p.res
     ),
     -- the buckets a fullest window may start in, and those its end may
     -- fall in: k + dn + 1 = k + floor(res / g) and k + up = k + ceil(res / g)
     cand AS MATERIALIZED (
-        SELECT p.run, p.res, p.up, p.dn, p.k
-        FROM nb p LEFT JOIN pre u ON u.run = p.run AND u.k = p.k + p.up
-        JOIN best m ON m.run = p.run AND m.res = p.res
+        SELECT p.run, p.gk, p.res, p.up, p.dn, p.k
+        FROM nb p LEFT JOIN pre u ON u.run = p.run AND u.gk = p.gk AND u.k = p.k + p.up
+        JOIN best m ON m.run = p.run AND m.gk = p.gk AND m.res = p.res
         WHERE coalesce(u.upto, p.total) - (p.upto - p.n) >= m.best
     ),
     need AS (
-        SELECT run, res, k FROM cand
+        SELECT run, gk, res, k FROM cand
         UNION
-        SELECT run, res, k + unnest([dn + 1, up]) FROM cand
+        SELECT run, gk, res, k + unnest([dn + 1, up]) FROM cand
     ),
     pts AS MATERIALIZED (
-        SELECT run, k, t_ms, count, g
+        SELECT run, gk, k, t_ms, count, g
         FROM rows
-        SEMI JOIN (SELECT unnest(nk, recursive := true) FROM (SELECT list(DISTINCT {'run': run, 'k': k}) AS nk FROM need)) USING (run, k)),
+        SEMI JOIN (SELECT unnest(nk) FROM (SELECT unnest(list(DISTINCT {'run': run, 'gk': gk, 'k': k})) AS nk FROM need)) USING (run, gk, k)),
     starts AS (
-        SELECT DISTINCT p.run, c.res, p.t_ms, p.k, floor((p.t_ms + c.res) / p.g)::BIGINT AS kb
-        FROM pts p JOIN cand c USING (run, k)
+        SELECT DISTINCT p.run, p.gk, c.res, p.t_ms, p.k, floor((p.t_ms + c.res) / p.g)::BIGINT AS kb
+        FROM pts p JOIN cand c USING (run, gk, k)
     ),
     -- C at a start t (in its bucket k) and at its end t + res (bucket kb)
     probes AS (
-        SELECT run, res, k AS b, t_ms AS pos, t_ms AS st, 0 AS side FROM starts
+        SELECT run, gk, res, k AS b, t_ms AS pos, t_ms AS st, 0 AS side FROM starts
         UNION ALL
-        SELECT s.run, s.res,
+        SELECT s.run, s.gk, s.res,
                CASE WHEN n.k IS NOT NULL OR s.kb > t.kmax THEN s.kb
                     ELSE error('peaks: a sliding window ends past the buckets read (t_ms ' || s.t_ms || ')') END,
                s.t_ms + s.res, s.t_ms, 1
-        FROM starts s JOIN total t USING (run) LEFT JOIN need n ON n.run = s.run AND n.res = s.res AND n.k = s.kb
+        FROM starts s JOIN total t USING (run, gk) LEFT JOIN need n ON n.run = s.run AND n.gk = s.gk AND n.res = s.res AND n.k = s.kb
     ),
     within AS (
-        SELECT run, res, b, st, side,
-               sum(count) OVER (PARTITION BY run, res, b ORDER BY pos, kind ROWS UNBOUNDED PRECEDING) AS lt
-        FROM (SELECT p.run, r.res, p.k AS b, p.t_ms AS pos, 1 AS kind, p.count, NULL::DOUBLE AS st, NULL::INTEGER AS side
-              FROM pts p JOIN (SELECT DISTINCT run, res, k FROM need) r USING (run, k)
+        SELECT run, gk, res, b, st, side,
+               sum(count) OVER (PARTITION BY run, gk, res, b ORDER BY pos, kind ROWS UNBOUNDED PRECEDING) AS lt
+        FROM (SELECT p.run, p.gk, r.res, p.k AS b, p.t_ms AS pos, 1 AS kind, p.count, NULL::DOUBLE AS st, NULL::INTEGER AS side
+              FROM pts p JOIN (SELECT DISTINCT run, gk, res, k FROM need) r USING (run, gk, k)
               UNION ALL
-              SELECT run, res, b, pos, 0, 0, st, side FROM probes)
+              SELECT run, gk, res, b, pos, 0, 0, st, side FROM probes)
         QUALIFY kind = 0
     ),
     c AS (
-        SELECT w.run, w.res, w.st, w.side,
+        SELECT w.run, w.gk, w.res, w.st, w.side,
                w.lt + coalesce(d.upto - d.n, t.total) AS c
-        FROM within w JOIN total t USING (run) LEFT JOIN pre d ON d.run = w.run AND d.k = w.b
+        FROM within w JOIN total t USING (run, gk) LEFT JOIN pre d ON d.run = w.run AND d.gk = w.gk AND d.k = w.b
     ),
     counted AS (
-        SELECT run, res, st AS t_ms, (max(c) FILTER (WHERE side = 1) - max(c) FILTER (WHERE side = 0)) AS n
-        FROM c GROUP BY run, res, st
+        SELECT run, gk, res, st AS t_ms, (max(c) FILTER (WHERE side = 1) - max(c) FILTER (WHERE side = 0)) AS n
+        FROM c GROUP BY run, gk, res, st
     )
     SELECT s.*, a.peak, a.peak_at_ms, a.total
-    FROM (SELECT run, res, max(n)::BIGINT AS n, min({'neg_n': -n, 't': t_ms}).t AS t_ms FROM counted GROUP BY run, res) s
-    LEFT JOIN apeaks a USING (run, res);
+    FROM (SELECT run, gk, res, max(n)::BIGINT AS n, min({'neg_n': -n, 't': t_ms}).t AS t_ms FROM counted GROUP BY run, gk, res) s
+    LEFT JOIN apeaks a USING (run, gk, res);
 
 -- With sliding, the aligned peaks of the resolutions the sliding pass
 -- rolled up come from it; the others (all of them without sliding) are
--- summed from the rows.
-CREATE OR REPLACE MACRO peaks(exp, resolutions_ms, sliding := false) AS TABLE
-    WITH s AS MATERIALIZED (SELECT * FROM _sliding_peaks(exp, resolutions_ms, sliding)),
+-- summed from the rows. peaks_by does it per group: grp is an expression
+-- over the columns of requests (rewind's --by builds a struct of the
+-- fields, {'method': attrs ->> 'method'}), and each run's rows with the
+-- same value of it, NULL included, are read as a log of their own. Its
+-- first column is that value, grp; the others are those of peaks, ordered
+-- by grp, then run and resolution_ms.
+CREATE OR REPLACE MACRO peaks_by(exp, grp, resolutions_ms, sliding := false) AS TABLE
+    WITH s AS MATERIALIZED (SELECT * FROM _sliding_peaks(exp, grp, resolutions_ms, sliding)),
     a AS (
-        SELECT run, res, peak, peak_at_ms, total FROM s WHERE peak IS NOT NULL
+        SELECT run, gk, res, peak, peak_at_ms, total FROM s WHERE peak IS NOT NULL
         UNION ALL
-        SELECT * FROM _aligned_peaks(exp, resolutions_ms,
+        SELECT * FROM _aligned_peaks(exp, grp, resolutions_ms,
                                      coalesce((SELECT list(DISTINCT res) FROM s WHERE peak IS NOT NULL), []::BIGINT[]))
     )
-    SELECT a.run, a.res AS resolution_ms, a.peak, a.peak_at_ms, a.total,
+    SELECT a.gk.v AS grp, a.run, a.res AS resolution_ms, a.peak, a.peak_at_ms, a.total,
            s.n AS sliding_peak, s.t_ms AS sliding_at_ms
-    FROM a LEFT JOIN s ON s.run = a.run AND s.res = a.res
-    ORDER BY a.run, a.res;
+    FROM a LEFT JOIN s ON s.run = a.run AND s.gk = a.gk AND s.res = a.res
+    ORDER BY a.gk, a.run, a.res;
+
+CREATE OR REPLACE MACRO peaks(exp, resolutions_ms, sliding := false) AS TABLE
+    SELECT * EXCLUDE (grp) FROM peaks_by(exp, true, resolutions_ms, sliding := sliding)
+    ORDER BY run, resolution_ms;

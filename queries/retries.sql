@@ -16,7 +16,10 @@
 --   exp               VARCHAR  experiment
 --   affected_from_ms  DOUBLE   ms, start of the affected interval (inclusive)
 --   affected_to_ms    DOUBLE   ms, end of the affected interval (exclusive)
+--   grp               ANY      retries_by only, its second: the group, an expression over
+--                              the columns of requests (docs/by.md)
 -- Columns:
+--   grp               ANY      retries_by only, first: the group's value
 --   run               VARCHAR  run (the strategy)
 --   requests          BIGINT   requests, attempts sent (first attempts and retries)
 --   first_attempts    BIGINT   requests, attempts with attempt = 0
@@ -34,28 +37,29 @@
 -- false alarm only sends a block through the grouping), and rows without a
 -- req. Every other row is an operation by itself, whose latency is the
 -- same difference over one row: (t + latency) - t in DECIMAL is latency.
-CREATE OR REPLACE MACRO _retry_multi(exp) AS TABLE
+CREATE OR REPLACE MACRO _retry_multi(exp, grp) AS TABLE
     WITH twice AS (
-        SELECT run, req >> 6 AS b
+        SELECT run, {'v': grp} AS gk, req >> 6 AS b
         FROM requests
         WHERE experiment = exp AND attempt = 0 AND req IS NOT NULL
         GROUP BY ALL
         HAVING count(*) > bit_count(bit_or(1::UBIGINT << (req & 63)::UBIGINT))
     )
-    SELECT run, req FROM requests
+    SELECT run, {'v': grp} AS gk, req FROM requests
     WHERE experiment = exp AND req IS NOT NULL AND attempt <> 0
     UNION
-    SELECT r.run, r.req FROM requests r JOIN twice t ON t.run = r.run AND t.b = r.req >> 6
+    SELECT r.run, t.gk, r.req FROM requests r JOIN twice t ON t.run = r.run AND t.gk = {'v': grp} AND t.b = r.req >> 6
     WHERE r.experiment = exp AND r.attempt = 0;
 
 -- The rows that are grouped into operations: those of the reqs above, and
--- the rows without a req.
-CREATE OR REPLACE MACRO _retry_grouped(exp) AS TABLE
-    SELECT run, req, req_text, seq, attempt, t_ms, latency_ms, outcome, count, drop_reason
-    FROM requests r SEMI JOIN _retry_multi(exp) m USING (run, req)
+-- the rows without a req. With a grp (retries_by), the reqs are those of
+-- each run's group: an operation is the attempts of one run and group.
+CREATE OR REPLACE MACRO _retry_grouped(exp, grp) AS TABLE
+    SELECT run, {'v': grp} AS gk, req, req_text, seq, attempt, t_ms, latency_ms, outcome, count, drop_reason
+    FROM requests r SEMI JOIN _retry_multi(exp, grp) m ON m.run = r.run AND m.gk = {'v': grp} AND m.req = r.req
     WHERE r.experiment = exp
     UNION ALL
-    SELECT run, req, req_text, seq, attempt, t_ms, latency_ms, outcome, count, drop_reason
+    SELECT run, {'v': grp} AS gk, req, req_text, seq, attempt, t_ms, latency_ms, outcome, count, drop_reason
     FROM requests
     WHERE experiment = exp AND req IS NULL;
 
@@ -77,13 +81,13 @@ CREATE OR REPLACE MACRO _op_base(lo, hi) AS
 
 -- Every operation: its run, first send, latency and whether it succeeded.
 CREATE OR REPLACE MACRO _retry_ops(exp) AS TABLE
-    WITH g AS (SELECT *, _op_base(min(t_ms) OVER w, max(t_ms) OVER w) AS base FROM _retry_grouped(exp) WINDOW w AS (PARTITION BY run))
+    WITH g AS (SELECT *, _op_base(min(t_ms) OVER w, max(t_ms) OVER w) AS base FROM _retry_grouped(exp, true) WINDOW w AS (PARTITION BY run))
     SELECT run, min(t_ms) AS start_ms, _op_ms(t_ms, latency_ms, base) AS op_ms, bool_or(outcome = 'ok') AS ok
     FROM g
     GROUP BY run, req, _op_text(req, req_text), _op_row(req, req_text, seq)
     UNION ALL
     SELECT run, t_ms, CASE WHEN t_ms IS NOT NULL THEN latency_ms::DECIMAL(18,6)::DOUBLE END, outcome = 'ok'
-    FROM requests r ANTI JOIN _retry_multi(exp) m USING (run, req)
+    FROM requests r ANTI JOIN _retry_multi(exp, true) m USING (run, req)
     WHERE r.experiment = exp AND r.attempt = 0 AND r.req IS NOT NULL;
 
 -- The percentiles are quantile_cont's, computed from counts: the one-row
@@ -98,81 +102,91 @@ CREATE OR REPLACE MACRO _retry_ops(exp) AS TABLE
 -- The attempt counts need no pass of their own: the first attempts with a
 -- req are counted in the latency pass, and every other row (a retry, a
 -- row without a req) is among the grouped rows.
-CREATE OR REPLACE MACRO retries(exp, affected_from_ms, affected_to_ms) AS TABLE
-    WITH g AS MATERIALIZED (SELECT * FROM _retry_grouped(exp)),
-    bases AS (SELECT run, _op_base(min(t_ms), max(t_ms)) AS base FROM g GROUP BY run),
+CREATE OR REPLACE MACRO retries_by(exp, grp, affected_from_ms, affected_to_ms) AS TABLE
+    WITH g AS MATERIALIZED (SELECT * FROM _retry_grouped(exp, grp)),
+    bases AS (SELECT run, gk, _op_base(min(t_ms), max(t_ms)) AS base FROM g GROUP BY run, gk),
     mops AS (
-        SELECT run, min(t_ms) AS start_ms, _op_ms(t_ms, latency_ms, base) AS op_ms, bool_or(outcome = 'ok') AS ok
-        FROM g JOIN bases USING (run)
-        GROUP BY run, req, _op_text(req, req_text), _op_row(req, req_text, seq)
+        SELECT run, gk, min(t_ms) AS start_ms, _op_ms(t_ms, latency_ms, base) AS op_ms, bool_or(outcome = 'ok') AS ok
+        FROM g JOIN bases USING (run, gk)
+        GROUP BY run, gk, req, _op_text(req, req_text), _op_row(req, req_text, seq)
     ),
     -- first attempts with a req, per run and latency, as one-row operations
     -- (sign 1), less those of the grouped reqs (sign -1, from the rows
     -- grouped above); cnt and budget are the table's rows' attempt counts
     -- (the grouped rows' branch adds 0 and no drop reason)
     firsts AS (
-        SELECT run, latency_ms,
+        SELECT run, gk, latency_ms,
                sum(sign) FILTER (WHERE t_ms IS NOT NULL AND latency_ms IS NOT NULL) AS n,
                sum(sign) FILTER (WHERE t_ms >= affected_from_ms AND t_ms < affected_to_ms) AS aff,
                sum(sign) FILTER (WHERE t_ms >= affected_from_ms AND t_ms < affected_to_ms AND outcome = 'ok') AS aff_ok,
                sum(count) AS cnt, sum(count) FILTER (WHERE drop_reason = 'budget') AS budget
-        FROM (SELECT run, latency_ms, t_ms, outcome, 1 AS sign, count, drop_reason FROM requests
+        FROM (SELECT run, {'v': grp} AS gk, latency_ms, t_ms, outcome, 1 AS sign, count, drop_reason FROM requests
               WHERE experiment = exp AND attempt = 0 AND req IS NOT NULL
               UNION ALL
-              SELECT run, latency_ms, t_ms, outcome, -1, 0, NULL FROM g WHERE attempt = 0 AND req IS NOT NULL)
-        GROUP BY run, latency_ms
+              SELECT run, gk, latency_ms, t_ms, outcome, -1, 0, NULL FROM g WHERE attempt = 0 AND req IS NOT NULL)
+        GROUP BY run, gk, latency_ms
     ),
     -- the attempt counts: the first attempts with a req from firsts, every
     -- other row (a retry, a row without a req) from the grouped rows
     attempts AS (
-        SELECT run, sum(cnt)::BIGINT AS requests, sum(first)::BIGINT AS first_attempts,
+        SELECT run, gk, sum(cnt)::BIGINT AS requests, sum(first)::BIGINT AS first_attempts,
                sum(retr)::BIGINT AS retries, sum(budget)::BIGINT AS budget_denied
-        FROM (SELECT run, cnt, cnt AS first, 0 AS retr, coalesce(budget, 0) AS budget FROM firsts
+        FROM (SELECT run, gk, cnt, cnt AS first, 0 AS retr, coalesce(budget, 0) AS budget FROM firsts
               UNION ALL
-              SELECT run, sum(count), coalesce(sum(count) FILTER (WHERE attempt = 0), 0),
+              SELECT run, gk, sum(count), coalesce(sum(count) FILTER (WHERE attempt = 0), 0),
                      coalesce(sum(count) FILTER (WHERE attempt > 0), 0),
                      coalesce(sum(count) FILTER (WHERE drop_reason = 'budget'), 0)
-              FROM g WHERE attempt <> 0 OR req IS NULL GROUP BY run)
-        GROUP BY run
+              FROM g WHERE attempt <> 0 OR req IS NULL GROUP BY run, gk)
+        GROUP BY run, gk
     ),
     -- every operation's latency with a count: the first attempts' counts and
     -- +1 per grouped operation
     parts AS MATERIALIZED (
-        SELECT run, latency_ms::DECIMAL(18,6)::DOUBLE AS v, coalesce(n, 0) AS n, coalesce(aff, 0) AS aff,
+        SELECT run, gk, latency_ms::DECIMAL(18,6)::DOUBLE AS v, coalesce(n, 0) AS n, coalesce(aff, 0) AS aff,
                coalesce(aff_ok, 0) AS aff_ok
         FROM firsts
         UNION ALL
-        SELECT run, op_ms, (op_ms IS NOT NULL)::BIGINT,
+        SELECT run, gk, op_ms, (op_ms IS NOT NULL)::BIGINT,
                (start_ms >= affected_from_ms AND start_ms < affected_to_ms)::BIGINT,
                (start_ms >= affected_from_ms AND start_ms < affected_to_ms AND ok)::BIGINT
         FROM mops
     ),
     affected AS (
-        SELECT run, coalesce(sum(aff), 0)::BIGINT AS affected_ops, coalesce(sum(aff_ok), 0)::BIGINT AS affected_ok
-        FROM parts GROUP BY run
+        SELECT run, gk, coalesce(sum(aff), 0)::BIGINT AS affected_ops, coalesce(sum(aff_ok), 0)::BIGINT AS affected_ok
+        FROM parts GROUP BY run, gk
     ),
     ranked AS MATERIALIZED (
-        SELECT run, v, c, sum(c) OVER (PARTITION BY run ORDER BY v ROWS UNBOUNDED PRECEDING) AS upto,
-               sum(c) OVER (PARTITION BY run) AS n
-        FROM (SELECT run, v, sum(n) AS c FROM parts WHERE v IS NOT NULL GROUP BY run, v HAVING sum(n) > 0)
+        SELECT run, gk, v, c, sum(c) OVER (PARTITION BY run, gk ORDER BY v ROWS UNBOUNDED PRECEDING) AS upto,
+               sum(c) OVER (PARTITION BY run, gk) AS n
+        FROM (SELECT run, gk, v, sum(n) AS c FROM parts WHERE v IS NOT NULL GROUP BY run, gk, v HAVING sum(n) > 0)
     ),
     qs AS (
-        SELECT run, q, (n - 1)::DOUBLE * q AS r
-        FROM (SELECT DISTINCT run, n FROM ranked), (SELECT unnest([0.95, 0.99]::DOUBLE[]) AS q)
+        SELECT run, gk, q, (n - 1)::DOUBLE * q AS r
+        FROM (SELECT DISTINCT run, gk, n FROM ranked), (SELECT unnest([0.95, 0.99]::DOUBLE[]) AS q)
     ),
     picked AS (
-        SELECT qs.run, qs.q,
+        SELECT qs.run, qs.gk, qs.q,
                CASE WHEN floor(qs.r) = ceil(qs.r) THEN lo.v ELSE lo.v * (1.0 - (qs.r - floor(qs.r))) + hi.v * (qs.r - floor(qs.r)) END AS p
         FROM qs
-        JOIN ranked lo ON lo.run = qs.run AND lo.upto - lo.c <= floor(qs.r) AND floor(qs.r) < lo.upto
-        JOIN ranked hi ON hi.run = qs.run AND hi.upto - hi.c <= ceil(qs.r) AND ceil(qs.r) < hi.upto
+        JOIN ranked lo ON lo.run = qs.run AND lo.gk = qs.gk AND lo.upto - lo.c <= floor(qs.r) AND floor(qs.r) < lo.upto
+        JOIN ranked hi ON hi.run = qs.run AND hi.gk = qs.gk AND hi.upto - hi.c <= ceil(qs.r) AND ceil(qs.r) < hi.upto
     )
-    SELECT a.run, a.requests, a.first_attempts, a.retries, a.budget_denied,
+    SELECT a.gk.v AS grp, a.run, a.requests, a.first_attempts, a.retries, a.budget_denied,
            f.affected_ops,
            CASE WHEN f.affected_ops > 0 THEN f.affected_ok / f.affected_ops END AS affected_success,
            p95.p AS p95_ms, p99.p AS p99_ms
     FROM attempts a
-    JOIN affected f USING (run)
-    LEFT JOIN picked p95 ON p95.run = a.run AND p95.q = 0.95
-    LEFT JOIN picked p99 ON p99.run = a.run AND p99.q = 0.99
-    ORDER BY a.run;
+    JOIN affected f USING (run, gk)
+    LEFT JOIN picked p95 ON p95.run = a.run AND p95.gk = a.gk AND p95.q = 0.95
+    LEFT JOIN picked p99 ON p99.run = a.run AND p99.gk = a.gk AND p99.q = 0.99
+    ORDER BY a.gk, a.run;
+
+-- retries per group: retries_by(exp, grp, ...) splits each run's rows by
+-- the value of grp, an expression over the columns of requests (rewind's
+-- --by builds a struct of the fields, {'method': attrs ->> 'method'}); each
+-- group, NULL included, is read as a log of its own, so an operation whose
+-- attempts fall in two groups is two operations. Its first column is that
+-- value, grp; the others are those of retries, ordered by grp, then run.
+CREATE OR REPLACE MACRO retries(exp, affected_from_ms, affected_to_ms) AS TABLE
+    SELECT * EXCLUDE (grp) FROM retries_by(exp, true, affected_from_ms, affected_to_ms)
+    ORDER BY run;

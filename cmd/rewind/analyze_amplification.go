@@ -32,13 +32,15 @@ x_normal (that rate / the normal rate).
 --tick, --fault and --normal-rate default to each run's stored params
 (tick_ms, fault_from_ms, fault_to_ms, normal_rate), then the experiment's;
 a flag overrides them for every run. A column whose inputs are unknown is
-empty: a run with no fault window has no window rate.
+empty: a run with no fault window has no window rate. --by gives the same
+per run and group (docs/by.md).
 
 Examples:
   rewind sim storm --out storm.ndjson && rewind ingest storm.ndjson
   rewind analyze amplification
   rewind analyze amplification --runs '*kesinti*' --format csv
-  rewind analyze amplification --tick 10ms --fault 5s..6s --normal-rate 0.9722`
+  rewind analyze amplification --tick 10ms --fault 5s..6s --normal-rate 0.9722
+  rewind analyze amplification --by status_class`
 
 func runAmplification(ctx context.Context, e *env, args []string) error {
 	var d dbFlags
@@ -51,6 +53,7 @@ func runAmplification(ctx context.Context, e *env, args []string) error {
 	fs.DurationVar(&tick, "tick", 0, "tick length, e.g. 10ms (default: the stored tick_ms)")
 	fs.StringVar(&fault, "fault", "", "fault window `FROM..TO`, e.g. 5s..6s, 5000ms..6000ms or plain ms 5000..6000 (default: the stored one)")
 	fs.Float64Var(&o.NormalRate, "normal-rate", 0, "normal arrivals in `CALLS_PER_TICK` (default: the stored normal_rate)")
+	addBy(fs, &o.By)
 	if err := parse(fs, args); err != nil {
 		return err
 	}

@@ -26,12 +26,14 @@ With the table format, a comparison follows: per run the peaks side by side,
 finest first, and ratio_R = (peak at the finest / its length) / (peak at R /
 R), how much R's buckets understate the busiest moment (1x: not at all; 10x
 for 100ms against 1s: the whole second's peak came in one 100 ms bucket).
---compare prints only the comparison, in any format.
+--compare prints only the comparison, in any format. --by gives the peaks
+per run and group (docs/by.md), without the comparison.
 
 Examples:
   rewind analyze peaks
   rewind analyze peaks --resolutions 100ms,250ms,1s --sliding
-  rewind analyze peaks --compare --format csv`
+  rewind analyze peaks --compare --format csv
+  rewind analyze peaks --by method,status_class`
 
 func init() {
 	registerAnalysis(analysisCommand{name: "peaks", summary: "busiest bucket per run at several resolutions (100ms vs 1s)", run: runPeaks})
@@ -47,8 +49,12 @@ func runPeaks(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&resolutions, "resolutions", "100ms,1s", "bucket lengths, whole ms: durations (100ms, 1s) or numbers of ms")
 	fs.BoolVar(&o.Sliding, "sliding", false, "also the fullest sliding window of each length")
 	fs.BoolVar(&compare, "compare", false, "print only the side-by-side comparison of the peaks")
+	addBy(fs, &o.By)
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if compare && len(o.By) > 0 {
+		return usagef("--compare and --by: the comparison is per run; give one of them")
 	}
 	var err error
 	if o.ResolutionsMs, err = resolutionList(resolutions); err != nil {
@@ -64,7 +70,7 @@ func runPeaks(ctx context.Context, e *env, args []string) error {
 		if compare {
 			return analyze.ComparePeaks(r)
 		}
-		if d.format == "table" && len(o.ResolutionsMs) > 1 {
+		if d.format == "table" && len(o.ResolutionsMs) > 1 && len(o.By) == 0 {
 			side, err = analyze.ComparePeaks(r)
 		}
 		return r, err

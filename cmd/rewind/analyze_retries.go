@@ -17,12 +17,14 @@ not retry), affected_ops (operations whose first attempt started in the
 affected interval [FROM, TO)), affected_success (share of those with an ok
 attempt), p95_ms and p99_ms of operation latency (first send to the end of
 the last attempt, over all operations). An operation is the attempts of a
-run sharing req; attempt 0 is its first.
+run sharing req; attempt 0 is its first. --by gives the same per run and
+group (docs/by.md).
 
 Examples:
   rewind sim retry --out retry.ndjson && rewind ingest retry.ndjson
   rewind analyze retries
-  rewind analyze retries --affected 8.5s..15s --format json`
+  rewind analyze retries --affected 8.5s..15s --format json
+  rewind analyze retries --by name`
 
 func init() {
 	registerAnalysis(analysisCommand{name: "retries", summary: "retry strategies: load, budget, affected success, latency", run: runRetries})
@@ -35,6 +37,7 @@ func runRetries(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "analyze retries", retriesUsage)
 	d.add(fs, true)
 	fs.StringVar(&affected, "affected", "", "FROM..TO, durations such as 8.5s..15s or plain ms (default: the stored affected_from_ms..affected_to_ms)")
+	addBy(fs, &o.By)
 	if err := parse(fs, args); err != nil {
 		return err
 	}

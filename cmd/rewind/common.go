@@ -108,6 +108,9 @@ func explain(err error, cmd string) error {
 	if errors.Is(err, store.ErrNoExperiment) {
 		return hinted{err, "rewind ingest FILE"}
 	}
+	if by := explainBy(err, cmd); by != nil {
+		return by
+	}
 	var se *hypothesis.SidesError
 	if errors.As(err, &se) && se.Try != "" {
 		return hinted{err, cmd + " " + se.Try}

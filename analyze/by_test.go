@@ -1,0 +1,119 @@
+package analyze
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/rewind-dev/rewind/store"
+)
+
+// byCase is a real log and the fields to split it by.
+type byCase struct {
+	file string
+	by   []string
+}
+
+var byCases = []byCase{
+	{"../fixtures/k6/chaos.json", []string{"status_class"}},
+	{"../fixtures/k6/chaos.json", []string{"method", "name", "status"}},
+	{"../fixtures/chaos/gunluk.json", []string{"tagged", "outcome"}},
+	{"../fixtures/retry/tiny.ndjson", []string{"outcome"}},
+	{"../fixtures/storm/tiny.ndjson", []string{"outcome"}},
+	{"../fixtures/storm/tiny.ndjson", []string{"attempt"}},
+	{"../ingest/testdata/real/vegeta/csv-ratelimiter/input.csv", []string{"status_class", "method"}},
+	{"../ingest/testdata/real/jmeter/csv-webtours/input.jtl", []string{"URL"}},
+	{"../ingest/testdata/real/har/chrome/input.har", []string{"url"}},
+}
+
+// byAnalyses are macro calls with %s for the macro's name and its first
+// arguments (the experiment, and the group for a _by macro).
+var byAnalyses = []struct{ name, call string }{
+	{"peaks", "%s, [1, 7, 100, 1000]::BIGINT[], sliding := true)"},
+	{"peaks", "%s, [250]::BIGINT[])"},
+	{"retries", "%s, 0, 1e18)"},
+	{"retries", "%s, 1000, 3000)"},
+	{"amplification", "%s)"},
+	{"amplification", "%s, tick_ms := 7, fault_from_ms := 100, fault_to_ms := 900, normal_rate := 2)"},
+}
+
+// A group's rows of NAME_by are NAME over the log filtered to the group,
+// for every group of every case: the experiment's rows of one group are
+// copied to an experiment of their own (with its runs and params), and the
+// two results compared row for row (both sorted: the filter is a join,
+// which keeps no order); the groups' rows together are all the rows
+// NAME_by gives.
+func TestByEqualsFiltered(t *testing.T) {
+	for _, c := range byCases {
+		t.Run(strings.TrimPrefix(c.file, "../")+"/"+strings.Join(c.by, ","), func(t *testing.T) {
+			db := ingestedDB(t, c.file)
+			e, err := store.FindExperiment(db, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := groupBy(db, e.Name, c.by)
+			if err != nil {
+				t.Fatal(err)
+			}
+			groups := splitGroups(t, db, e.Name, g.key)
+			for _, a := range byAnalyses {
+				total := 0
+				for i := 1; i <= groups; i++ {
+					sub := fmt.Sprintf("by-%d", i)
+					whole := mustSQL(t, db, `SELECT * FROM `+fmt.Sprintf(a.call, a.name+"('"+sub+"'")+` ORDER BY ALL`)
+					grouped := mustSQL(t, db, fmt.Sprintf(`SELECT * EXCLUDE (grp) FROM `+a.call+
+						` WHERE grp IS NOT DISTINCT FROM (SELECT k FROM by_groups WHERE i = %d) ORDER BY ALL`,
+						a.name+"_by('"+sqlEsc(e.Name)+"', "+g.key, i))
+					if diff := cmp.Diff(whole.Rows, grouped.Rows); diff != "" {
+						t.Fatalf("%s group %d (-filtered log +grouped):\n%s", fmt.Sprintf(a.call, a.name+"_by(…"), i, diff)
+					}
+					total += len(whole.Rows)
+				}
+				all := mustSQL(t, db, `SELECT * FROM `+fmt.Sprintf(a.call, a.name+"_by('"+sqlEsc(e.Name)+"', "+g.key))
+				if len(all.Rows) != total {
+					t.Fatalf("%s: %d grouped rows, %d in the groups' own logs", a.name, len(all.Rows), total)
+				}
+			}
+		})
+	}
+}
+
+// splitGroups copies each group's rows to an experiment by-N (N from 1, in
+// the order of the group's value, kept in by_groups) and returns how many
+// groups there are.
+func splitGroups(t *testing.T, db *store.DB, exp, key string) int {
+	t.Helper()
+	stmts := []string{
+		`CREATE TABLE by_groups AS SELECT row_number() OVER (ORDER BY k) AS i, k
+		 FROM (SELECT DISTINCT ` + key + ` AS k FROM requests WHERE experiment = $1)`,
+		`INSERT INTO requests SELECT r.* REPLACE ('by-' || g.i AS experiment)
+		 FROM requests r JOIN by_groups g ON g.k IS NOT DISTINCT FROM ` + key + ` WHERE r.experiment = $1`,
+		`INSERT INTO runs SELECT r.* REPLACE ('by-' || g.i AS experiment) FROM runs r, by_groups g WHERE r.experiment = $1`,
+		`INSERT INTO experiments SELECT e.* REPLACE ('by-' || g.i AS experiment) FROM experiments e, by_groups g WHERE e.experiment = $1`,
+	}
+	for _, s := range stmts {
+		if _, err := db.Exec(s, exp); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM by_groups`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n < 2 {
+		t.Fatalf("%d groups: the case splits nothing", n)
+	}
+	return n
+}
+
+func mustSQL(t *testing.T, db *store.DB, q string) *Result {
+	t.Helper()
+	r, err := Query(db, "by", nil, q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return r
+}
+
+func sqlEsc(s string) string { return strings.ReplaceAll(s, "'", "''") }
