@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,46 +12,77 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestREADMEExamples runs every example of README.md that shows a command
-// with its output: a fenced block whose lines start with "$ rewind ". Each
-// block runs in a fresh folder that sees the repository's fixtures/ and
-// ingest/testdata/; what the commands print (stdout, then stderr) must be
-// what the block shows.
+// TestREADMEExamples runs every example of the manual (README.md) and of the
+// documents beside it (docDirs) that shows a command with its output: a
+// fenced block whose lines start with "$ rewind ". Each block runs in a fresh
+// folder that sees the repository's fixtures/ and ingest/testdata/; what the
+// commands print (stdout, then stderr) must be what the block shows.
 func TestREADMEExamples(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	root, _ := filepath.Abs("../..")
+	files := docFiles(t, root)
+	total := 0
+	for _, name := range files {
+		md, err := os.ReadFile(filepath.Join(root, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks := exampleBlocks(string(md))
+		if name == "README.md" && len(blocks) < 3 {
+			t.Fatalf("found %d example blocks in README.md", len(blocks))
+		}
+		total += len(blocks)
+		for i, b := range blocks {
+			t.Run(name+"/"+strings.Fields(b[0].cmd)[1]+"#"+string(rune('a'+i)), func(t *testing.T) {
+				runExampleBlock(t, root, b)
+			})
+		}
+	}
+	if total < 15 {
+		t.Fatalf("found %d example blocks in %d documents", total, len(files))
+	}
+}
+
+// docFiles lists the documents whose examples TestREADMEExamples runs, as
+// paths relative to root: the README, the contributor notes, the
+// benchmarks' README and every .md under docs/.
+func docFiles(t *testing.T, root string) []string {
+	t.Helper()
+	files := []string{"README.md", "CONTRIBUTING.md", "bench/README.md"}
+	err := filepath.WalkDir(filepath.Join(root, "docs"), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".md") {
+			rel, _ := filepath.Rel(root, path)
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return err
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks := exampleBlocks(string(readme))
-	if len(blocks) < 3 {
-		t.Fatalf("found %d example blocks in README.md", len(blocks))
+	return files
+}
+
+func runExampleBlock(t *testing.T, root string, b []example) {
+	dir := t.TempDir()
+	for _, d := range []string{"fixtures", "ingest"} {
+		if err := os.Symlink(filepath.Join(root, d), filepath.Join(dir, d)); err != nil {
+			t.Fatal(err)
+		}
 	}
-	root, _ := filepath.Abs("../..")
-	for i, b := range blocks {
-		t.Run(strings.Fields(b[0].cmd)[1]+"#"+string(rune('a'+i)), func(t *testing.T) {
-			dir := t.TempDir()
-			for _, d := range []string{"fixtures", "ingest"} {
-				if err := os.Symlink(filepath.Join(root, d), filepath.Join(dir, d)); err != nil {
-					t.Fatal(err)
-				}
-			}
-			t.Chdir(dir)
-			for _, ex := range b {
-				args, err := shellWords(ex.cmd)
-				if err != nil {
-					t.Fatalf("%s: %v", ex.cmd, err)
-				}
-				var out, errb bytes.Buffer
-				run(context.Background(), args[1:], nil, &out, &errb)
-				got := out.String() + errb.String()
-				if matchElided(ex.want, got) {
-					continue
-				}
-				if diff := cmp.Diff(ex.want, got); diff != "" {
-					t.Errorf("$ %s (-README +got):\n%s", ex.cmd, diff)
-				}
-			}
-		})
+	t.Chdir(dir)
+	for _, ex := range b {
+		args, err := shellWords(ex.cmd)
+		if err != nil {
+			t.Fatalf("%s: %v", ex.cmd, err)
+		}
+		var out, errb bytes.Buffer
+		run(context.Background(), args[1:], nil, &out, &errb)
+		got := out.String() + errb.String()
+		if matchElided(ex.want, got) {
+			continue
+		}
+		if diff := cmp.Diff(ex.want, got); diff != "" {
+			t.Errorf("$ %s (-doc +got):\n%s", ex.cmd, diff)
+		}
 	}
 }
 
