@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -21,6 +22,7 @@ func TestREADMEExamples(t *testing.T) {
 	root, _ := filepath.Abs("../..")
 	files := docFiles(t, root)
 	total := 0
+	dbs := map[string]string{} // --db file → the block that uses it
 	for _, name := range files {
 		md, err := os.ReadFile(filepath.Join(root, name))
 		if err != nil {
@@ -32,6 +34,7 @@ func TestREADMEExamples(t *testing.T) {
 		}
 		total += len(blocks)
 		for i, b := range blocks {
+			ownDB(t, fmt.Sprintf("%s block %d", name, i+1), b, dbs)
 			t.Run(name+"/"+strings.Fields(b[0].cmd)[1]+"#"+string(rune('a'+i)), func(t *testing.T) {
 				runExampleBlock(t, root, b)
 			})
@@ -59,6 +62,34 @@ func docFiles(t *testing.T, root string) []string {
 		t.Fatal(err)
 	}
 	return files
+}
+
+// ownDB checks that every command of block b that opens a database names it
+// with --db, one file per block, so that a reader can run the walk-throughs
+// one after another in one folder (issue 28).
+func ownDB(t *testing.T, block string, b []example, dbs map[string]string) {
+	t.Helper()
+	for _, ex := range b {
+		args, _ := shellWords(ex.cmd)
+		if len(args) < 2 || args[1] == "sim" || args[1] == "version" || args[1] == "completion" ||
+			(len(args) > 2 && args[1] == "analyze" && args[2] == "bounds") {
+			continue
+		}
+		db := ""
+		for i, a := range args {
+			if a == "--db" && i+1 < len(args) {
+				db = args[i+1]
+			}
+		}
+		switch {
+		case db == "":
+			t.Errorf("%s: $ %s: no --db of its own", block, ex.cmd)
+		case dbs[db] != "" && dbs[db] != block:
+			t.Errorf("%s: $ %s: --db %s is %s's too", block, ex.cmd, db, dbs[db])
+		default:
+			dbs[db] = block
+		}
+	}
 }
 
 func runExampleBlock(t *testing.T, root string, b []example) {
