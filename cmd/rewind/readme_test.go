@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,46 +13,107 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestREADMEExamples runs every example of README.md that shows a command
-// with its output: a fenced block whose lines start with "$ rewind ". Each
-// block runs in a fresh folder that sees the repository's fixtures/ and
-// ingest/testdata/; what the commands print (stdout, then stderr) must be
-// what the block shows.
+// TestREADMEExamples runs every example of the manual (README.md) and of the
+// documents beside it (docDirs) that shows a command with its output: a
+// fenced block whose lines start with "$ rewind ". Each block runs in a fresh
+// folder that sees the repository's fixtures/ and ingest/testdata/; what the
+// commands print (stdout, then stderr) must be what the block shows.
 func TestREADMEExamples(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	root, _ := filepath.Abs("../..")
+	files := docFiles(t, root)
+	total := 0
+	dbs := map[string]string{} // --db file → the block that uses it
+	for _, name := range files {
+		md, err := os.ReadFile(filepath.Join(root, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks := exampleBlocks(string(md))
+		if name == "README.md" && len(blocks) < 3 {
+			t.Fatalf("found %d example blocks in README.md", len(blocks))
+		}
+		total += len(blocks)
+		for i, b := range blocks {
+			ownDB(t, fmt.Sprintf("%s block %d", name, i+1), b, dbs)
+			t.Run(name+"/"+strings.Fields(b[0].cmd)[1]+"#"+string(rune('a'+i)), func(t *testing.T) {
+				runExampleBlock(t, root, b)
+			})
+		}
+	}
+	if total < 15 {
+		t.Fatalf("found %d example blocks in %d documents", total, len(files))
+	}
+}
+
+// docFiles lists the documents whose examples TestREADMEExamples runs, as
+// paths relative to root: the README, the contributor notes, the
+// benchmarks' README and every .md under docs/.
+func docFiles(t *testing.T, root string) []string {
+	t.Helper()
+	files := []string{"README.md", "CONTRIBUTING.md", "bench/README.md"}
+	err := filepath.WalkDir(filepath.Join(root, "docs"), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".md") {
+			rel, _ := filepath.Rel(root, path)
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return err
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks := exampleBlocks(string(readme))
-	if len(blocks) < 3 {
-		t.Fatalf("found %d example blocks in README.md", len(blocks))
+	return files
+}
+
+// ownDB checks that every command of block b that opens a database names it
+// with --db, one file per block, so that a reader can run the walk-throughs
+// one after another in one folder (issue 28).
+func ownDB(t *testing.T, block string, b []example, dbs map[string]string) {
+	t.Helper()
+	for _, ex := range b {
+		args, _ := shellWords(ex.cmd)
+		if len(args) < 2 || args[1] == "sim" || args[1] == "version" || args[1] == "completion" ||
+			(len(args) > 2 && args[1] == "analyze" && args[2] == "bounds") {
+			continue
+		}
+		db := ""
+		for i, a := range args {
+			if a == "--db" && i+1 < len(args) {
+				db = args[i+1]
+			}
+		}
+		switch {
+		case db == "":
+			t.Errorf("%s: $ %s: no --db of its own", block, ex.cmd)
+		case dbs[db] != "" && dbs[db] != block:
+			t.Errorf("%s: $ %s: --db %s is %s's too", block, ex.cmd, db, dbs[db])
+		default:
+			dbs[db] = block
+		}
 	}
-	root, _ := filepath.Abs("../..")
-	for i, b := range blocks {
-		t.Run(strings.Fields(b[0].cmd)[1]+"#"+string(rune('a'+i)), func(t *testing.T) {
-			dir := t.TempDir()
-			for _, d := range []string{"fixtures", "ingest"} {
-				if err := os.Symlink(filepath.Join(root, d), filepath.Join(dir, d)); err != nil {
-					t.Fatal(err)
-				}
-			}
-			t.Chdir(dir)
-			for _, ex := range b {
-				args, err := shellWords(ex.cmd)
-				if err != nil {
-					t.Fatalf("%s: %v", ex.cmd, err)
-				}
-				var out, errb bytes.Buffer
-				run(context.Background(), args[1:], nil, &out, &errb)
-				got := out.String() + errb.String()
-				if matchElided(ex.want, got) {
-					continue
-				}
-				if diff := cmp.Diff(ex.want, got); diff != "" {
-					t.Errorf("$ %s (-README +got):\n%s", ex.cmd, diff)
-				}
-			}
-		})
+}
+
+func runExampleBlock(t *testing.T, root string, b []example) {
+	dir := t.TempDir()
+	for _, d := range []string{"fixtures", "ingest"} {
+		if err := os.Symlink(filepath.Join(root, d), filepath.Join(dir, d)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+	for _, ex := range b {
+		args, err := shellWords(ex.cmd)
+		if err != nil {
+			t.Fatalf("%s: %v", ex.cmd, err)
+		}
+		var out, errb bytes.Buffer
+		run(context.Background(), args[1:], nil, &out, &errb)
+		got := out.String() + errb.String()
+		if matchElided(ex.want, got) {
+			continue
+		}
+		if diff := cmp.Diff(ex.want, got); diff != "" {
+			t.Errorf("$ %s (-doc +got):\n%s", ex.cmd, diff)
+		}
 	}
 }
 
