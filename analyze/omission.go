@@ -100,7 +100,7 @@ type omissionSrc struct {
 
 func omissionSource(db Querier, exp string) (omissionSrc, error) {
 	var s omissionSrc
-	err := db.QueryRow(`SELECT count(*), count(req), count(t_ms) FROM requests WHERE experiment = ?`, exp).Scan(&s.rows, &s.withReq, &s.withT)
+	err := db.QueryRow(`SELECT count(*), count(*) FILTER (WHERE req IS NOT NULL AND req_text IS NULL), count(t_ms) FROM requests WHERE experiment = ?`, exp).Scan(&s.rows, &s.withReq, &s.withT)
 	if err != nil {
 		return s, err
 	}
@@ -124,7 +124,7 @@ func (s omissionSrc) checkSchedule(exp string) error {
 	case s.rows == 0:
 		return fmt.Errorf("experiment %q has no requests", exp)
 	case s.withReq < s.rows:
-		return fmt.Errorf("experiment %q: %d of its %d rows have no req, the sequence number the schedule t0 + req / rate needs: %w which request each was", exp, s.rows-s.withReq, s.rows, ErrCannotTell)
+		return fmt.Errorf("experiment %q: %d of its %d rows have no numeric req, the sequence number the schedule t0 + req / rate needs: %w which request each was", exp, s.rows-s.withReq, s.rows, ErrCannotTell)
 	case s.withT < s.rows:
 		return fmt.Errorf("experiment %q: %d of its %d rows have no start time (t_ms or ts): %w how late they went out", exp, s.rows-s.withT, s.rows, ErrCannotTell)
 	}
