@@ -165,3 +165,16 @@ func TestOmissionRefusals(t *testing.T) {
 		}
 	}
 }
+
+// A row with count 3 weighs as three rows in the percentiles.
+func TestOmissionCount(t *testing.T) {
+	three := strings.Replace(tinySchedule, `"req":3,"attempt":0,"t_ms":450,"latency_ms":10,"outcome":"ok"}`, `"req":3,"attempt":0,"t_ms":450,"latency_ms":10,"outcome":"ok","count":3}`, 1)
+	m, _, err := Omission(logsDB(t, three), OmissionOptions{Interval: SendInterval{100000, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// corrected: 10 x7, 70, 160 x3, 250 (12): p50 the 6th (10), p90 the 11th (160).
+	if got := strRows(t, m)[:2]; !cmp.Equal(got, []string{"a p50 12 100 false 10 10 0", "a p90 12 100 false 10 160 150"}) {
+		t.Errorf("count 3: %v", got)
+	}
+}

@@ -116,31 +116,36 @@ CREATE OR REPLACE MACRO _om_sched(exp, interval_num, interval_den) AS TABLE
 -- The nearest-rank quantiles of one histogram per (run, kind): h has
 -- run, kind, v, c.
 CREATE OR REPLACE MACRO omission(exp, interval_num := NULL, interval_den := 1) AS TABLE
-    WITH s AS (SELECT * FROM _om_sched(exp, interval_num, interval_den)),
-    h AS (
-        SELECT run, 'latency' AS kind, lat_us * den AS v, sum(count) AS c FROM s WHERE lat_us IS NOT NULL GROUP BY ALL
+    WITH s AS MATERIALIZED (SELECT * FROM _om_sched(exp, interval_num, interval_den)),
+    -- One row per request: a row with count k is written out k times (most
+    -- have 1); quantile_disc with DECIMAL quantiles is the nearest rank
+    -- (analyze/judge_sql_test.go holds it so), and over a few large groups
+    -- it is many times faster than a running count over every distinct value.
+    one AS (
+        SELECT run, lat_us, lag_s, den FROM s WHERE count = 1
         UNION ALL
-        SELECT run, 'corrected', lat_us * den + lag_s, sum(count) FROM s WHERE lat_us IS NOT NULL GROUP BY ALL
-        UNION ALL
-        SELECT run, 'lag', lag_s, sum(count) FROM s GROUP BY ALL
+        SELECT run, lat_us, lag_s, den FROM s, range(s.count) WHERE s.count > 1
     ),
-    n AS (SELECT run, kind, sum(c) AS n FROM h GROUP BY ALL),
-    cum AS (SELECT run, kind, v, sum(c) OVER (PARTITION BY run, kind ORDER BY v ROWS UNBOUNDED PRECEDING) AS cum FROM h),
-    q AS (
-        SELECT cum.run, cum.kind, qs.quantile, qs.i, min(cum.v) AS v
-        FROM cum JOIN n USING (run, kind), _om_quantiles() qs
-        WHERE cum.cum >= greatest(1, ceil(qs.q * n.n))
-        GROUP BY ALL
+    v AS (
+        SELECT run, 'latency' AS kind, lat_us * den AS v FROM one WHERE lat_us IS NOT NULL
+        UNION ALL
+        SELECT run, 'corrected', lat_us * den + lag_s FROM one WHERE lat_us IS NOT NULL
+        UNION ALL
+        SELECT run, 'lag', lag_s FROM one
+    ),
+    qk AS (
+        SELECT run, kind, count(*) AS n, quantile_disc(v, [0.5, 0.9, 0.95, 0.99, 0.999, 1.0]::DECIMAL(4, 3)[]) AS vs
+        FROM v GROUP BY run, kind
     ),
     runs AS (SELECT run, any_value(num) AS num, any_value(den) AS den, any_value(inferred) AS inferred FROM s GROUP BY run)
-    SELECT q.run, q.quantile, (SELECT n.n FROM n WHERE n.run = q.run AND n.kind = 'latency')::BIGINT AS requests,
+    SELECT runs.run, qs.quantile, (max(qk.n) FILTER (WHERE qk.kind = 'latency'))::BIGINT AS requests,
            runs.num / runs.den / 1000 AS interval_ms, runs.inferred,
-           (max(q.v) FILTER (WHERE q.kind = 'latency') / runs.den / 1000)::DOUBLE AS latency_ms,
-           (max(q.v) FILTER (WHERE q.kind = 'corrected') / runs.den / 1000)::DOUBLE AS corrected_ms,
-           (max(q.v) FILTER (WHERE q.kind = 'lag') / runs.den / 1000)::DOUBLE AS lag_ms
-    FROM q JOIN runs USING (run)
-    GROUP BY q.run, q.quantile, q.i, runs.num, runs.den, runs.inferred
-    ORDER BY q.run, q.i;
+           (max(qk.vs[qs.i]) FILTER (WHERE qk.kind = 'latency') / runs.den / 1000)::DOUBLE AS latency_ms,
+           (max(qk.vs[qs.i]) FILTER (WHERE qk.kind = 'corrected') / runs.den / 1000)::DOUBLE AS corrected_ms,
+           (max(qk.vs[qs.i]) FILTER (WHERE qk.kind = 'lag') / runs.den / 1000)::DOUBLE AS lag_ms
+    FROM runs JOIN qk USING (run), _om_quantiles() qs
+    GROUP BY runs.run, qs.quantile, qs.i, runs.num, runs.den, runs.inferred
+    ORDER BY runs.run, qs.i;
 
 CREATE OR REPLACE MACRO omission_requests(exp, interval_num := NULL, interval_den := 1) AS TABLE
     SELECT run, n AS req, start_us / 1000 AS start_ms, ((t0 + n * num) / den / 1000)::DOUBLE AS intended_ms,
@@ -152,7 +157,7 @@ CREATE OR REPLACE MACRO omission_requests(exp, interval_num := NULL, interval_de
 -- Expected ticks in a window [lo, hi) (scaled): the n >= n0 with
 -- t0 + n num in it and no later than the last send.
 CREATE OR REPLACE MACRO omission_windows(exp, interval_num := NULL, interval_den := 1, win_ms := 1000) AS TABLE
-    WITH s AS (SELECT * FROM _om_sched(exp, interval_num, interval_den)),
+    WITH s AS MATERIALIZED (SELECT * FROM _om_sched(exp, interval_num, interval_den)),
     p AS (SELECT round(win_ms * 1000)::BIGINT AS win_us),
     runs AS (
         SELECT run, any_value(num) AS num, any_value(den) AS den, any_value(t0) AS t0,
