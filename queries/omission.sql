@@ -48,7 +48,7 @@
 --   interval_den  BIGINT   its denominator (default 1)
 --   win_ms        DOUBLE   ms, window length (omission_windows, default 1000)
 --   interval_us   BIGINT   us, HdrHistogram's expected interval e (omission_backfill); NULL: derived per run
--- Columns of omission (one row per run and quantile):
+-- Columns: of omission (one row per run and quantile):
 --   run           VARCHAR  run
 --   quantile      VARCHAR  p50, p90, p95, p99, p99.9 or max
 --   requests      BIGINT   requests with a latency
