@@ -5,7 +5,7 @@
 # --rate 500/1s (corrected percentiles and 1 s windows), "backfill" is
 # --expected-interval 10ms (HdrHistogram's back-fill). The database is kept in
 # $TMPDIR/rewind-bench-analyses-interleaved-ROWS (shared with analyses.sh).
-# Usage: bench/judge.sh [ROWS...]        (default: 10000000)
+# Usage: bench/omission.sh [ROWS...]        (default: 10000000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GOFLAGS="-buildvcs=false -tags=duckdb_arrow"
