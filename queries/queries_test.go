@@ -54,6 +54,8 @@ func coveredBy(name string) bool {
 	switch name {
 	case "experiment_window", "tag_hash": // cmd/rewind/testdata/cli/windows, blast-radius
 		return true
+	case "omission_windows", "omission_requests", "omission_dropped", "omission_backfill": // cmd/rewind/testdata/cli/omission
+		return true
 	}
 	return false
 }

@@ -1,0 +1,180 @@
+package analyze
+
+import (
+	"errors"
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// tinySchedule is sent at 10/s (every 100 ms); request 2 takes 250 ms and
+// holds up the one-worker generator: 3 goes out at 450 (lag 150), 4 at
+// 460 (lag 60), 5 on time again.
+const tinySchedule = `{"run":"a","req":0,"attempt":0,"t_ms":0,"latency_ms":10,"outcome":"ok"}
+{"run":"a","req":1,"attempt":0,"t_ms":100,"latency_ms":10,"outcome":"ok"}
+{"run":"a","req":2,"attempt":0,"t_ms":200,"latency_ms":250,"outcome":"ok"}
+{"run":"a","req":3,"attempt":0,"t_ms":450,"latency_ms":10,"outcome":"ok"}
+{"run":"a","req":4,"attempt":0,"t_ms":460,"latency_ms":10,"outcome":"ok"}
+{"run":"a","req":5,"attempt":0,"t_ms":500,"latency_ms":10,"outcome":"ok"}
+{"run":"a","req":6,"attempt":0,"t_ms":600,"latency_ms":10,"outcome":"ok"}
+{"run":"a","req":7,"attempt":0,"t_ms":700,"latency_ms":10,"outcome":"ok"}
+{"run":"a","req":8,"attempt":0,"t_ms":800,"latency_ms":10,"outcome":"ok"}
+{"run":"a","req":9,"attempt":0,"t_ms":900,"latency_ms":10,"outcome":"ok"}
+`
+
+func strRows(t *testing.T, r *Result) []string {
+	t.Helper()
+	var out []string
+	for _, row := range r.Rows {
+		s := make([]string, len(row))
+		for i, v := range row {
+			s[i] = fmt.Sprint(v)
+		}
+		out = append(out, strings.Join(s, " "))
+	}
+	return out
+}
+
+// By hand: corrected = latency + lag = 10 x7, 70, 160, 250; the lags 0 x8,
+// 60, 150. Nearest rank: p50 the 5th, p90 the 9th, p95 the 10th of 10.
+// Windows of 200 ms: ticks 0,100 | 200,300 | 400,500 | ..., sends 2 | 1 | 3.
+func TestOmissionSchedule(t *testing.T) {
+	db := logsDB(t, tinySchedule)
+	rate, err := ParseRate("10/1s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, w, err := Omission(db, OmissionOptions{Interval: rate, Window: 200e6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"a p50 10 100 false 10 10 0", "a p90 10 100 false 10 160 60", "a p95 10 100 false 250 250 150",
+		"a p99 10 100 false 250 250 150", "a p99.9 10 100 false 250 250 150", "a max 10 100 false 250 250 150",
+	}
+	if d := cmp.Diff(want, strRows(t, m)); d != "" {
+		t.Errorf("percentiles (-want +got):\n%s", d)
+	}
+	wantW := []string{"a 0 0 2 2 0 0 0", "a 1 200 2 1 1 1 0", "a 2 400 2 3 -1 0 150", "a 3 600 2 2 0 0 0", "a 4 800 2 2 0 0 0"}
+	if d := cmp.Diff(wantW, strRows(t, w)); d != "" {
+		t.Errorf("windows (-want +got):\n%s", d)
+	}
+	// Inferred: the median gap over consecutive req is 100 ms too.
+	m2, _, err := Omission(db, OmissionOptions{Window: 200e6, Interval: SendInterval{}})
+	if !errors.Is(err, ErrCannotTell) {
+		t.Fatalf("an ndjson log without --rate: %v, %v, want ErrCannotTell", m2, err)
+	}
+}
+
+// A rate of 3/s is an interval of 1000000/3 us: a log sent exactly on it
+// (starts rounded down to the us, as a clock reads them) has lags under
+// 1 us that are exact fractions, and the ticks fall in their windows
+// exactly.
+func TestOmissionExactRate(t *testing.T) {
+	var b strings.Builder
+	for n := 0; n < 9; n++ {
+		us := n * 1000000 / 3
+		fmt.Fprintf(&b, `{"run":"a","req":%d,"attempt":0,"t_ms":%d.%03d,"latency_ms":1,"outcome":"ok"}`+"\n", n, us/1000, us%1000)
+	}
+	db := logsDB(t, b.String())
+	rate, err := ParseRate("3/1s")
+	if err != nil || rate != (SendInterval{1000000, 3}) {
+		t.Fatalf("ParseRate(3/1s) = %v, %v", rate, err)
+	}
+	var lags, expected string
+	if err := db.QueryRow(`SELECT string_agg(lag_ms::VARCHAR, ' ' ORDER BY req) FROM omission_requests('a', 1000000, 3)`).Scan(&lags); err != nil {
+		t.Fatal(err)
+	}
+	// start - n I is 0, -1/3, -2/3 us over and over (333333 - 333333.33...), so
+	// t0 = -2/3 us and the lags are 2/3, 1/3 and 0 us.
+	if want := "0.0006666666666666666 0.0003333333333333333 0.0 0.0006666666666666666 0.0003333333333333333 0.0 0.0006666666666666666 0.0003333333333333333 0.0"; lags != want {
+		t.Errorf("lags %s, want %s", lags, want)
+	}
+	if err := db.QueryRow(`SELECT string_agg(expected::VARCHAR, ' ' ORDER BY "window") FROM omission_windows('a', 1000000, 3, win_ms := 1000)`).Scan(&expected); err != nil {
+		t.Fatal(err)
+	}
+	// Tick 0 is at t0 = -2/3 us, in window -1; ticks 1-3 end at 999999.33 us,
+	// in window 0; the last send (tick 8) closes window 2.
+	if expected != "1 3 3 2" {
+		t.Errorf("expected per window %s, want 1 3 3 2", expected)
+	}
+}
+
+// HdrHistogram's rule (AbstractHistogram.recordValueWithCountAndExpectedInterval):
+// v, then v - e, v - 2e, ... while >= e. omission_backfill's level-by-level
+// quantiles equal the quantiles of that multiset written out, over random
+// logs with counts, at several e.
+func TestOmissionBackfill(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	var b strings.Builder
+	for i := 0; i < 400; i++ {
+		lat := rng.Intn(3000) + rng.Intn(2)*rng.Intn(40000)
+		fmt.Fprintf(&b, `{"run":"r%d","req":%d,"attempt":0,"t_ms":%d,"latency_ms":%d.%03d,"outcome":"ok","count":%d}`+"\n",
+			i%2, i, i*10, lat/1000, lat%1000, 1+rng.Intn(3))
+	}
+	db := logsDB(t, b.String())
+	for _, e := range []int64{1, 7, 1000, 2500, 40000, 90000} {
+		q := fmt.Sprintf(`WITH h AS (SELECT run, round(latency_ms * 1000)::BIGINT AS v, count FROM requests),
+			x AS (SELECT run, v - k * %[1]d AS v, count FROM h, LATERAL (SELECT unnest(range(0, greatest(1, v // %[1]d))) AS k)),
+			q AS (SELECT run, quantile_disc(v, [0.5, 0.9, 0.95, 0.99, 0.999, 1.0]::DECIMAL(4, 3)[]) AS q, count(*) AS n
+			      FROM (SELECT run, v FROM x, range(count)) GROUP BY run)
+			SELECT string_agg(run || ':' || n || ':' || list_transform(q, v -> v / 1000)::VARCHAR, ' ' ORDER BY run) FROM q`, e)
+		var want, got string
+		if err := db.QueryRow(q).Scan(&want); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.QueryRow(fmt.Sprintf(`SELECT string_agg(run || ':' || n || ':' || q::VARCHAR, ' ' ORDER BY run) FROM (
+				SELECT run, any_value(requests + added) AS n, list(bound_ms ORDER BY quantile = 'max', quantile) AS q
+				FROM omission_backfill('a', %d) GROUP BY run)`, e)).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("e = %d us:\n got %s\nwant %s", e, got, want)
+		}
+	}
+	// At the edge: v = 2e adds e (>= e), v = 2e - 1 adds nothing.
+	edge := logsDB(t, `{"run":"a","req":0,"t_ms":0,"latency_ms":2,"outcome":"ok"}
+{"run":"a","req":1,"t_ms":1,"latency_ms":1.999,"outcome":"ok"}
+`)
+	var added int64
+	if err := edge.QueryRow(`SELECT any_value(added) FROM omission_backfill('a', 1000)`).Scan(&added); err != nil || added != 1 {
+		t.Errorf("added %d (%v), want 1: v = 2e adds e, v = 2e - 1 adds none", added, err)
+	}
+}
+
+// What the analysis refuses, and says why.
+func TestOmissionRefusals(t *testing.T) {
+	noReq := logsDB(t, `{"run":"a","req":"x1","t_ms":0,"latency_ms":1,"outcome":"ok"}
+{"run":"a","req":1,"t_ms":100,"latency_ms":1,"outcome":"ok"}
+`)
+	rate, _ := ParseRate("10")
+	_, _, err := Omission(noReq, OmissionOptions{Interval: rate})
+	if !errors.Is(err, ErrCannotTell) || !strings.Contains(err.Error(), "1 of its 2 rows have no numeric req") {
+		t.Errorf("rows without req: %v", err)
+	}
+	_, _, err = Omission(logsDB(t, tinySchedule), OmissionOptions{})
+	if !errors.Is(err, ErrCannotTell) || !strings.Contains(err.Error(), "(ndjson)") {
+		t.Errorf("no rate, not Vegeta: %v", err)
+	}
+	for _, s := range []string{"0", "-3", "10/0s", "x", "10/fast"} {
+		if _, err := ParseRate(s); err == nil {
+			t.Errorf("ParseRate(%q) accepted", s)
+		}
+	}
+}
+
+// A row with count 3 weighs as three rows in the percentiles.
+func TestOmissionCount(t *testing.T) {
+	three := strings.Replace(tinySchedule, `"req":3,"attempt":0,"t_ms":450,"latency_ms":10,"outcome":"ok"}`, `"req":3,"attempt":0,"t_ms":450,"latency_ms":10,"outcome":"ok","count":3}`, 1)
+	m, _, err := Omission(logsDB(t, three), OmissionOptions{Interval: SendInterval{100000, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// corrected: 10 x7, 70, 160 x3, 250 (12): p50 the 6th (10), p90 the 11th (160).
+	if got := strRows(t, m)[:2]; !cmp.Equal(got, []string{"a p50 12 100 false 10 10 0", "a p90 12 100 false 10 160 150"}) {
+		t.Errorf("count 3: %v", got)
+	}
+}
