@@ -40,7 +40,7 @@ func decodeCSV(in io.Reader, maxRecord int64) produce {
 			return csvErr(cr, herr)
 		}
 		if herr != nil || (!whole && (end == 0 || head[end-1] != '\n')) {
-			return decodeCSVRecords(br)(ctx, emit) // a header past the first chunk
+			return decodeCSVRecords(br, maxRecord)(ctx, emit) // a header past the first chunk
 		}
 		names, sets := csvColumns(header)
 		first := 1 + int64(bytes.Count(head[:end], []byte{'\n'}))
@@ -53,16 +53,18 @@ func decodeCSV(in io.Reader, maxRecord int64) produce {
 	}
 }
 
-// decodeCSVRecords reads the whole file with one csv.Reader.
-func decodeCSVRecords(in io.Reader) produce {
+// decodeCSVRecords reads the whole file with one csv.Reader, its records
+// capped at maxRecord.
+func decodeCSVRecords(in io.Reader, maxRecord int64) produce {
 	return rows(func(ctx context.Context, add func(*row) error) error {
-		cr := csv.NewReader(in)
+		cr, rc := cappedCSV(in, maxRecord, ',')
 		cr.ReuseRecord = true
 		header, err := cr.Read()
 		if err != nil {
 			return csvErr(cr, err)
 		}
 		names, sets := csvColumns(header)
+		rc.header(names)
 		var r row
 		return eachRecord(ctx, cr, func(line int64, rec []string) error {
 			r.reset(line)

@@ -42,7 +42,7 @@ func sameAsOneReader(t *testing.T, data []byte, chunk int) {
 	defer func(n int) { chunkBytes = n }(chunkBytes)
 	chunkBytes = chunk
 	got, gotOrd, gotErr := decodeDump(decodeCSV(strings.NewReader(string(data)), DefaultMaxRecord))
-	want, wantOrd, wantErr := decodeDump(decodeCSVRecords(strings.NewReader(string(data))))
+	want, wantOrd, wantErr := decodeDump(decodeCSVRecords(strings.NewReader(string(data)), 0))
 	if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
 		t.Fatalf("chunks of %d bytes: error %v, one reader %v\ninput %q", chunk, gotErr, wantErr, data)
 	}
