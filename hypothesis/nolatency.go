@@ -19,6 +19,9 @@ import (
 // UseInstead is the advice for a hypothesis metric that needs a latency.
 const UseInstead = "use --metric ok_share, error_rate or throughput"
 
+// GoodInstead is the advice for an SLI (--good) that reads latency_ms.
+const GoodInstead = "judge an SLI over outcome or status (the default --good is outcome = 'ok')"
+
 // NeedsLatency reports whether a hypothesis metric is a latency.
 func NeedsLatency(metric string) bool { return MetricUnit(metric) == "ms" }
 
@@ -94,5 +97,5 @@ func RequireGoodLatency(db store.Querier, good, where string, args ...any) error
 	if !GoodNeedsLatency(good) {
 		return nil
 	}
-	return RequireLatency(db, fmt.Sprintf("--good %q", good), "judge an SLI over outcome or status (the default --good is outcome = 'ok')", where, args...)
+	return RequireLatency(db, fmt.Sprintf("--good %q", good), GoodInstead, where, args...)
 }

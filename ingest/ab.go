@@ -3,7 +3,6 @@ package ingest
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"strconv"
 	"strings"
 
@@ -37,8 +36,9 @@ func detectAB(_ string, head []byte) bool {
 func decodeAB(in *input, c *collector) (produce, error) {
 	run := runName(in.detectName())
 	return rows(func(ctx context.Context, add func(*row) error) error {
-		cr := csv.NewReader(in.reader())
-		cr.Comma, cr.FieldsPerRecord, cr.LazyQuotes, cr.ReuseRecord = '\t', len(abColumns), true, true
+		cr, rc := cappedCSV(in.reader(), in.guard.max, '\t')
+		cr.FieldsPerRecord, cr.LazyQuotes, cr.ReuseRecord = len(abColumns), true, true
+		rc.header(abColumns)
 		header, err := cr.Read()
 		if err != nil {
 			return csvErr(cr, err)

@@ -26,11 +26,15 @@ type row struct {
 	outcome, userID, batchID, clientID, reason string
 	attrs, group                               string
 	tagged, retried                            bool
+	// raw are the canonical columns a --map sets whose source fields are
+	// kept undecoded, in attrs under their own names (mapraw.go); kept
+	// across reset
+	raw *fieldSet
 }
 
 func (r *row) set(col int)      { r.has |= 1 << col }
 func (r *row) is(col int) bool  { return r.has&(1<<col) != 0 }
-func (r *row) reset(line int64) { *r = row{line: line} }
+func (r *row) reset(line int64) { *r = row{line: line, raw: r.raw} }
 
 // batcher appends rows to Arrow builders and cuts record batches. A run of
 // nulls in a column is appended at once (AppendNulls, before the column's

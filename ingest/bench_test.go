@@ -135,7 +135,7 @@ func BenchmarkDecodeCSV(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		dec  func(io.Reader) produce
-	}{{"chunks", func(r io.Reader) produce { return decodeCSV(r, DefaultMaxRecord) }}, {"one-reader", decodeCSVRecords}} {
+	}{{"chunks", func(r io.Reader) produce { return decodeCSV(r, DefaultMaxRecord, nil) }}, {"one-reader", func(r io.Reader) produce { return decodeCSVRecords(r, 0, nil) }}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for range b.N {

@@ -25,7 +25,7 @@ import (
 // chunk reads as the whole file would, and that first error is the one
 // reported. A header that does not end within the first chunk is read
 // record by record, as one reader.
-func decodeCSV(in io.Reader, maxRecord int64) produce {
+func decodeCSV(in io.Reader, maxRecord int64, raw *fieldSet) produce {
 	return func(ctx context.Context, emit func(arrow.RecordBatch) error) error {
 		br := bufio.NewReaderSize(in, chunkBytes)
 		head, err := br.Peek(chunkBytes)
@@ -40,9 +40,9 @@ func decodeCSV(in io.Reader, maxRecord int64) produce {
 			return csvErr(cr, herr)
 		}
 		if herr != nil || (!whole && (end == 0 || head[end-1] != '\n')) {
-			return decodeCSVRecords(br)(ctx, emit) // a header past the first chunk
+			return decodeCSVRecords(br, maxRecord, raw)(ctx, emit) // a header past the first chunk
 		}
-		names, sets := csvColumns(header)
+		names, sets := csvColumns(header, raw)
 		first := 1 + int64(bytes.Count(head[:end], []byte{'\n'}))
 		if _, err := br.Discard(end); err != nil {
 			return err
@@ -53,16 +53,18 @@ func decodeCSV(in io.Reader, maxRecord int64) produce {
 	}
 }
 
-// decodeCSVRecords reads the whole file with one csv.Reader.
-func decodeCSVRecords(in io.Reader) produce {
+// decodeCSVRecords reads the whole file with one csv.Reader, its records
+// capped at maxRecord.
+func decodeCSVRecords(in io.Reader, maxRecord int64, raw *fieldSet) produce {
 	return rows(func(ctx context.Context, add func(*row) error) error {
-		cr := csv.NewReader(in)
+		cr, rc := cappedCSV(in, maxRecord, ',')
 		cr.ReuseRecord = true
 		header, err := cr.Read()
 		if err != nil {
 			return csvErr(cr, err)
 		}
-		names, sets := csvColumns(header)
+		names, sets := csvColumns(header, raw)
+		rc.header(names)
 		var r row
 		return eachRecord(ctx, cr, func(line int64, rec []string) error {
 			r.reset(line)
@@ -75,13 +77,16 @@ func decodeCSVRecords(in io.Reader) produce {
 }
 
 // csvColumns names the header's columns and looks up their setters, once
-// per column rather than per cell.
-func csvColumns(header []string) ([]string, []setter) {
+// per column rather than per cell; a column named in raw has none (it is
+// kept in attrs).
+func csvColumns(header []string, raw *fieldSet) ([]string, []setter) {
 	names := make([]string, len(header))
 	sets := make([]setter, len(header))
 	for i, h := range header {
 		names[i] = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
-		sets[i] = setters[names[i]]
+		if !raw.has(names[i]) {
+			sets[i] = setters[names[i]]
+		}
 	}
 	return names, sets
 }

@@ -41,8 +41,8 @@ func sameAsOneReader(t *testing.T, data []byte, chunk int) {
 	t.Helper()
 	defer func(n int) { chunkBytes = n }(chunkBytes)
 	chunkBytes = chunk
-	got, gotOrd, gotErr := decodeDump(decodeCSV(strings.NewReader(string(data)), DefaultMaxRecord))
-	want, wantOrd, wantErr := decodeDump(decodeCSVRecords(strings.NewReader(string(data))))
+	got, gotOrd, gotErr := decodeDump(decodeCSV(strings.NewReader(string(data)), DefaultMaxRecord, nil))
+	want, wantOrd, wantErr := decodeDump(decodeCSVRecords(strings.NewReader(string(data)), 0, nil))
 	if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
 		t.Fatalf("chunks of %d bytes: error %v, one reader %v\ninput %q", chunk, gotErr, wantErr, data)
 	}
@@ -190,7 +190,7 @@ func TestCSVStrayQuoteAcrossChunks(t *testing.T) {
 	}
 	sameAsOneReader(t, []byte(b.String()), chunkBytes)
 	sameAsOneReader(t, []byte(b.String()), 4096)
-	_, _, err := decodeDump(decodeCSV(strings.NewReader(b.String()), DefaultMaxRecord))
+	_, _, err := decodeDump(decodeCSV(strings.NewReader(b.String()), DefaultMaxRecord, nil))
 	if err == nil || !strings.Contains(err.Error(), `extraneous or missing " in quoted-field`) {
 		t.Fatalf("error %v, want the open quote named", err)
 	}

@@ -181,7 +181,7 @@ func unsafeString(b []byte) string {
 // setFlat applies one member. A null sets nothing, as in the map decoder.
 func setFlat(r *row, key, val string, kind byte) bool {
 	col, ok := flatCol(key)
-	if !ok || col < 0 || r.is(col) || col == colAttrs {
+	if !ok || col < 0 || r.is(col) || col == colAttrs || r.raw.has(key) {
 		return false // unknown, repeated, or attrs: the map decoder handles it
 	}
 	if kind == 'z' {

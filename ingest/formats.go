@@ -63,7 +63,7 @@ var formats = []format{
 		if spansLines(in.head) {
 			return wholeDoc(decodeJSONStream)(in, c)
 		}
-		return decodeNDJSON(in.reader(), c), nil
+		return decodeNDJSON(in.reader(), c, in.mapRaw), nil
 	}},
 	{name: FormatK6CSV, about: "k6 run --out csv", detect: detectK6csv, decode: decodeK6csv},
 	{name: FormatJMeter, about: "JMeter .jtl results, CSV with a header or XML", detect: detectJmeter, decode: decodeJmeter},
@@ -76,7 +76,9 @@ var formats = []format{
 	{name: FormatHAProxy, about: "HAProxy option httplog lines, raw or behind an RFC 3164/5424 syslog prefix", detect: detectHaproxy, decode: decodeHaproxy},
 	{name: FormatCSV, about: "CSV with a header row of canonical column names", detect: func(name string, head []byte) bool {
 		return hasExt(name, ".csv", ".tsv") || looksLikeCSVHeader(jsonText(head))
-	}, decode: func(in *input, c *collector) (produce, error) { return decodeCSV(in.reader(), in.guard.max), nil }},
+	}, decode: func(in *input, c *collector) (produce, error) {
+		return decodeCSV(in.reader(), in.guard.max, in.mapRaw), nil
+	}},
 }
 
 // Formats lists the accepted --from values, in detection order.

@@ -218,7 +218,7 @@ func (l *loader) file(ctx context.Context, s source, name string) (Result, error
 		return res, err
 	}
 	defer in.close()
-	in.name = name
+	in.name, in.mapRaw = name, l.rawFields()
 	res.Compression = in.compression
 	if in.size == 0 || len(in.head) == 0 {
 		return res, errors.New("file is empty")

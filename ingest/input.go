@@ -37,6 +37,9 @@ type input struct {
 	compression string // "", "gzip" or "zstd"
 	head        []byte // the first headBytes of the decompressed content
 	guard       *guard // record and decompression caps (limits.go)
+	// raw are the canonical columns a --map sets: canonical NDJSON and CSV
+	// keep a source field of that name undecoded, in attrs (mapraw.go)
+	mapRaw *fieldSet
 
 	file   *os.File
 	raw    *hashingReader

@@ -81,7 +81,9 @@ func (l *loader) requireColumns(p produce) produce {
 	haveRun := l.opts.Run != "" || l.fileRuns || mapped["run"]
 	return func(ctx context.Context, emit func(arrow.RecordBatch) error) error {
 		return p(ctx, func(rb arrow.RecordBatch) error {
-			if !mapped["outcome"] {
+			// a mapped status is not decoded (mapraw.go): the outcome
+			// derived from it is checked after the maps, too
+			if !mapped["outcome"] && !mapped["status"] {
 				if err := checkPresent(rb, colOutcome, "outcome", " (and no status to derive it from)", rb.Column(colCount), rb.Column(colStatus)); err != nil {
 					rb.Release()
 					return err

@@ -154,7 +154,7 @@ func decodeJmeter(in *input, c *collector) (produce, error) {
 		}
 	}
 	return rows(func(ctx context.Context, add func(*row) error) error {
-		return jmeterCSVRows(ctx, in.reader(), delim, layout, runName(in.detectName()), add)
+		return jmeterCSVRows(ctx, in.reader(), in.guard.max, delim, layout, runName(in.detectName()), add)
 	}), nil
 }
 
@@ -162,9 +162,9 @@ type jmeterCol struct{ key, src string }
 
 // jmeterCSVRows reads the rows under the file's header, or, given a
 // layout, from the first line on.
-func jmeterCSVRows(ctx context.Context, rd io.Reader, delim rune, layout []string, file string, add func(*row) error) error {
-	cr := csv.NewReader(rd)
-	cr.Comma, cr.FieldsPerRecord, cr.ReuseRecord = delim, -1, true
+func jmeterCSVRows(ctx context.Context, rd io.Reader, maxRecord int64, delim rune, layout []string, file string, add func(*row) error) error {
+	cr, rc := cappedCSV(rd, maxRecord, delim)
+	cr.FieldsPerRecord, cr.ReuseRecord = -1, true
 	header := layout
 	if header == nil {
 		var err error
@@ -176,6 +176,11 @@ func jmeterCSVRows(ctx context.Context, rd io.Reader, delim rune, layout []strin
 	for i, h := range header {
 		cols[i] = jmeterCol{key: jmeterColumn(h), src: strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))}
 	}
+	src := make([]string, len(cols))
+	for i, c := range cols {
+		src[i] = c.src
+	}
+	rc.header(src) // not header: ReuseRecord, the next Read overwrites it
 	var r row
 	var kvs []attrPair
 	n := 0

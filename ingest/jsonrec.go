@@ -193,7 +193,10 @@ func requestObject(m map[string]json.RawMessage, r *row) error {
 			}
 			continue
 		}
-		known, err := setField(r, k, jsonVal(m[k]))
+		known, err := false, error(nil)
+		if !r.raw.has(k) {
+			known, err = setField(r, k, jsonVal(m[k]))
+		}
 		if err != nil {
 			return err
 		}

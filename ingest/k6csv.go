@@ -3,8 +3,8 @@ package ingest
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -26,12 +26,13 @@ func detectK6csv(_ string, head []byte) bool {
 
 func decodeK6csv(in *input, c *collector) (produce, error) {
 	return rows(func(ctx context.Context, add func(*row) error) error {
-		cr := csv.NewReader(in.reader())
+		cr, rc := cappedCSV(in.reader(), in.guard.max, ',')
 		cr.ReuseRecord = true
 		header, err := cr.Read()
 		if err != nil {
 			return csvErr(cr, err)
 		}
+		rc.header(slices.Clone(header)) // ReuseRecord: the next Read overwrites header
 		cols, err := newK6Columns(header)
 		if err != nil {
 			return err

@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -74,19 +75,20 @@ func detectLocust(_ string, head []byte) bool {
 
 func decodeLocust(in *input, c *collector) (produce, error) {
 	return rows(func(ctx context.Context, add func(*row) error) error {
-		return readLocust(ctx, in.reader(), runName(in.detectName()), c, add)
+		return readLocust(ctx, in.reader(), in.guard.max, runName(in.detectName()), c, add)
 	}), nil
 }
 
 // readLocust reads the series; run names the file's run (Locust has no
 // grouping of its own, so the file is the run).
-func readLocust(ctx context.Context, rd io.Reader, run string, c *collector, add func(*row) error) error {
-	cr := csv.NewReader(rd)
+func readLocust(ctx context.Context, rd io.Reader, maxRecord int64, run string, c *collector, add func(*row) error) error {
+	cr, rc := cappedCSV(rd, maxRecord, ',')
 	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if err != nil {
 		return csvErr(cr, err)
 	}
+	rc.header(slices.Clone(header)) // ReuseRecord: the next Read overwrites header
 	cols := newLocustColumns(header)
 	if err := cols.check(); err != nil {
 		return err

@@ -14,7 +14,8 @@ import (
 // allow-list and evaluated in a sandbox (mapexpr.go). Fields the canonical schema does not name
 // (kept in attrs) are columns of the expression's scope, typed by what
 // their values are (BIGINT, DOUBLE, BOOLEAN, else VARCHAR); so are the
-// canonical columns as decoded.
+// canonical columns as decoded, except that a column a --map sets is the
+// source's own field of that name, raw (mapraw.go); attrs is one too.
 type Mapping struct {
 	Column string
 	Expr   string
@@ -73,9 +74,16 @@ func (l *loader) applyMaps(ctx context.Context, fileID int64) error {
 		if _, err := l.conn.ExecContext(ctx, `SELECT `+expr+` FROM `+scope+` LIMIT 0`, args...); err != nil {
 			return fmt.Errorf("--map %s=%s: %s", m.Column, m.Expr, sqlMsg(err))
 		}
+		at, fails, err := l.mapErrLine(ctx, expr, scope, args)
+		if err != nil {
+			return fmt.Errorf("--map %s=%s: %s", m.Column, m.Expr, sqlMsg(err))
+		}
+		if fails {
+			return l.mapRowErr(ctx, at, m, expr, scope, args)
+		}
 		var line sql.NullInt64
 		var got sql.NullString
-		err := l.conn.QueryRowContext(ctx, `SELECT line, (`+expr+`)::VARCHAR FROM `+scope+`
+		err = l.conn.QueryRowContext(ctx, `SELECT line, (`+expr+`)::VARCHAR FROM `+scope+`
 			WHERE (`+expr+`) IS NOT NULL AND TRY_CAST(`+expr+` AS `+typ+`) IS NULL ORDER BY line LIMIT 1`, args...).Scan(&line, &got)
 		if err == nil {
 			return fieldErr(line.Int64, m.Column, "--map gives %q, not a %s", got.String, typ)
@@ -99,6 +107,9 @@ func (l *loader) applyMaps(ctx context.Context, fileID int64) error {
 		if _, err := l.conn.ExecContext(ctx, q, args...); err != nil {
 			return fmt.Errorf("--map %s=%s: %s", m.Column, m.Expr, sqlMsg(err))
 		}
+	}
+	if err := l.dropRawFields(ctx, fileID); err != nil {
+		return err
 	}
 	return l.afterMaps(ctx, fileID)
 }
@@ -137,6 +148,9 @@ func (l *loader) afterMaps(ctx context.Context, fileID int64) error {
 	if err == nil && mapped["outcome"] {
 		return fieldErr(line, "outcome", "missing: --map outcome gives NULL")
 	}
+	if err == nil && mapped["status"] {
+		return fieldErr(line, "outcome", "missing (and --map status gives no status to derive it from)")
+	}
 	if err != nil && err != sql.ErrNoRows {
 		return err
 	}
@@ -158,18 +172,22 @@ func (l *loader) mapScope(ctx context.Context, fileID int64) (string, error) {
 		return "", err
 	}
 	defer rows.Close()
-	cols := []string{"seq", "line"}
+	raw := l.rawFields()
+	// attrs itself too: a field's exact text, where its typed column (a
+	// DOUBLE) would round digits away: (attrs->>'ts')::DECIMAL(20,7)
+	cols := []string{"seq", "line", "attrs"}
 	for c := range mappable {
 		cols = append(cols, quoteIdent(c))
 	}
-	slices.Sort(cols[2:])
+	slices.Sort(cols[3:])
 	for rows.Next() {
 		var k string
 		var isInt, isFloat, isBool bool
 		if err := rows.Scan(&k, &isInt, &isFloat, &isBool); err != nil {
 			return "", err
 		}
-		if _, clash := mappable[k]; clash || k == "seq" || k == "line" {
+		_, clash := mappable[k]
+		if clash && !raw.has(k) || k == "seq" || k == "line" || k == "attrs" {
 			continue
 		}
 		typ := "VARCHAR"
@@ -181,7 +199,12 @@ func (l *loader) mapScope(ctx context.Context, fileID int64) (string, error) {
 		case isBool:
 			typ = "BOOLEAN"
 		}
-		cols = append(cols, fmt.Sprintf("TRY_CAST(attrs->>%s AS %s) AS %s", quoteString(k), typ, quoteIdent(k)))
+		col := fmt.Sprintf("TRY_CAST(attrs->>%s AS %s) AS %s", quoteString(k), typ, quoteIdent(k))
+		if i := slices.Index(cols, quoteIdent(k)); clash && i >= 0 {
+			cols[i] = col // a mapped column's raw source field, by its name (mapraw.go)
+			continue
+		}
+		cols = append(cols, col)
 	}
 	if err := rows.Err(); err != nil {
 		return "", err

@@ -52,8 +52,9 @@ type chunkResult struct {
 }
 
 // decodeNDJSON reads one JSON object per line. Blank lines are skipped.
-func decodeNDJSON(in io.Reader, c *collector) produce {
-	return decodeChunks(in, 1, lineEnd, 0, decodeNDJSONChunk, c)
+// The fields named in raw are kept undecoded, in attrs.
+func decodeNDJSON(in io.Reader, c *collector, raw *fieldSet) produce {
+	return decodeChunks(in, 1, lineEnd, 0, func(ch fileChunk) chunkResult { return decodeNDJSONChunk(ch, raw) }, c)
 }
 
 // lineEnd is where a chunk of NDJSON may end: after its last line end (0
@@ -158,9 +159,9 @@ func splitChunks(ctx context.Context, in io.Reader, line int64, cut func([]byte)
 }
 
 // decodeNDJSONChunk decodes one chunk's lines, with a collector of its own.
-func decodeNDJSONChunk(ch fileChunk) chunkResult {
+func decodeNDJSONChunk(ch fileChunk, raw *fieldSet) chunkResult {
 	c := newCollector()
-	var r row
+	r := row{raw: raw}
 	data, line := ch.data, ch.firstLine
 	batches, err := chunkBatches(0, func(bt *batcher) (bool, error) {
 		skip, blank := blankLines(data)

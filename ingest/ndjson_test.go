@@ -98,7 +98,7 @@ func TestNDJSONStopsWithChunksInFlight(t *testing.T) {
 		go func() {
 			c := newCollector()
 			defer c.release()
-			done <- decodeNDJSON(strings.NewReader(input), c)(ctx, func(rb arrow.RecordBatch) error {
+			done <- decodeNDJSON(strings.NewReader(input), c, nil)(ctx, func(rb arrow.RecordBatch) error {
 				rb.Release()
 				return nil
 			})

@@ -141,7 +141,7 @@ func decodeVegeta(in *input, c *collector) (produce, error) {
 		in.unlined() // gob messages are not lines; gobFrames bounds them
 	}
 	return rows(func(ctx context.Context, add func(*row) error) error {
-		return each(&vegetaDec{ctx: ctx, add: add, file: runName(in.detectName())}, in.reader())
+		return each(&vegetaDec{ctx: ctx, add: add, file: runName(in.detectName()), maxRecord: in.guard.max}, in.reader())
 	}), nil
 }
 
@@ -151,6 +151,8 @@ type vegetaDec struct {
 	add  func(*row) error
 	file string // the run of results without an attack name: the file's
 	r    row
+	// maxRecord caps a CSV record
+	maxRecord int64
 }
 
 func newResult() *vegeta.Result {
@@ -303,8 +305,9 @@ func vegetaJSONErr(b []byte, line int64, err error) error {
 // that each row knows its line, and each is handed alone to vegeta's CSV
 // decoder.
 func (v *vegetaDec) fromCSV(rd io.Reader) error {
-	cr := csv.NewReader(rd)
+	cr, rc := cappedCSV(rd, v.maxRecord, ',')
 	cr.FieldsPerRecord, cr.TrimLeadingSpace, cr.ReuseRecord = -1, true, true
+	rc.header(vegetaCSVColumns[:])
 	var out bytes.Buffer
 	w := csv.NewWriter(&out)
 	feed := &vegetaFeed{}

@@ -35,6 +35,10 @@ type FollowConfig struct {
 	// no event); Good's nil answer is no event.
 	Burn *BurnConfig
 	Good func(ingest.Attempt) (*bool, error)
+	// GoodText is the --good expression Good evaluates ("" for none): one
+	// that reads latency_ms cannot be judged on a log without one, which is
+	// refused as analyze burn-rate refuses it.
+	GoodText string
 	// SplitMs or SplitEvent, when set, split the log in time
 	// (--baseline-until): rows sent before the split are the baseline side,
 	// the rest the treatment, with windows counted within each part (a
@@ -344,11 +348,23 @@ func (t *tail) end() error {
 // metric: the rule of the recorded analyses (hypothesis.RequireLatency), for
 // the whole followed run. A log with some latencies is judged on those.
 func (t *tail) noLatency() error {
-	if !hypothesis.NeedsLatency(t.cfg.Rule.Metric) || t.latencies || t.counted == 0 {
+	if t.latencies || t.counted == 0 {
 		return nil
 	}
-	return &hypothesis.NoLatencyError{What: "metric " + t.cfg.Rule.Metric,
-		Whose: fmt.Sprintf("%s has no latency_ms in any of its %d rows", t.cfg.Path, t.counted), Use: hypothesis.UseInstead}
+	whose := fmt.Sprintf("%s has no latency_ms in any of its %d rows", t.cfg.Path, t.counted)
+	switch {
+	case t.goodNoLatency():
+		return &hypothesis.NoLatencyError{What: fmt.Sprintf("--good %q", t.cfg.GoodText), Whose: whose, Use: hypothesis.GoodInstead}
+	case hypothesis.NeedsLatency(t.cfg.Rule.Metric):
+		return &hypothesis.NoLatencyError{What: "metric " + t.cfg.Rule.Metric, Whose: whose, Use: hypothesis.UseInstead}
+	}
+	return nil
+}
+
+// goodNoLatency says the burn-rate stop's SLI reads latency_ms and no row
+// so far has one: an alert decided on it, or none, says nothing.
+func (t *tail) goodNoLatency() bool {
+	return t.cfg.Burn != nil && hypothesis.GoodNeedsLatency(t.cfg.GoodText) && !t.latencies
 }
 
 // sayNoLatency tells, once, that the windows of a latency metric have no
@@ -472,6 +488,9 @@ func (t *tail) endBaseline() error {
 
 // stopOnAlert closes the open window as the stop: the alert fired.
 func (t *tail) stopOnAlert() error {
+	if t.goodNoLatency() {
+		return t.noLatency()
+	}
 	t.sum.Burn = t.fired
 	if t.rows == 0 { // the last window closed full before the alert was decided
 		t.sum.StopWindow = t.open.N - 1

@@ -132,7 +132,7 @@ func runWatch(ctx context.Context, e *env, args []string) error {
 			return usageError{err}
 		}
 		defer g.Close()
-		cfg.Good = g.Eval
+		cfg.Good, cfg.GoodText = g.Eval, o.stop.good
 	}
 	s, err := replay.Follow(ctx, cfg, p.Verdict)
 	if err != nil {
