@@ -152,6 +152,9 @@ func Gate(db Querier, o GateOptions) (measurements, decision *Result, err error)
 	if err != nil {
 		return nil, nil, err
 	}
+	if start := msOf(o.Start); start >= end {
+		return nil, nil, fmt.Errorf("--start %s ms is at or after the replay's end, %s ms: nothing to measure", trimFloat(start), trimFloat(end))
+	}
 	measurements = &Result{Name: "gate", Columns: gateColumns()}
 	var d gateDecision
 	switch o.Kind {

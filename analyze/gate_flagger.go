@@ -208,6 +208,11 @@ func replayFlagger(src *gateSource, o GateOptions, end float64, out *Result) (ga
 	if err := src.fetch(ws); err != nil {
 		return gateDecision{}, err
 	}
+	return flaggerLoop(c, src.cache, start, end, out)
+}
+
+func flaggerLoop(c flaggerCanary, cache map[gateWindow]gateValues, start, end float64, out *Result) (gateDecision, error) {
+	step := msOf(c.Interval)
 	var s flaggerState
 	k := 1
 	for t := start; t <= end; k, t = k+1, t+step {
@@ -216,7 +221,7 @@ func replayFlagger(src *gateSource, o GateOptions, end float64, out *Result) (ga
 				reason: fmt.Sprintf("failedChecks (%d) >= threshold (%d)", s.failed, c.Threshold)}, nil
 		}
 		if s.weight > 0 || s.iterations > 0 {
-			if !flaggerChecks(c, src.cache, k, t, &s, out) {
+			if !flaggerChecks(c, cache, k, t, &s, out) {
 				s.failed++
 				continue
 			}
