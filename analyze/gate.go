@@ -87,8 +87,10 @@ type gateSource struct {
 
 func (s *gateSource) fetch(ws []gateWindow) error {
 	var from, until []string
+	asked := map[gateWindow]bool{}
 	for _, w := range ws {
-		if _, ok := s.cache[w]; !ok {
+		if _, ok := s.cache[w]; !ok && !asked[w] {
+			asked[w] = true
 			from = append(from, strconv.FormatFloat(w.from, 'f', -1, 64))
 			until = append(until, strconv.FormatFloat(w.until, 'f', -1, 64))
 		}
@@ -174,27 +176,27 @@ func Gate(db Querier, o GateOptions) (measurements, decision *Result, err error)
 	return measurements, decision, err
 }
 
-// resolve picks the rows read and the replay's end (ms).
+// resolve picks the rows read and the replay's end (ms), in one scan.
 func (s *gateSource) resolve(o GateOptions) (float64, error) {
-	if s.role == "" {
-		var n int64
-		if err := s.db.QueryRow(`SELECT count(*) FROM requests WHERE experiment = ? AND role = 'experiment'`, s.exp).Scan(&n); err != nil {
-			return 0, err
-		}
-		if n > 0 {
-			s.role = "experiment"
-		}
-	}
-	if o.Until > 0 {
-		return float64(o.Until) / float64(time.Millisecond), nil
-	}
-	var last sql.NullFloat64
-	q := `SELECT max(t_ms) FROM requests WHERE experiment = ? AND (? = '' OR role = ?)`
-	if err := s.db.QueryRow(q, s.exp, s.role, s.role).Scan(&last); err != nil {
+	var hasExp bool
+	var lastExp, lastAll, lastRole sql.NullFloat64
+	err := s.db.QueryRow(`SELECT coalesce(bool_or(role = 'experiment'), false), max(t_ms) FILTER (WHERE role = 'experiment'),
+		max(t_ms), max(t_ms) FILTER (WHERE role = ?) FROM requests WHERE experiment = ?`, s.role, s.exp).Scan(&hasExp, &lastExp, &lastAll, &lastRole)
+	if err != nil {
 		return 0, err
+	}
+	last := lastRole
+	switch {
+	case s.role == "" && hasExp:
+		s.role, last = "experiment", lastExp
+	case s.role == "":
+		last = lastAll
 	}
 	if !last.Valid {
 		return 0, fmt.Errorf("experiment %q has no requests with t_ms%s: a gate replays test time", s.exp, map[bool]string{true: " with role " + s.role}[s.role != ""])
+	}
+	if o.Until > 0 {
+		return msOf(o.Until), nil
 	}
 	return math.Floor(last.Float64/1000)*1000 + 1000, nil
 }

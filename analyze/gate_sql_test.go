@@ -6,10 +6,19 @@ import (
 )
 
 // queries/gate.sql over overlapping windows equals a direct count and
-// quantile_disc's nearest rank per window, and a row with count 3 weighs
-// as three rows.
+// quantile_disc's nearest rank per window, on its grid path (edges on a
+// 500 ms grid; rows at t = 1000 exactly sit on edges) and on its range-join
+// path (an edge off the µs); a row with count 3 weighs as three rows.
 func TestGateWindowsSQL(t *testing.T) {
-	const lists = "[0, 1000, 1500, 5000, 19000, 25000]::DOUBLE[], [2000, 6000, 1500, 12000, 20000, 26000]::DOUBLE[]"
+	for _, lists := range []string{
+		"[0, 1000, 1500, 5000, 19000, 25000, -500]::DOUBLE[], [2000, 6000, 1500, 12000, 20000, 26000, 1000]::DOUBLE[]",
+		"[0, 1000.0004, 5000]::DOUBLE[], [2000, 6000, 12000]::DOUBLE[]",
+	} {
+		gateWindowsCase(t, lists)
+	}
+}
+
+func gateWindowsCase(t *testing.T, lists string) {
 	want := `WITH w AS (SELECT generate_subscripts(f, 1) AS w, unnest(f) AS f, unnest(u) AS u FROM (SELECT ` + lists + `) l(f, u)),
 		r AS (SELECT w.w, round(latency_ms * 1000)::BIGINT AS lat_us, outcome FROM requests JOIN w ON t_ms >= w.f AND t_ms < w.u WHERE role = 'experiment')
 		SELECT w.w, count(r.w), count(r.w) FILTER (WHERE outcome = 'ok'), count(r.lat_us),
