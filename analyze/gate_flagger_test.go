@@ -42,6 +42,10 @@ func TestFlaggerCheckTies(t *testing.T) {
 	if why := rd.check(big.NewRat(501, 1)); why != "501 > max 500.5" {
 		t.Errorf("501 ms vs max 500.5 (500 ms): %q", why)
 	}
+	rd = flaggerMetric{Name: "request-duration", Min: num("500.5"), Bound: "p99"}
+	if why := rd.check(big.NewRat(5009, 10)); why != "" {
+		t.Errorf("500.9 ms (500 ms) vs min 500.5 (500 ms): %q", why)
+	}
 	legacy := flaggerMetric{Name: "request-success-rate", Threshold: num("99"), Bound: "ok_percent"}
 	if why := legacy.check(big.NewRat(98, 1)); why != "98 < threshold 99" {
 		t.Errorf("deprecated threshold: %q", why)

@@ -94,8 +94,8 @@ func TestKeptnPrevious(t *testing.T) {
 	s := keptnSLO{Include: "pass", Previous: 2, Aggregate: "avg"}
 	done := []keptnEval{
 		{result: "pass", values: map[string]*big.Rat{"x": rat("10")}},
-		{result: "fail", values: map[string]*big.Rat{"x": rat("99")}},
 		{result: "pass", values: map[string]*big.Rat{"x": rat("20")}},
+		{result: "fail", values: map[string]*big.Rat{"x": rat("99")}},
 		{result: "pass", values: map[string]*big.Rat{"x": rat("30")}},
 	}
 	if got := s.aggregate(s.previous(done), "x"); got.Cmp(rat("25")) != 0 {
