@@ -76,9 +76,9 @@ func runGate(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&keptn, "keptn", "", "a Keptn slo.yaml `FILE`")
 	fs.StringVar(&metrics, "metric", "", "bind gate metrics to rewind metrics: `NAME=METRIC,...`")
 	fs.StringVar(&o.Role, "role", "", "read the rows of this `ROLE` (default: experiment when the log has it, else every row)")
-	fs.StringVar(&start, "start", "", "test time the analysis starts at (default 0)")
-	fs.StringVar(&until, "until", "", "test time the replay ends at (default: the last t_ms, rounded up to a second)")
-	fs.StringVar(&every, "every", "1m", "Keptn: the evaluation window")
+	fs.StringVar(&start, "start", "", "test time `DURATION` the analysis starts at (default 0)")
+	fs.StringVar(&until, "until", "", "test time `DURATION` the replay ends at (default: the last t_ms, rounded up to a second)")
+	fs.StringVar(&every, "every", "1m", "Keptn: the evaluation window `DURATION`")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
