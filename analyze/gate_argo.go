@@ -19,6 +19,9 @@ var argoOrder = []string{"Successful", "Running", "Pending", "Inconclusive", "Er
 // errs is retried after 10 s, whatever the metric's interval.
 const argoErrorRetry = 10 * time.Second
 
+// argoMaxReconciles bounds a replay (a 1 ms interval over a day of log).
+const argoMaxReconciles = 1_000_000
+
 // argoState is one metric's MetricResult.
 type argoState struct {
 	m                                        argoMetric
@@ -223,7 +226,7 @@ func simulateArgo(metrics []argoMetric, cache map[gateWindow]gateValues, start, 
 	var rows [][]any
 	var missing []gateWindow
 	k := 1
-	for t := start; t <= end; k++ {
+	for t := start; t <= end && k <= argoMaxReconciles; k++ {
 		terminating := terminatingRun(states)
 		for _, s := range states {
 			if at, ok := s.next(start); ok && at <= t && !terminating {

@@ -98,6 +98,9 @@ func argoMetricAt(o GateOptions, n *yaml.Node, i int) (argoMetric, error) {
 		if m.Interval, err = parseDur(o.File, n, "interval", y.Interval); err != nil {
 			return m, err
 		}
+		if m.Interval < time.Millisecond {
+			return m, lineErr(o.File, n, "field \"interval\": %q: rewind replays intervals of 1ms or more", y.Interval)
+		}
 	}
 	if y.InitialDelay != "" {
 		if m.InitialDelay, err = parseDur(o.File, n, "initialDelay", y.InitialDelay); err != nil {

@@ -152,3 +152,11 @@ func TestArgoRealTemplate(t *testing.T) {
 		t.Fatalf("%+v", ms)
 	}
 }
+
+// An interval of 0 would measure without end: refused at its line.
+func TestArgoZeroInterval(t *testing.T) {
+	_, err := readArgo(GateOptions{File: "t.yaml", Data: []byte("kind: AnalysisTemplate\nspec:\n  metrics:\n  - name: a\n    interval: 0s\n"), Metrics: map[string]string{"a": "ok_share"}})
+	if err == nil || !strings.HasPrefix(err.Error(), `t.yaml:4: field "interval": "0s"`) {
+		t.Errorf("interval 0s: %v", err)
+	}
+}
