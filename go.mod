@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/apache/arrow-go/v18 v18.8.0
 	github.com/duckdb/duckdb-go/v2 v2.10506.0
+	github.com/expr-lang/expr v1.17.8
 	github.com/goccy/go-json v0.12.0
 	github.com/google/flatbuffers v25.12.19+incompatible
 	github.com/google/go-cmp v0.7.0
@@ -13,6 +14,7 @@ require (
 	github.com/spf13/pflag v1.1.0
 	github.com/tsenart/vegeta/v12 v12.13.0
 	github.com/yuin/goldmark v1.8.7
+	go.yaml.in/yaml/v3 v3.0.5
 	go.opentelemetry.io/proto/otlp v1.11.1
 	golang.org/x/term v0.46.0
 	google.golang.org/protobuf v1.36.12
