@@ -3,6 +3,7 @@ package analyze
 import (
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/store"
@@ -39,4 +40,33 @@ func addWindowNote(db store.Querier, e store.Experiment, w hypothesis.Window, re
 	res.Notes = append(res.Notes, fmt.Sprintf("windows of %s are shorter than the log's time resolution (%s): each holds the requests of whole time steps or none, so the sweep shows the rounding of the times (use --window %s or longer)",
 		w, ResolutionName(int64(data.Float64)), ResolutionName(int64(data.Float64))))
 	return nil
+}
+
+func experimentWindow(db store.Querier, name string, flag hypothesis.Window) (store.Experiment, hypothesis.Window, error) {
+	e, err := store.FindExperiment(db, name)
+	if err != nil {
+		return e, hypothesis.Window{}, err
+	}
+	w, err := WindowFor(e, flag)
+	if err != nil {
+		return e, w, err
+	}
+	if w.Ms > 0 {
+		var timed int64
+		if err := db.QueryRow(`SELECT count(t_ms) FROM requests WHERE experiment = ?`, e.Name).Scan(&timed); err != nil {
+			return e, w, err
+		}
+		if timed == 0 {
+			return e, w, fmt.Errorf("experiment %q has no t_ms: duration windows need send times; use a count window such as --window 40", e.Name)
+		}
+	}
+	return e, w, nil
+}
+
+func decimalList(fs []float64) string {
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		parts[i] = hypothesis.DecimalLit(f) + "::DECIMAL(18,6)"
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
 }

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/store"
 )
 
 // analysisCommand is one `rewind analyze NAME`, registered with registerAnalysis.
@@ -24,4 +26,21 @@ func printResult(e *env, r *analyze.Result, format string) error {
 		fmt.Fprintf(e.stderr, "Note: %s\n", n)
 	}
 	return analyze.Write(e.stdout, r, format)
+}
+
+// runAnalysis opens the database read-only, runs fn and prints its result.
+func runAnalysis(ctx context.Context, e *env, d *dbFlags, cmd string, fn func(store.Querier) (*analyze.Result, error)) error {
+	if err := d.checkFormat(); err != nil {
+		return err
+	}
+	db, err := d.openRead(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	res, err := fn(store.WithContext(ctx, db))
+	if err != nil {
+		return explain(err, cmd)
+	}
+	return printResult(e, res, d.format)
 }

@@ -1,0 +1,47 @@
+package analyze
+
+import (
+	"github.com/rewind-dev/rewind/store"
+)
+
+// BlastRadiusOptions steer BlastRadius. Zero values take the experiment's
+// stored parameters: "planned" (a SQL predicate) and "start".
+type BlastRadiusOptions struct {
+	Experiment string
+	Planned    string // SQL boolean over the request columns, e.g. tag_hash(20260731, req) < 0.05
+	Start      int64  // position in the experiment run where the experiment starts
+	StartSet   bool
+}
+
+var blastUnits = map[string]string{
+	"planned": "requests", "measured": "requests", "window_requests": "requests", "multiplier": "x",
+	"damaged": "requests", "control_damaged": "requests", "control_requests": "requests",
+}
+
+// BlastRadius compares the planned blast radius with the measured one.
+func BlastRadius(db store.Querier, o BlastRadiusOptions) (*Result, error) {
+	e, err := store.FindExperiment(db, o.Experiment)
+	if err != nil {
+		return nil, err
+	}
+	start := o.Start
+	if !o.StartSet {
+		if s, ok := e.Number("start"); ok {
+			start = int64(s)
+		}
+	}
+	pred, stored := o.Planned, false
+	if pred == "" {
+		pred, _ = e.Text("planned")
+		stored = true
+	}
+	var planned any // NULL when there is no plan: multiplier stays NULL
+	if pred != "" {
+		n, err := plannedCount(db, pred, stored, e, start)
+		if err != nil {
+			return nil, err
+		}
+		planned = n
+	}
+	return Query(db, "blast-radius", blastUnits, `SELECT * FROM blast_radius(?, ?, ?)`, e.Name, start, planned)
+}

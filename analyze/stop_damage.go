@@ -1,0 +1,100 @@
+package analyze
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/rewind-dev/rewind/hypothesis"
+	"github.com/rewind-dev/rewind/store"
+)
+
+// StopDamageOptions steer StopDamage.
+type StopDamageOptions struct {
+	Experiment string
+	Window     hypothesis.Window
+	Margin     float64 // default 0.10
+	MarginSet  bool
+	Ks         []int64 // default 1, 2, 3, 4
+	Hypothesis hypothesis.Hypothesis
+	Bound      *hypothesis.Bound // replaces Margin when set
+}
+
+var stopUnits = map[string]string{
+	"damage_until_stop": "requests",
+	"extra_over_k1":     "requests", "total_damage": "requests",
+}
+
+// StopDamage sweeps the stop criterion "k consecutive falsified windows".
+func StopDamage(db store.Querier, o StopDamageOptions) (*Result, error) {
+	e, w, err := experimentWindow(db, o.Hypothesis.ExperimentIn(db, o.Experiment), o.Window)
+	if err != nil {
+		return nil, err
+	}
+	metric := o.Hypothesis.MetricOrDefault()
+	th, err := o.threshold(e, metric)
+	if err != nil {
+		return nil, err
+	}
+	s, err := hypothesis.ResolveSides(db, e, o.Hypothesis, !th.Relative())
+	if err != nil {
+		return nil, err
+	}
+	if err := checkWindowMetric(metric, w); err != nil {
+		return nil, err
+	}
+	ks := o.Ks
+	if len(ks) == 0 {
+		ks = []int64{1, 2, 3, 4}
+	}
+	parts := make([]string, len(ks))
+	for i, k := range ks {
+		if k < 1 {
+			return nil, fmt.Errorf("k %d: want 1 or more consecutive windows", k)
+		}
+		parts[i] = strconv.FormatInt(k, 10)
+	}
+	f, a, err := th.Millionths()
+	if err != nil {
+		return nil, err
+	}
+	n, ms := w.SQLArgs()
+	q := fmt.Sprintf(`SELECT * FROM stop_damage(?, size_n := ?, size_ms := ?, ks := [%s], f := %s, a := %s%s)`,
+		strings.Join(parts, ", "), f, a, s.Args())
+	res, err := Query(db, "stop-damage", stopUnits, q, e.Name, n, ms)
+	if err != nil {
+		return nil, err
+	}
+	if err := addWindowNote(db, e, w, res); err != nil {
+		return nil, err
+	}
+	if !o.Hypothesis.IsDefault() {
+		res.Notes = append(res.Notes, sidesNotes(s, w, []hypothesis.Bound{th})...)
+	}
+	tagged, err := hypothesis.HasTags(db, s.Treatment)
+	if err != nil {
+		return nil, err
+	}
+	if !tagged || !o.Hypothesis.IsDefault() {
+		res.Notes = append(res.Notes, hypothesis.DamageNote(tagged))
+	}
+	return res, nil
+}
+
+// threshold is the option's threshold, else the margin (the flag's, the
+// stored one, else 0.10) for a share, else DefaultTolerance.
+func (o StopDamageOptions) threshold(e store.Experiment, metric string) (hypothesis.Bound, error) {
+	if o.Bound != nil || hypothesis.MetricUnit(metric) != "share" {
+		return hypothesis.Threshold(metric, o.Bound, "")
+	}
+	margin := hypothesis.DefaultMargin
+	if o.MarginSet {
+		margin = o.Margin
+	} else if m, ok := e.Number("margin"); ok {
+		margin = m
+	}
+	if err := hypothesis.CheckMargin(margin); err != nil {
+		return hypothesis.Bound{}, err
+	}
+	return hypothesis.Threshold(metric, nil, hypothesis.DecimalLit(margin))
+}

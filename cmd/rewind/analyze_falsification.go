@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+
+	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/store"
+)
+
+const falsUsage = `Usage: rewind analyze falsification [flags]
+
+The steady-state hypothesis "every window keeps an ok share of at least
+baseline - margin", swept over margins. The baseline is the mean of the
+control run's per-window ok shares; a window below the threshold is
+falsified (decided exactly: a tie does not falsify). Columns: margin,
+baseline, control_falsified, control_windows, experiment_falsified,
+experiment_windows, first_falsified_window (control = the baseline side,
+experiment = the treatment side).
+
+` + hypothesisHelp + `
+
+With --tolerance, --max or --min (comma-separated values are swept; latency
+and throughput sweep 0%,10%,20%,50% by default) the first column is that
+flag's value as given, followed by baseline and threshold in the metric's
+unit; notes on stderr state the sides and each threshold exactly.
+
+Examples:
+  rewind analyze falsification
+  rewind analyze falsification --window 40 --margins 0,0.05,0.1,0.2 --format csv
+  rewind analyze falsification --control baseline --treatment canary --metric p95 --window 30s --tolerance 10%,20%,50%
+  rewind analyze falsification --treatment canary --baseline-until 2m --metric p95 --window 30s
+  rewind analyze falsification --metric error_rate --max 1% --window 30s`
+
+func init() {
+	registerAnalysis(analysisCommand{name: "falsification", summary: "steady-state hypothesis swept over margins", run: runFalsification})
+}
+
+func runFalsification(ctx context.Context, e *env, args []string) error {
+	var d dbFlags
+	var h hypothesisFlags
+	var o analyze.FalsificationOptions
+	var window, margins string
+	fs := newFlags(e, "analyze falsification", falsUsage)
+	d.add(fs, true)
+	fs.StringVar(&window, "window", "", "window: requests (40) or a duration (1s) (default: the stored window)")
+	fs.StringVar(&margins, "margins", "0,0.05,0.10,0.20", "margins to sweep, as shares")
+	h.add(fs, true, false)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	var err error
+	if o.Window, err = windowFlag(window); err != nil {
+		return err
+	}
+	if o.Hypothesis, err = h.hypothesis(); err != nil {
+		return err
+	}
+	if o.Bounds, err = h.bounds("margins", true); err != nil {
+		return err
+	}
+	o.Experiment = d.experiment
+	return runAnalysis(ctx, e, &d, "rewind analyze falsification", func(q store.Querier) (*analyze.Result, error) {
+		return analyze.Falsification(q, o)
+	})
+}

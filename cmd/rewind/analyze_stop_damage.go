@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+
+	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/hypothesis"
+	"github.com/rewind-dev/rewind/store"
+)
+
+const stopUsage = `Usage: rewind analyze stop-damage [flags]
+
+The stop criterion "stop after k consecutive falsified windows", swept
+over k: the window where the experiment stops and the damage until then.
+Damage is tagged treatment requests not ok; when the treatment side has no
+tagged request, every treatment request not ok (a note says so). Columns:
+k, stop_window, damage_until_stop, extra_over_k1, total_damage.
+
+` + hypothesisHelp + `
+
+The threshold is one value: --margin (default: the stored margin, else
+0.10), or --tolerance (default 20% for latency and throughput), --max or
+--min.
+
+Examples:
+  rewind analyze stop-damage
+  rewind analyze stop-damage --margin 0.05 --k 1,2,3 --format json
+  rewind analyze stop-damage --control baseline --treatment canary --metric p95 --window 30s --tolerance 20%
+  rewind analyze stop-damage --metric p99 --max 800ms --window 30s`
+
+func init() {
+	registerAnalysis(analysisCommand{name: "stop-damage", summary: "damage before a k-consecutive-window stop, swept over k", run: runStopDamage})
+}
+
+func runStopDamage(ctx context.Context, e *env, args []string) error {
+	var d dbFlags
+	var h hypothesisFlags
+	var o analyze.StopDamageOptions
+	var window, ks string
+	fs := newFlags(e, "analyze stop-damage", stopUsage)
+	d.add(fs, true)
+	fs.StringVar(&window, "window", "", "window: requests (40) or a duration (1s) (default: the stored window)")
+	fs.Float64Var(&o.Margin, "margin", hypothesis.DefaultMargin, "margin below the baseline, as a share")
+	fs.StringVar(&ks, "k", "1,2,3,4", "consecutive falsified windows that stop the experiment")
+	h.add(fs, false, false)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	var err error
+	if o.Window, err = windowFlag(window); err != nil {
+		return err
+	}
+	if o.Ks, err = intList("k", ks); err != nil {
+		return err
+	}
+	for _, k := range o.Ks {
+		if k < 1 {
+			return usagef("--k %d: want 1 or more consecutive windows", k)
+		}
+	}
+	if o.Hypothesis, err = h.hypothesis(); err != nil {
+		return err
+	}
+	bounds, err := h.bounds("margin", false)
+	if err != nil {
+		return err
+	}
+	if len(bounds) == 1 {
+		o.Bound = &bounds[0]
+	}
+	o.MarginSet = fs.Changed("margin")
+	o.Experiment = d.experiment
+	return runAnalysis(ctx, e, &d, "rewind analyze stop-damage", func(q store.Querier) (*analyze.Result, error) {
+		return analyze.StopDamage(q, o)
+	})
+}
