@@ -19,11 +19,6 @@ type AmplificationOptions struct {
 	By         []string        // fields whose values split each run into groups (docs/by.md)
 }
 
-var ampUnits = map[string]string{
-	"allowed": "calls", "requests": "requests", "calls": "calls", "multiplier": "x",
-	"succeeded": "calls", "dropped": "calls", "x_normal": "x", "window_calls_per_tick": "calls/tick",
-}
-
 // Amplification counts, per run, the calls that retries added: requests,
 // calls, their ratio, the peak calls per tick, succeeded and dropped calls,
 // and the call rate in the fault window against the normal rate. It reads
@@ -47,7 +42,7 @@ func Amplification(db store.Querier, o AmplificationOptions) (*Result, error) {
 	if !o.Fault.IsZero() {
 		from, to = o.Fault.FromMs, o.Fault.ToMs
 	}
-	res, err := Query(db, "amplification", ampUnits,
+	res, err := Query(db, "amplification", store.Units("amplification"),
 		`SELECT `+g.sel("*")+` FROM `+g.call("amplification")+`, runs_glob := ?, tick_ms := ?, fault_from_ms := ?, fault_to_ms := ?, normal_rate := ?)`,
 		e.Name, runs, positive(o.TickMs), from, to, positive(o.NormalRate))
 	if err != nil {

@@ -13,11 +13,6 @@ type BlastRadiusOptions struct {
 	StartSet   bool
 }
 
-var blastUnits = map[string]string{
-	"planned": "requests", "measured": "requests", "window_requests": "requests", "multiplier": "x",
-	"damaged": "requests", "control_damaged": "requests", "control_requests": "requests",
-}
-
 // BlastRadius compares the planned blast radius with the measured one.
 func BlastRadius(db store.Querier, o BlastRadiusOptions) (*Result, error) {
 	e, err := store.FindExperiment(db, o.Experiment)
@@ -43,5 +38,5 @@ func BlastRadius(db store.Querier, o BlastRadiusOptions) (*Result, error) {
 		}
 		planned = n
 	}
-	return Query(db, "blast-radius", blastUnits, `SELECT * FROM blast_radius(?, ?, ?)`, e.Name, start, planned)
+	return Query(db, "blast-radius", store.Units("blast_radius"), `SELECT * FROM blast_radius(?, ?, ?)`, e.Name, start, planned)
 }

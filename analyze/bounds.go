@@ -17,6 +17,7 @@ type BoundRow struct {
 	SpanTicks        int     // longest time from the first attempt to the last
 }
 
+// boundsUnits stay here: Bounds computes its rows in Go, not by a macro.
 var boundsUnits = map[string]string{
 	"allowed": "calls", "worst_wait_ticks": "ticks", "worst_wait_s": "s", "x_threshold": "x", "span_ticks": "ticks",
 }

@@ -28,11 +28,6 @@ type BurnRateOptions struct {
 	Partial bool
 }
 
-var burnUnits = map[string]string{
-	"fired_at_ms": "ms", "short_burn": "x", "long_burn": "x", "requests_before": "requests",
-	"failed_before": "requests", "budget_consumed": "share", "failed_total": "requests",
-}
-
 // BurnRate replays multi-window, multi-burn-rate alerts over each run: when
 // each rule would first have fired, the requests and budget lost before.
 func BurnRate(db store.Querier, o BurnRateOptions) (*Result, error) {
@@ -56,7 +51,7 @@ func BurnRate(db store.Querier, o BurnRateOptions) (*Result, error) {
 	if len(rules) == 0 {
 		rules = hypothesis.DefaultBurnRules
 	}
-	res, err := Query(db, "burn-rate", burnUnits, o.sql(good, rules), e.Name)
+	res, err := Query(db, "burn-rate", store.Units("burn_rate"), o.sql(good, rules), e.Name)
 	if err != nil {
 		return nil, err
 	}

@@ -28,10 +28,6 @@ var DefaultMargins = []float64{0, 0.05, 0.10, 0.20}
 // throughput).
 var DefaultTolerances = []string{"0%", "10%", "20%", "50%"}
 
-var falsUnits = map[string]string{
-	"margin": "share", "baseline": "share",
-}
-
 // Falsification sweeps the steady-state hypothesis over margins, or any
 // hypothesis over its thresholds.
 func Falsification(db store.Querier, o FalsificationOptions) (*Result, error) {
@@ -62,7 +58,7 @@ func Falsification(db store.Querier, o FalsificationOptions) (*Result, error) {
 		}
 		q := fmt.Sprintf(`SELECT * FROM falsification(?, size_n := ?, size_ms := ?, margins := [%s]%s)`,
 			strings.Join(margins, ", "), s.Args())
-		res, err = Query(db, "falsification", sweepUnits(metric, "margin"), q, e.Name, n, ms)
+		res, err = Query(db, "falsification", sweepUnits("falsification", metric, "margin"), q, e.Name, n, ms)
 	} else {
 		res, err = sweep(db, e, s, w, ths)
 	}
@@ -110,11 +106,16 @@ func anyRelative(ths []hypothesis.Bound) bool {
 	return slices.ContainsFunc(ths, hypothesis.Bound.Relative)
 }
 
-// sweepUnits are a sweep's column units: the threshold column (named after
-// its kind), baseline and threshold in the metric's unit.
-func sweepUnits(metric, kind string) map[string]string {
-	u := hypothesis.MetricUnit(metric)
-	units := map[string]string{"baseline": u, "threshold": u}
+// sweepUnits are a sweep's column units: the macro's, with those in the
+// metric's unit (baseline, threshold) filled in, and the threshold column
+// (named after its kind) a share when it holds margins.
+func sweepUnits(macro, metric, kind string) map[string]string {
+	units := store.Units(macro)
+	for c, u := range units {
+		if u == store.MetricUnit {
+			units[c] = hypothesis.MetricUnit(metric)
+		}
+	}
 	if kind == "margin" {
 		units["margin"] = "share"
 	}
@@ -139,7 +140,7 @@ func sweep(db store.Querier, e store.Experiment, s hypothesis.Sides, w hypothesi
 	q := fmt.Sprintf(`SELECT l.label AS %s, s.* EXCLUDE (i)
 		FROM hypothesis_sweep(?, [%s], size_n := ?, size_ms := ?%s) s JOIN (VALUES %s) l(i, label) USING (i)
 		ORDER BY i`, kind, strings.Join(structs, ", "), s.Args(), strings.Join(labels, ", "))
-	return Query(db, "falsification", sweepUnits(s.Metric, kind), q, e.Name, n, ms)
+	return Query(db, "falsification", sweepUnits("hypothesis_sweep", s.Metric, kind), q, e.Name, n, ms)
 }
 
 // checkWindowMetric refuses throughput over count windows: requests per

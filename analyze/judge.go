@@ -54,6 +54,7 @@ func JudgeGroup(metric string) string {
 	return "latency"
 }
 
+// judgeUnits stay here: the scores are computed in Go, not by a macro.
 var judgeUnits = map[string]string{
 	"from_ms": "ms", "until_ms": "ms", "control_n": "steps", "experiment_n": "steps",
 }

@@ -54,12 +54,6 @@ func ParseRate(s string) (SendInterval, error) {
 // a rate nor an intended send time.
 var ErrCannotTell = errors.New("the log cannot tell")
 
-var omissionUnits = map[string]string{
-	"requests": "requests", "interval_ms": "ms", "latency_ms": "ms", "corrected_ms": "ms", "lag_ms": "ms",
-	"from_ms": "ms", "expected": "requests", "sent": "requests", "deficit": "requests", "backlog": "requests",
-	"max_lag_ms": "ms", "start_ms": "ms", "intended_ms": "ms", "added": "values", "bound_ms": "ms",
-}
-
 // Omission answers for a constant-rate log (the percentiles from the
 // intended send time beside the recorded ones, then the deficit per
 // window), for k6's arrival-rate executors (the dropped iterations per
@@ -147,14 +141,14 @@ func schedule(db store.Querier, exp string, o OmissionOptions) (*Result, *Result
 		}
 	}
 	if o.Requests {
-		r, err := Query(db, "omission requests", omissionUnits, `SELECT * FROM omission_requests(`+args+`)`, exp)
+		r, err := Query(db, "omission requests", store.Units("omission_requests"), `SELECT * FROM omission_requests(`+args+`)`, exp)
 		return r, nil, err
 	}
-	m, err := Query(db, "omission", omissionUnits, `SELECT * FROM omission(`+args+`)`, exp)
+	m, err := Query(db, "omission", store.Units("omission"), `SELECT * FROM omission(`+args+`)`, exp)
 	if err != nil {
 		return nil, nil, err
 	}
-	w, err := Query(db, "omission windows", omissionUnits, `SELECT * FROM omission_windows(`+args+`, win_ms := `+msLit(o.Window)+`)`, exp)
+	w, err := Query(db, "omission windows", store.Units("omission_windows"), `SELECT * FROM omission_windows(`+args+`, win_ms := `+msLit(o.Window)+`)`, exp)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -225,7 +219,7 @@ func dropped(db store.Querier, exp string, o OmissionOptions, src omissionSrc) (
 	if src.dropped == 0 {
 		return nil, fmt.Errorf("experiment %q (k6) has no dropped_iterations points: %w whether it fell behind (only k6's arrival-rate executors drop iterations, and none were dropped or the run used another executor); give --rate N/DURATION for a constant-rate schedule numbered by req, or --closed-loop for HdrHistogram's back-fill, a bound", exp, ErrCannotTell)
 	}
-	r, err := Query(db, "omission dropped", omissionUnits, `SELECT * FROM omission_dropped(?, win_ms := `+msLit(o.Window)+`)`, exp)
+	r, err := Query(db, "omission dropped", store.Units("omission_dropped"), `SELECT * FROM omission_dropped(?, win_ms := `+msLit(o.Window)+`)`, exp)
 	if r != nil {
 		r.Columns[r.Col("expected")].Unit, r.Columns[r.Col("sent")].Unit = "iterations", "iterations"
 		r.Columns[r.Col("deficit")].Unit, r.Columns[r.Col("backlog")].Unit = "iterations", "iterations"
@@ -243,7 +237,7 @@ func backfill(db store.Querier, exp string, o OmissionOptions) (*Result, error) 
 		}
 		e = strconv.FormatInt(o.Expected.Microseconds(), 10)
 	}
-	r, err := Query(db, "omission backfill", omissionUnits, `SELECT * FROM omission_backfill(?, interval_us := `+e+`)`, exp)
+	r, err := Query(db, "omission backfill", store.Units("omission_backfill"), `SELECT * FROM omission_backfill(?, interval_us := `+e+`)`, exp)
 	if err != nil {
 		return nil, err
 	}

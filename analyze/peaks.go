@@ -22,11 +22,6 @@ type PeaksOptions struct {
 // DefaultResolutionsMs are the two resolutions the seed compares.
 var DefaultResolutionsMs = []int64{100, 1000}
 
-var peaksUnits = map[string]string{
-	"resolution_ms": "ms", "peak": "requests", "peak_at_ms": "ms", "total": "requests",
-	"sliding_peak": "requests", "sliding_at_ms": "ms",
-}
-
 // Peaks finds each run's fullest aligned bucket at every resolution: one row
 // per run and resolution. Without Sliding the sliding columns are left out.
 func Peaks(db store.Querier, o PeaksOptions) (*Result, error) {
@@ -58,7 +53,7 @@ func Peaks(db store.Querier, o PeaksOptions) (*Result, error) {
 		cols += ", sliding_peak, sliding_at_ms"
 	}
 	q := fmt.Sprintf(`SELECT %s FROM %s, %s, sliding := ?)`, g.sel(cols), g.call("peaks"), bigintList(res))
-	r, err := Query(db, "peaks", peaksUnits, q, e.Name, o.Sliding)
+	r, err := Query(db, "peaks", store.Units("peaks"), q, e.Name, o.Sliding)
 	if r != nil && note != "" {
 		r.Notes = append(r.Notes, note)
 	}

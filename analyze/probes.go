@@ -11,11 +11,6 @@ type ProbesOptions struct {
 	Experiment string
 }
 
-var probesUnits = map[string]string{
-	"in_restart_loop": "replicas", "early_errors": "requests", "errors": "requests",
-	"in_service": "replicas", "detection_rounds": "rounds",
-}
-
 // Probes summarises each health-probe setting of a probes experiment (the
 // log rewind sim probes writes): restarts and how many were needless,
 // replicas in a restart loop, failed requests, mean healthy replicas per
@@ -38,5 +33,5 @@ func Probes(db store.Querier, o ProbesOptions) (*Result, error) {
 	if states == 0 {
 		return nil, fmt.Errorf("experiment %q has no state events: not a probes log (write one with rewind sim probes --out FILE)", e.Name)
 	}
-	return Query(db, "probes", probesUnits, `SELECT * FROM probes(?)`, e.Name)
+	return Query(db, "probes", store.Units("probes"), `SELECT * FROM probes(?)`, e.Name)
 }

@@ -20,12 +20,6 @@ type RetriesOptions struct {
 // parameters give the affected interval.
 var ErrNoAffected = errors.New("give --affected FROM..TO, e.g. 8.5s..15s")
 
-var retriesUnits = map[string]string{
-	"requests": "requests", "first_attempts": "requests", "retries": "requests",
-	"budget_denied": "requests", "affected_ops": "operations", "affected_success": "share",
-	"p95_ms": "ms", "p99_ms": "ms",
-}
-
 // Retries compares retry strategies, one row per run: attempts sent, first
 // attempts, retries, retries the budget refused, the success share of the
 // operations that started in the affected interval, and operation latency
@@ -47,7 +41,7 @@ func Retries(db store.Querier, o RetriesOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := Query(db, "retries", retriesUnits, `SELECT `+g.sel("*")+` FROM `+g.call("retries")+`, ?, ?)`, e.Name, span.FromMs, span.ToMs)
+	r, err := Query(db, "retries", store.Units("retries"), `SELECT `+g.sel("*")+` FROM `+g.call("retries")+`, ?, ?)`, e.Name, span.FromMs, span.ToMs)
 	if r != nil && note != "" {
 		r.Notes = append(r.Notes, note)
 	}

@@ -20,11 +20,6 @@ type StopDamageOptions struct {
 	Bound      *hypothesis.Bound // replaces Margin when set
 }
 
-var stopUnits = map[string]string{
-	"damage_until_stop": "requests",
-	"extra_over_k1":     "requests", "total_damage": "requests",
-}
-
 // StopDamage sweeps the stop criterion "k consecutive falsified windows".
 func StopDamage(db store.Querier, o StopDamageOptions) (*Result, error) {
 	e, w, err := experimentWindow(db, o.Hypothesis.ExperimentIn(db, o.Experiment), o.Window)
@@ -61,7 +56,7 @@ func StopDamage(db store.Querier, o StopDamageOptions) (*Result, error) {
 	n, ms := w.SQLArgs()
 	q := fmt.Sprintf(`SELECT * FROM stop_damage(?, size_n := ?, size_ms := ?, ks := [%s], f := %s, a := %s%s)`,
 		strings.Join(parts, ", "), f, a, s.Args())
-	res, err := Query(db, "stop-damage", stopUnits, q, e.Name, n, ms)
+	res, err := Query(db, "stop-damage", store.Units("stop_damage"), q, e.Name, n, ms)
 	if err != nil {
 		return nil, err
 	}

@@ -35,11 +35,6 @@ type ThresholdsOptions struct {
 // DefaultEvery is k6's threshold evaluation interval.
 const DefaultEvery = 2 * time.Second
 
-var thresholdUnits = map[string]string{
-	"first_fail_ms": "ms", "abort_ms": "ms", "failed_until": "requests", "failed_total": "requests",
-	"first_fail_from_ms": "ms",
-}
-
 // Thresholds replays k6 thresholds over a recorded log: per run and
 // threshold, the verdict k6 prints, when it first failed and when an
 // abortOnFail threshold aborts the run; with Window, when a window first
@@ -73,7 +68,7 @@ func Thresholds(db store.Querier, o ThresholdsOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := Query(db, o.name(), thresholdUnits, o.sql(specs), e.Name)
+	res, err := Query(db, o.name(), store.Units(o.macro()), o.sql(specs), e.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -101,6 +96,14 @@ func (o ThresholdsOptions) check() error {
 func (o ThresholdsOptions) name() string {
 	if o.Window > 0 {
 		return "threshold-windows"
+	}
+	return "thresholds"
+}
+
+// macro is the library macro o.sql calls.
+func (o ThresholdsOptions) macro() string {
+	if o.Window > 0 {
+		return "threshold_windows"
 	}
 	return "thresholds"
 }

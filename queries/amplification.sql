@@ -33,6 +33,12 @@
 --   dropped                BIGINT   calls that failed and were not retried
 --   window_calls_per_tick  DOUBLE   calls per tick sent in [fault_from_ms, fault_to_ms)
 --   x_normal               DOUBLE   ratio, window_calls_per_tick / normal_rate
+-- Units: amplification_by: grp=- run=- allowed=calls requests=requests calls=calls multiplier=x
+-- Units: amplification_by: peak_calls_per_tick=- succeeded=calls dropped=calls
+-- Units: amplification_by: window_calls_per_tick=calls/tick x_normal=x
+-- Units: amplification: run=- allowed=calls requests=requests calls=calls multiplier=x
+-- Units: amplification: peak_calls_per_tick=- succeeded=calls dropped=calls
+-- Units: amplification: window_calls_per_tick=calls/tick x_normal=x
 
 -- The parameters of each run after the fallbacks.
 CREATE OR REPLACE MACRO _amplification_params(exp, runs_glob, tick_ms, fault_from_ms, fault_to_ms, normal_rate) AS TABLE

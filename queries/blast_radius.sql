@@ -20,6 +20,8 @@
 --   damaged          BIGINT  requests in the experiment window not answered ok
 --   control_damaged  BIGINT  requests in the control run not answered ok
 --   control_requests BIGINT  requests in the control run
+-- Units: blast_radius: planned=requests measured=requests window_requests=requests multiplier=x
+-- Units: blast_radius: damaged=requests control_damaged=requests control_requests=requests
 CREATE OR REPLACE MACRO blast_radius(exp, start_at, planned) AS TABLE
     WITH w AS (
         SELECT coalesce(sum(count) FILTER (WHERE tagged), 0)::BIGINT AS measured,

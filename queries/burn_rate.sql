@@ -43,6 +43,9 @@
 --   note             VARCHAR  why a rule did not fire: 'did not fire', or that its long window is longer than the run
 --   run_ms           DOUBLE   ms, the run's length: from its first send to its last end
 --   unjudged         BIGINT   rows of the run for which good is NULL (not counted)
+-- Units: burn_rate: run=- rule=- fired_at_ms=ms short_burn=x long_burn=x requests_before=requests
+-- Units: burn_rate: failed_before=requests budget_consumed=share failed_total=requests note=-
+-- Units: burn_rate: run_ms=ms unjudged=-
 CREATE OR REPLACE MACRO _br_default_rules() AS
     [{name: '5m/1h>14.4', short_ms: 300000, long_ms: 3600000, factor: 14.4::DECIMAL(18,6)},
      {name: '30m/6h>6', short_ms: 1800000, long_ms: 21600000, factor: 6::DECIMAL(18,6)},

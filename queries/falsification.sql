@@ -35,6 +35,8 @@
 --   experiment_falsified    BIGINT  experiment windows below the threshold
 --   experiment_windows      BIGINT  experiment windows
 --   first_falsified_window  BIGINT  1-based window number; NULL when none
+-- Units: falsification: margin=share baseline=(metric) control_falsified=- control_windows=-
+-- Units: falsification: experiment_falsified=- experiment_windows=- first_falsified_window=-
 
 CREATE OR REPLACE MACRO falsification(exp, size_n := NULL, size_ms := NULL, margins := [0, 0.05, 0.10, 0.20],
         metric := 'ok_share', control_exp := NULL, control_run := NULL, control_role := NULL,

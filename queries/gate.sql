@@ -22,6 +22,8 @@
 --   lat_n       BIGINT  requests with a latency
 --   lat_sum_us  HUGEINT µs, sum of their latencies
 --   p50_us p90_us p95_us p99_us p999_us max_us  BIGINT  µs, nearest-rank quantiles (NULL without latencies)
+-- Units: gate: window=- requests=requests ok=requests lat_n=requests lat_sum_us=us p50_us=us
+-- Units: gate: p90_us=us p95_us=us p99_us=us p999_us=us max_us=us
 CREATE OR REPLACE MACRO _gate_windows(from_ms, until_ms) AS TABLE
     SELECT generate_subscripts(from_ms, 1) AS w, unnest(from_ms) AS f, unnest(until_ms) AS u;
 

@@ -30,6 +30,7 @@
 --   start_ms  DOUBLE   ms, test time the step starts (NULL for count steps)
 --   requests  BIGINT   requests in the step
 --   value     DOUBLE   the metric in its unit; NULL when the step has none
+-- Units: judge: metric=- role=- step=- start_ms=ms requests=requests value=-
 CREATE OR REPLACE MACRO _judge_rows(exp, step_ms, step_n) AS TABLE
     SELECT role, floor(t_ms / step_ms)::BIGINT AS w, count, outcome = 'ok' AS ok,
            round(latency_ms * 1000)::BIGINT AS lat_us

@@ -74,6 +74,16 @@
 --   run, quantile, requests (BIGINT), added (BIGINT, values back-filled),
 --   interval_ms (DOUBLE, ms, e), derived (BOOLEAN, e derived),
 --   latency_ms (DOUBLE, ms, recorded), bound_ms (DOUBLE, ms, back-filled)
+-- Units: omission: run=- quantile=- requests=requests interval_ms=ms inferred=- latency_ms=ms
+-- Units: omission: corrected_ms=ms lag_ms=ms
+-- Units: omission_windows: run=- window=- from_ms=ms expected=requests sent=requests
+-- Units: omission_windows: deficit=requests backlog=requests max_lag_ms=ms
+-- Units: omission_requests: run=- req=- start_ms=ms intended_ms=ms lag_ms=ms latency_ms=ms
+-- Units: omission_requests: corrected_ms=ms
+-- Units: omission_dropped: scenario=- window=- from_ms=ms expected=requests sent=requests
+-- Units: omission_dropped: deficit=requests backlog=requests
+-- Units: omission_backfill: run=- quantile=- requests=requests added=values interval_ms=ms
+-- Units: omission_backfill: derived=- latency_ms=ms bound_ms=ms
 CREATE OR REPLACE MACRO _om_floor(x, g) AS x // g - CASE WHEN x % g < 0 THEN 1 ELSE 0 END;
 
 CREATE OR REPLACE MACRO _om_quantiles() AS TABLE

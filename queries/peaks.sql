@@ -26,6 +26,10 @@
 --   total           BIGINT   requests of the run with a t_ms
 --   sliding_peak    BIGINT   requests in the fullest window [t, t + res); NULL without sliding
 --   sliding_at_ms   DOUBLE   ms, start t of the first such window; NULL without sliding
+-- Units: peaks_by: grp=- run=- resolution_ms=ms peak=requests peak_at_ms=ms total=requests
+-- Units: peaks_by: sliding_peak=requests sliding_at_ms=ms
+-- Units: peaks: run=- resolution_ms=ms peak=requests peak_at_ms=ms total=requests
+-- Units: peaks: sliding_peak=requests sliding_at_ms=ms
 CREATE OR REPLACE MACRO _peak_resolutions(resolutions_ms) AS TABLE
     SELECT DISTINCT CASE WHEN r > 0 THEN r ELSE error('peaks: resolutions must be positive ms, got ' || r) END AS res
     FROM (SELECT unnest(resolutions_ms)::BIGINT AS r);

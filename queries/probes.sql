@@ -25,6 +25,9 @@
 --   in_service             DOUBLE    replicas, healthy replica-rounds / rounds (exact ratio)
 --   detection_rounds       BIGINT[]  rounds, round - stuck_since_round of each liveness
 --                                    restart of a stuck replica, by round then replica
+-- Units: probes: setting=- restarts=- unnecessary_restarts=- killed_during_startup=-
+-- Units: probes: in_restart_loop=replicas early_errors=requests errors=requests in_service=replicas
+-- Units: probes: detection_rounds=rounds
 CREATE OR REPLACE MACRO _probe_restarts(exp) AS TABLE
     SELECT run, subject, state,
            attrs->>'reason' AS reason,

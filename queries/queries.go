@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+	"sync"
 )
 
 //go:embed *.sql
@@ -85,6 +86,70 @@ func usesLine(sql string) []string {
 		}
 	}
 	return nil
+}
+
+// NoUnit is the unit a "-- Units:" line gives a column without one (a
+// name, a flag, a count of something other than requests).
+const NoUnit = "-"
+
+// MetricUnit is the unit a "-- Units:" line gives a column in the unit of
+// the macro's metric argument: the caller, which knows the metric, fills it.
+const MetricUnit = "(metric)"
+
+// Unit is one output column of a macro and its unit.
+type Unit struct {
+	Column, Unit string
+}
+
+// Declared returns a macro's output columns in order with their units, from
+// its file's header lines "-- Units: MACRO: col=unit col=unit ..." (several
+// lines for one macro continue each other); nil for a macro without one.
+func Declared(macro string) []Unit {
+	return declared()[macro]
+}
+
+// Units returns a macro's column units by column name, leaving out the
+// columns declared NoUnit, so that a lookup of one gives "".
+func Units(macro string) map[string]string {
+	units := map[string]string{}
+	for _, u := range Declared(macro) {
+		if u.Unit != NoUnit {
+			units[u.Column] = u.Unit
+		}
+	}
+	return units
+}
+
+var declared = sync.OnceValue(func() map[string][]Unit {
+	out := map[string][]Unit{}
+	for _, f := range Files() {
+		for macro, units := range unitsLines(f.SQL) {
+			out[macro] = append(out[macro], units...)
+		}
+	}
+	return out
+})
+
+// unitsLines reads the header's "-- Units:" lines, by macro. A malformed
+// entry is kept as it reads (an empty column or unit), for TestUnitsLines.
+func unitsLines(sql string) map[string][]Unit {
+	out := map[string][]Unit{}
+	for _, line := range strings.Split(sql, "\n") {
+		if !strings.HasPrefix(line, "--") {
+			break // the header ends at the first statement
+		}
+		rest, ok := strings.CutPrefix(line, "-- Units:")
+		if !ok {
+			continue
+		}
+		macro, entries, _ := strings.Cut(rest, ":")
+		macro = strings.TrimSpace(macro)
+		for _, e := range strings.Fields(entries) {
+			col, unit, _ := strings.Cut(e, "=")
+			out[macro] = append(out[macro], Unit{Column: col, Unit: unit})
+		}
+	}
+	return out
 }
 
 // Exec is what Install needs of a database: *sql.DB and *sql.Conn have it.

@@ -1,6 +1,7 @@
 package queries
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -98,5 +99,69 @@ func TestUsesDeclared(t *testing.T) {
 				t.Errorf("%s.sql uses %s, installed after it (a cycle?)", f.Name, u)
 			}
 		}
+	}
+}
+
+var tableMacroRE = regexp.MustCompile(`(?ms)^CREATE OR REPLACE MACRO ([a-z][a-z_0-9]*)\([^;]*?\) AS TABLE`)
+
+// rowMacros return rows of a table, whose columns schema.sql documents.
+var rowMacros = map[string]bool{"experiment_window": true}
+
+// TestUnitsLines: every public table macro has "-- Units:" entries in its
+// file's header, each a column=unit with a unit (NoUnit for none) and no
+// column twice, and every such line is read (none below the header) and
+// names a macro of its own file. That they name exactly the macro's output
+// columns is analyze's TestUnitsMatchDescribe (this package has no database).
+func TestUnitsLines(t *testing.T) {
+	for _, f := range Files() {
+		lines := unitsLines(f.SQL)
+		read := 0
+		for _, us := range lines {
+			read += len(us)
+		}
+		written := 0
+		for _, line := range strings.Split(f.SQL, "\n") {
+			if rest, ok := strings.CutPrefix(line, "-- Units:"); ok {
+				_, entries, _ := strings.Cut(rest, ":")
+				written += len(strings.Fields(entries))
+			}
+		}
+		if read != written {
+			t.Errorf("%s.sql: %d unit entries written, %d read: a \"-- Units:\" line below the header?", f.Name, written, read)
+		}
+		public := map[string]bool{}
+		for _, m := range tableMacroRE.FindAllStringSubmatch(f.SQL, -1) {
+			public[m[1]] = true
+			if _, ok := lines[m[1]]; !ok && !rowMacros[m[1]] {
+				t.Errorf("%s.sql: macro %s has no \"-- Units: %s:\" line", f.Name, m[1], m[1])
+			}
+		}
+		for macro, us := range lines {
+			if !public[macro] {
+				t.Errorf("%s.sql: \"-- Units: %s:\" names no public table macro of the file", f.Name, macro)
+			}
+			seen := map[string]bool{}
+			for _, u := range us {
+				if u.Column == "" || u.Unit == "" {
+					t.Errorf("%s.sql: %s: entry %q=%q: want column=unit (%s for none)", f.Name, macro, u.Column, u.Unit, NoUnit)
+				}
+				if seen[u.Column] {
+					t.Errorf("%s.sql: %s: column %s twice", f.Name, macro, u.Column)
+				}
+				seen[u.Column] = true
+			}
+		}
+	}
+}
+
+func TestUnits(t *testing.T) {
+	got := Units("peaks")
+	want := map[string]string{"resolution_ms": "ms", "peak": "requests", "peak_at_ms": "ms", "total": "requests",
+		"sliding_peak": "requests", "sliding_at_ms": "ms"}
+	if !maps.Equal(got, want) {
+		t.Errorf("Units(peaks) = %v, want %v", got, want)
+	}
+	if u := Units("no_such_macro"); len(u) != 0 {
+		t.Errorf("Units(no_such_macro) = %v, want none", u)
 	}
 }

@@ -29,6 +29,12 @@
 --   affected_success  DOUBLE   share (0-1) of affected_ops with an ok attempt; NULL when there are none
 --   p95_ms            DOUBLE   ms, 95th percentile of operation latency over all operations (quantile_cont)
 --   p99_ms            DOUBLE   ms, 99th percentile of operation latency over all operations (quantile_cont)
+-- Units: retries_by: grp=- run=- requests=requests first_attempts=requests retries=requests
+-- Units: retries_by: budget_denied=requests affected_ops=operations affected_success=share
+-- Units: retries_by: p95_ms=ms p99_ms=ms
+-- Units: retries: run=- requests=requests first_attempts=requests retries=requests
+-- Units: retries: budget_denied=requests affected_ops=operations affected_success=share p95_ms=ms
+-- Units: retries: p99_ms=ms
 -- Most operations are one row (a first attempt never retried), and grouping
 -- every row by its operation means a hash table as large as the log. So
 -- only the rows of reqs that may have several rows are grouped: reqs with a

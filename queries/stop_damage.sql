@@ -25,6 +25,8 @@
 --   damage_until_stop  BIGINT  requests, tagged and not ok, in windows up to the stop (all when no stop)
 --   extra_over_k1      BIGINT  requests, damage_until_stop minus that of k = 1
 --   total_damage       BIGINT  requests, tagged and not ok, in the whole experiment run
+-- Units: stop_damage: k=- stop_window=- damage_until_stop=requests extra_over_k1=requests
+-- Units: stop_damage: total_damage=requests
 CREATE OR REPLACE MACRO _streaks(exp, size_n, size_ms, metric, f, a, control_exp, control_run, control_role,
         treatment_exp, treatment_run, treatment_role, split_ms) AS TABLE
     WITH v AS (

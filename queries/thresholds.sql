@@ -86,6 +86,11 @@
 --   value               DOUBLE  the aggregate in that window
 --   failed_until        BIGINT  requests not ok taken by first_fail_ms
 --   failed_total        BIGINT  requests not ok in the run
+-- Units: thresholds: run=- metric=- threshold=- abort_on_fail=- samples=- value=- pass=-
+-- Units: thresholds: first_fail_ms=ms abort_ms=ms failed_until=requests failed_total=requests
+-- Units: threshold_windows: run=- metric=- threshold=- windows=- failed_windows=- first_fail_ms=ms
+-- Units: threshold_windows: first_fail_from_ms=ms value=- failed_until=requests
+-- Units: threshold_windows: failed_total=requests
 -- The specs as rows, one column per field.
 CREATE OR REPLACE MACRO _th_specs(specs) AS TABLE
     SELECT unnest(s) FROM (SELECT unnest(specs) AS s);

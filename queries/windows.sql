@@ -19,6 +19,13 @@
 --   requests    BIGINT  requests in the window
 --   ok          BIGINT  requests answered ok
 --   damage      BIGINT  tagged requests not answered ok
+-- Units: windows: window_no=- first_t_ms=ms last_t_ms=ms requests=requests ok=requests
+-- Units: windows: damage=requests
+-- Units: side_windows: window_no=- first_t_ms=ms last_t_ms=ms requests=requests ok=requests
+-- Units: side_windows: damage=requests tagged=requests value_num=- value_den=- value=(metric)
+-- Units: hypothesis_sweep: i=- baseline=(metric) threshold=(metric) control_falsified=-
+-- Units: hypothesis_sweep: control_windows=- experiment_falsified=- experiment_windows=-
+-- Units: hypothesis_sweep: first_falsified_window=-
 
 -- One side of a hypothesis: the rows of one run of an experiment
 -- (run_name), or of every run with a role (role_name, when run_name is

@@ -15,6 +15,8 @@ import (
 // p50, p95 and p99 latency beside the ok share. Latencies are per row (an
 // attempt), over every outcome, as vegeta reports them.
 
+// latencyUnits stay here: the summary is this file's SQL over requests, no
+// library macro with a "-- Units:" line.
 var latencyUnits = map[string]string{
 	"ok_share": "share", "p50_ms": "ms", "p95_ms": "ms", "p99_ms": "ms", "max_ms": "ms",
 }

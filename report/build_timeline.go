@@ -15,7 +15,9 @@ import (
 // the threshold, the stop marked) and the resolution comparison (the same
 // traffic counted per 100 ms and per 1 s).
 
-var timelineUnits = map[string]string{"ok_share": "share", "damage": "requests"}
+// timelineUnits: damage is windows' column (its "-- Units:" line); ok_share
+// is computed here.
+var timelineUnits = map[string]string{"ok_share": "share", "damage": store.Units("windows")["damage"]}
 
 // timelineSection decides falsified windows with the same exact comparison as
 // falsification and stop_damage (_falsified over _baseline), so the marked
