@@ -1,10 +1,10 @@
 package analyze
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/rewind-dev/rewind/internal/param"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -32,9 +32,9 @@ var byColumns = map[string]string{
 // attrsPrefix names an attrs key where a column has the same name.
 const attrsPrefix = "attrs."
 
-// FieldError is a --by field the experiment's rows do not have: Known
+// FieldError is a by field the experiment's rows do not have: Known
 // lists what they have (the columns, then the attrs keys), for a
-// suggestion.
+// suggestion; without Exp, Known[0] says what is wrong (a param format).
 type FieldError struct {
 	Fields []string // every field asked for, as given
 	Field  string   // the one not found
@@ -42,11 +42,14 @@ type FieldError struct {
 	Known  []string
 }
 
-func (e *FieldError) Error() string {
+func (e *FieldError) Error() string { return e.Unwrap().Error() }
+
+// Unwrap is the message as a param.Error.
+func (e *FieldError) Unwrap() error {
 	if e.Exp == "" {
-		return fmt.Sprintf("--by %q: %s", e.Field, e.Known[0])
+		return param.Errorf("by", "{by} %q: "+e.Known[0], e.Field)
 	}
-	return fmt.Sprintf("--by %q: experiment %q has no column or attrs key of that name (fields: %s)",
+	return param.Errorf("by", "{by} %q: experiment %q has no column or attrs key of that name (fields: %s)",
 		e.Field, e.Exp, strings.Join(e.Known, ", "))
 }
 
@@ -83,11 +86,11 @@ func fieldName(fields []string, f string, seen map[string]bool) error {
 	key := strings.TrimPrefix(f, attrsPrefix)
 	switch {
 	case f == "" || key == "":
-		return bad("an empty field (give names separated by commas: --by method,status_class)")
+		return bad("an empty field (give names separated by commas: {by} method,status_class)")
 	case seen[f]:
 		return bad("given twice")
 	case f == "run" || f == "experiment":
-		return bad("every row is per " + f + " already")
+		return bad("every row is per " + f + " already") // f is run or experiment: no verb
 	case strings.HasPrefix(key, "$") || strings.HasPrefix(key, "/"):
 		return bad("an attrs key starting with $ or / is read as a JSON path; not supported")
 	}

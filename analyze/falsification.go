@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rewind-dev/rewind/hypothesis"
+	"github.com/rewind-dev/rewind/internal/param"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -147,7 +148,7 @@ func sweep(db store.Querier, e store.Experiment, s hypothesis.Sides, w hypothesi
 // second need a window length.
 func checkWindowMetric(metric string, w hypothesis.Window) error {
 	if metric == "throughput" && w.Ms == 0 {
-		return fmt.Errorf("metric throughput: requests per second need duration windows; give --window 10s (say)")
+		return param.Errorf("window", "metric throughput: requests per second need duration windows; give {window} 10s (say)")
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rewind-dev/rewind/hypothesis"
+	"github.com/rewind-dev/rewind/internal/param"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -158,7 +159,7 @@ func Gate(db store.Querier, o GateOptions) (measurements, decision *Result, err 
 		return nil, nil, err
 	}
 	if start := msOf(o.Start); start >= end {
-		return nil, nil, fmt.Errorf("--start %s ms is at or after the replay's end, %s ms: nothing to measure", hypothesis.TrimFloat(start), hypothesis.TrimFloat(end))
+		return nil, nil, param.Errorf("start", "{start} %s ms is at or after the replay's end, %s ms: nothing to measure", hypothesis.TrimFloat(start), hypothesis.TrimFloat(end))
 	}
 	measurements = &Result{Name: "gate", Columns: gateColumns()}
 	var d gateDecision
@@ -244,10 +245,10 @@ func (s *gateSource) decisionResult(kind string, d gateDecision, end float64) (*
 func bindMetric(o GateOptions, name, what string) (string, error) {
 	m, ok := o.Metrics[name]
 	if !ok {
-		return "", fmt.Errorf("%s %q has no rewind metric: bind it with --metric %s=METRIC (METRIC one of %s)", what, name, name, strings.Join(GateMetrics, ", "))
+		return "", param.Errorf("metric", "%s %q has no rewind metric: bind it with {metric} %s=METRIC (METRIC one of %s)", what, name, name, strings.Join(GateMetrics, ", "))
 	}
 	if !slices.Contains(GateMetrics, m) {
-		return "", fmt.Errorf("--metric %s=%s: unknown metric, want one of %s", name, m, strings.Join(GateMetrics, ", "))
+		return "", param.Errorf("metric", "{metric} %s=%s: unknown metric, want one of %s", name, m, strings.Join(GateMetrics, ", "))
 	}
 	return m, nil
 }

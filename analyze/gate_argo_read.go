@@ -111,7 +111,7 @@ func argoMetricAt(o GateOptions, n *yaml.Node, i int) (argoMetric, error) {
 		return m, lineErr(o.File, n, "metrics[%d] %q: %v", i, m.Name, err)
 	}
 	if m.Bound, err = bindMetric(o, m.Name, "Argo metric"); err != nil {
-		return m, lineErr(o.File, n, "%v", err)
+		return m, lineErr(o.File, n, "%w", err)
 	}
 	m.Window, m.Vector = argoWindow(y, m)
 	return m, nil

@@ -130,7 +130,7 @@ func flaggerMetricAt(o GateOptions, n *yaml.Node) (flaggerMetric, error) {
 		m.Custom = true
 		b, err := bindMetric(o, m.Name, "Flagger metric")
 		if err != nil {
-			return m, lineErr(o.File, n, "%v", err)
+			return m, lineErr(o.File, n, "%w", err)
 		}
 		m.Bound = b
 	case m.Name == "request-success-rate":

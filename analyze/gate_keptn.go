@@ -147,7 +147,7 @@ func keptnObjectiveAt(o GateOptions, n *yaml.Node) (keptnObjective, error) {
 	}
 	b, err := bindMetric(o, obj.SLI, "Keptn SLI")
 	if err != nil {
-		return obj, lineErr(o.File, n, "%v", err)
+		return obj, lineErr(o.File, n, "%w", err)
 	}
 	obj.Bound = b
 	return obj, nil

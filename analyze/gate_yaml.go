@@ -68,7 +68,7 @@ func kindOf(doc *yaml.Node) string {
 
 // lineErr is an error at a node's line.
 func lineErr(file string, n *yaml.Node, format string, a ...any) error {
-	return fmt.Errorf("%s:%d: %s", file, n.Line, fmt.Sprintf(format, a...))
+	return fmt.Errorf("%s:%d: %w", file, n.Line, fmt.Errorf(format, a...))
 }
 
 // intOrString is Kubernetes' IntOrString as Argo reads it: a number, or a

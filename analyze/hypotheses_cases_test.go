@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/rewind-dev/rewind/hypothesis"
+	"github.com/rewind-dev/rewind/internal/param"
 )
 
 // hypothesisCase is one data-driven case of testdata/thresholds,
@@ -245,7 +246,8 @@ func runHypothesisCases(t *testing.T, dir string, run func(*testing.T, hypothesi
 			r, err := run(t, c)
 			got := ""
 			if err != nil {
-				got = "error: " + err.Error() + "\n"
+				// The goldens read as the CLI prints: parameters as flags.
+				got = "error: " + param.Say(err, func(p string) string { return "--" + p }) + "\n"
 			} else {
 				got = csvWithNotes(t, r)
 			}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rewind-dev/rewind/hypothesis"
+	"github.com/rewind-dev/rewind/internal/param"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -82,7 +83,7 @@ func Judge(db store.Querier, o JudgeOptions) (metrics, scores *Result, err error
 	}
 	for _, role := range []string{"control", "experiment"} {
 		if !hasRole(arrays, role) {
-			return nil, nil, fmt.Errorf("experiment %q has no requests%s with role %s: the judge compares the runs with role control to those with role experiment (rewind ingest --role RUN=control --role RUN=experiment)",
+			return nil, nil, param.Errorf("role", "experiment %q has no requests%s with role %s: the judge compares the runs with role control to those with role experiment (rewind ingest {role} RUN=control {role} RUN=experiment)",
 				e.Name, map[bool]string{true: "", false: " with t_ms"}[o.StepN > 0], role)
 		}
 	}
@@ -126,7 +127,7 @@ func (o JudgeOptions) checkMetrics() error {
 		case seen[m.Name]:
 			return fmt.Errorf("metric %q named twice", m.Name)
 		case m.Name == "throughput" && o.StepN > 0:
-			return fmt.Errorf("metric throughput: requests per second need duration steps (--step), not --step-requests")
+			return param.Errorf("step", "metric throughput: requests per second need duration steps ({step}), not {step-requests}")
 		}
 		seen[m.Name] = true
 	}

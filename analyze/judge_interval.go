@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rewind-dev/rewind/hypothesis"
+	"github.com/rewind-dev/rewind/internal/param"
 )
 
 // judgeIv is one judgement: the steps that start in [from, until), in ms
@@ -34,12 +35,12 @@ func (iv judgeIv) pick(start, value []float64) []float64 {
 func (o JudgeOptions) intervals(arrays map[string]judgeArrays) ([]judgeIv, error) {
 	if o.StepN > 0 {
 		if o.Interval > 0 || o.Warmup > 0 || o.Lookback > 0 {
-			return nil, fmt.Errorf("--interval, --warmup and --lookback need duration steps (--step), not --step-requests")
+			return nil, param.Errorf("interval", "{interval}, {warmup} and {lookback} need duration steps ({step}), not {step-requests}")
 		}
 		return []judgeIv{{n: 1, from: math.NaN(), until: math.NaN()}}, nil
 	}
 	if o.Lookback > 0 && o.Interval == 0 {
-		return nil, fmt.Errorf("--lookback needs --interval: it is the window each interval's judgement looks back over")
+		return nil, param.Errorf("lookback", "{lookback} needs {interval}: it is the window each interval's judgement looks back over")
 	}
 	for _, d := range []struct {
 		name string
@@ -59,7 +60,7 @@ func (o JudgeOptions) intervals(arrays map[string]judgeArrays) ([]judgeIv, error
 		}
 	}
 	if end <= warm {
-		return nil, fmt.Errorf("--warmup %v leaves no step: the last step ends at %s ms", o.Warmup, hypothesis.TrimFloat(end))
+		return nil, param.Errorf("warmup", "{warmup} %v leaves no step: the last step ends at %s ms", o.Warmup, hypothesis.TrimFloat(end))
 	}
 	if o.Interval == 0 {
 		return []judgeIv{{n: 1, from: warm, until: end}}, nil

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rewind-dev/rewind/hypothesis"
+	"github.com/rewind-dev/rewind/internal/param"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -171,7 +172,7 @@ func checkInferred(db store.Querier, exp string) error {
 		return err
 	}
 	if bad != "" {
-		return fmt.Errorf("experiment %q: the rate cannot be inferred from the gaps between consecutive sends of run %s: give --rate N/DURATION", exp, bad)
+		return param.Errorf("rate", "experiment %q: the rate cannot be inferred from the gaps between consecutive sends of run %s: give {rate} N/DURATION", exp, bad)
 	}
 	return nil
 }
@@ -217,7 +218,7 @@ func seqGaps(db store.Querier, exp string) ([]string, error) {
 // dropped reads k6's dropped_iterations per window.
 func dropped(db store.Querier, exp string, o OmissionOptions, src omissionSrc) (*Result, error) {
 	if src.dropped == 0 {
-		return nil, fmt.Errorf("experiment %q (k6) has no dropped_iterations points: %w whether it fell behind (only k6's arrival-rate executors drop iterations, and none were dropped or the run used another executor); give --rate N/DURATION for a constant-rate schedule numbered by req, or --closed-loop for HdrHistogram's back-fill, a bound", exp, ErrCannotTell)
+		return nil, param.Errorf("rate", "experiment %q (k6) has no dropped_iterations points: %w whether it fell behind (only k6's arrival-rate executors drop iterations, and none were dropped or the run used another executor); give {rate} N/DURATION for a constant-rate schedule numbered by req, or {closed-loop} for HdrHistogram's back-fill, a bound", exp, ErrCannotTell)
 	}
 	r, err := Query(db, "omission dropped", store.Units("omission_dropped"), `SELECT * FROM omission_dropped(?, win_ms := `+msLit(o.Window)+`)`, exp)
 	if r != nil {
@@ -233,7 +234,7 @@ func backfill(db store.Querier, exp string, o OmissionOptions) (*Result, error) 
 	e := "NULL"
 	if o.Expected > 0 {
 		if o.Expected%time.Microsecond != 0 {
-			return nil, fmt.Errorf("--expected-interval %v: want a whole number of microseconds", o.Expected)
+			return nil, param.Errorf("expected-interval", "{expected-interval} %v: want a whole number of microseconds", o.Expected)
 		}
 		e = strconv.FormatInt(o.Expected.Microseconds(), 10)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rewind-dev/rewind/internal/param"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -85,7 +86,7 @@ func finerThanData(db store.Querier, exp string, res []int64) ([]int64, string, 
 	}
 	dataName := ResolutionName(int64(data.Float64))
 	if len(out) == 0 {
-		return nil, "", fmt.Errorf("the log's times are multiples of %s: no peak at %s can be told from it (ask for --resolutions %s or coarser)",
+		return nil, "", param.Errorf("resolutions", "the log's times are multiples of %s: no peak at %s can be told from it (ask for {resolutions} %s or coarser)",
 			dataName, strings.Join(dropped, ", "), dataName)
 	}
 	return out, fmt.Sprintf("peaks at %s left out: the log's times are multiples of %s, so a finer bucket only shows rounding", strings.Join(dropped, ", "), dataName), nil

@@ -5,6 +5,7 @@ import (
 	"regexp"
 
 	"github.com/rewind-dev/rewind/hypothesis"
+	"github.com/rewind-dev/rewind/internal/param"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -62,11 +63,14 @@ type PlannedError struct {
 	Reason     string
 }
 
-func (e *PlannedError) Error() string {
-	src := "--planned"
+func (e *PlannedError) Error() string { return e.Unwrap().Error() }
+
+// Unwrap is the message as a param.Error.
+func (e *PlannedError) Unwrap() error {
 	if e.Experiment != "" {
-		src = fmt.Sprintf("param planned stored with experiment %s; --planned overrides it", e.Experiment)
+		return param.Errorf("planned", "planned predicate %q (param planned stored with experiment %s; {planned} overrides it): want one boolean expression over the request columns, %s",
+			e.Predicate, e.Experiment, e.Reason)
 	}
-	return fmt.Sprintf("planned predicate %q (%s): want one boolean expression over the request columns, %s",
-		e.Predicate, src, e.Reason)
+	return param.Errorf("planned", "planned predicate %q ({planned}): want one boolean expression over the request columns, %s",
+		e.Predicate, e.Reason)
 }

@@ -40,7 +40,7 @@ func TestPlannedPredicate(t *testing.T) {
 			if !errors.As(err, &pe) || !strings.Contains(err.Error(), c.reason) {
 				t.Fatalf("got %v, want a PlannedError with %q", err, c.reason)
 			}
-			want := `planned predicate "` + c.pred + `" (--planned): want one boolean expression over the request columns, `
+			want := `planned predicate "` + c.pred + `" (planned): want one boolean expression over the request columns, `
 			if !strings.HasPrefix(err.Error(), want) {
 				t.Errorf("got %q, want it to start %q", err, want)
 			}
@@ -115,7 +115,7 @@ func TestPlannedPos(t *testing.T) {
 func TestPlannedStored(t *testing.T) {
 	db := readOnly(t, chaosFile(t, map[string]string{"planned": "false UNION ALL SELECT 99999"}), store.Options{})
 	_, err := BlastRadius(db, BlastRadiusOptions{})
-	want := `planned predicate "false UNION ALL SELECT 99999" (param planned stored with experiment gunluk; --planned overrides it): ` +
+	want := `planned predicate "false UNION ALL SELECT 99999" (param planned stored with experiment gunluk; planned overrides it): ` +
 		`want one boolean expression over the request columns, not a set operation (UNION, EXCEPT, INTERSECT)`
 	if err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)

@@ -1,8 +1,7 @@
 package analyze
 
 import (
-	"fmt"
-
+	"github.com/rewind-dev/rewind/internal/param"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -24,14 +23,14 @@ func Probes(db store.Querier, o ProbesOptions) (*Result, error) {
 	// a log without state events is not a probes log at all: say so rather
 	// than print a table of zeros.
 	if _, ok := e.Number("rounds"); !ok {
-		return nil, fmt.Errorf("experiment %q has no param rounds: not a probes log (write one with rewind sim probes --out FILE)", e.Name)
+		return nil, param.Errorf("out", "experiment %q has no param rounds: not a probes log (write one with rewind sim probes {out} FILE)", e.Name)
 	}
 	var states int64
 	if err := db.QueryRow(`SELECT count(*) FROM events WHERE experiment = ? AND type = 'state'`, e.Name).Scan(&states); err != nil {
 		return nil, err
 	}
 	if states == 0 {
-		return nil, fmt.Errorf("experiment %q has no state events: not a probes log (write one with rewind sim probes --out FILE)", e.Name)
+		return nil, param.Errorf("out", "experiment %q has no state events: not a probes log (write one with rewind sim probes {out} FILE)", e.Name)
 	}
 	return Query(db, "probes", store.Units("probes"), `SELECT * FROM probes(?)`, e.Name)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/rewind-dev/rewind/hypothesis"
+	"github.com/rewind-dev/rewind/internal/param"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -18,7 +19,7 @@ type RetriesOptions struct {
 
 // ErrNoAffected means neither the options nor the experiment's stored
 // parameters give the affected interval.
-var ErrNoAffected = errors.New("give --affected FROM..TO, e.g. 8.5s..15s")
+var ErrNoAffected = param.Errorf("affected", "give {affected} FROM..TO, e.g. 8.5s..15s")
 
 // Retries compares retry strategies, one row per run: attempts sent, first
 // attempts, retries, retries the budget refused, the success share of the

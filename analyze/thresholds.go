@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rewind-dev/rewind/hypothesis"
+	"github.com/rewind-dev/rewind/internal/param"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -81,7 +82,7 @@ func (o ThresholdsOptions) check() error {
 		return fmt.Errorf("every, window and duration must be positive")
 	}
 	if o.Sliding && o.Window == 0 {
-		return fmt.Errorf("sliding windows need a window length (--window 30s)")
+		return param.Errorf("window", "sliding windows need a window length ({window} 30s)")
 	}
 	if o.Window > 0 {
 		for _, t := range o.Thresholds {
@@ -167,7 +168,7 @@ func recordedThresholds(db store.Querier, exp string) ([]Threshold, error) {
 		return nil, err
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("experiment %q records no k6 thresholds: give one, e.g. --threshold 'http_req_duration: p(95)<200'", exp)
+		return nil, param.Errorf("threshold", "experiment %q records no k6 thresholds: give one, e.g. {threshold} 'http_req_duration: p(95)<200'", exp)
 	}
 	return out, nil
 }
@@ -333,7 +334,7 @@ func abortNotes(r *Result) []string {
 func requireThresholdLatency(db store.Querier, exp string, ts []Threshold) error {
 	for _, t := range ts {
 		if t.Base == "http_req_duration" {
-			return hypothesis.RequireLatency(db, "threshold "+t.String(), "judge http_req_failed or http_reqs instead", "experiment = ?", exp)
+			return hypothesis.RequireLatency(db, param.Errorf("threshold", "threshold %s", t.String()), "judge http_req_failed or http_reqs instead", "experiment = ?", exp)
 		}
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rewind-dev/rewind/hypothesis"
+	"github.com/rewind-dev/rewind/internal/param"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -21,7 +22,7 @@ func WindowFor(e store.Experiment, flag hypothesis.Window) (hypothesis.Window, e
 	if ms, ok := e.Number("window_ms"); ok && ms > 0 {
 		return hypothesis.Window{Ms: ms}, nil
 	}
-	return hypothesis.Window{}, fmt.Errorf("experiment %q stores no window size: give --window (e.g. 40 or 1s)", e.Name)
+	return hypothesis.Window{}, param.Errorf("window", "experiment %q stores no window size: give {window} (e.g. 40 or 1s)", e.Name)
 }
 
 // addWindowNote warns when duration windows are shorter than the log's
@@ -57,7 +58,7 @@ func experimentWindow(db store.Querier, name string, flag hypothesis.Window) (st
 			return e, w, err
 		}
 		if timed == 0 {
-			return e, w, fmt.Errorf("experiment %q has no t_ms: duration windows need send times; use a count window such as --window 40", e.Name)
+			return e, w, param.Errorf("window", "experiment %q has no t_ms: duration windows need send times; use a count window such as {window} 40", e.Name)
 		}
 	}
 	return e, w, nil

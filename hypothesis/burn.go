@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rewind-dev/rewind/internal/param"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -41,10 +42,10 @@ func CheckGood(db store.Querier, good, exp string) error {
 		reason, err = goodType(db, good, exp)
 	}
 	if err != nil {
-		return fmt.Errorf("--good %q: %w", good, err)
+		return param.Errorf("good", "{good} %q: %w", good, err)
 	}
 	if reason != "" {
-		return fmt.Errorf("--good %q: want one boolean expression over the request columns, %s", good, reason)
+		return param.Errorf("good", "{good} %q: want one boolean expression over the request columns, %s", good, reason)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rewind-dev/rewind/internal/param"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -71,7 +72,7 @@ func (t Bound) Millionths() (f, a *big.Int, err error) {
 	m := big.NewRat(1000000, 1)
 	fr, ar := new(big.Rat).Mul(t.F, m), new(big.Rat).Mul(t.A, m)
 	if !fr.IsInt() || !ar.IsInt() {
-		return nil, nil, fmt.Errorf("--%s %s: too fine (shares and percentages to 6 decimals of a share, durations to the microsecond)", t.Kind, t.Text)
+		return nil, nil, param.Errorf(t.Kind, "{"+t.Kind+"} %s: too fine (shares and percentages to 6 decimals of a share, durations to the microsecond)", t.Text)
 	}
 	return fr.Num(), ar.Num(), nil
 }
@@ -141,8 +142,8 @@ func TrimRat(r *big.Rat) string {
 //	min        99%, 100/s   absolute, for metrics where lower is bad
 func ParseBound(kind, text, metric string) (Bound, error) {
 	t := Bound{Kind: kind, Text: strings.TrimSpace(text)}
-	bad := func(msg string) (Bound, error) {
-		return t, fmt.Errorf("--%s %q: %s", kind, text, msg)
+	bad := func(format string, a ...any) (Bound, error) {
+		return t, param.Errorf(kind, "{"+kind+"} %q: "+format, append(append([]any(nil), text), a...)...)
 	}
 	sign := big.NewRat(1, 1)
 	if LowerBad(metric) {
@@ -152,19 +153,19 @@ func ParseBound(kind, text, metric string) (Bound, error) {
 	switch kind {
 	case "margin":
 		if unit != "share" {
-			abs := map[bool]string{true: "--min", false: "--max"}[LowerBad(metric)]
-			return bad(fmt.Sprintf("a margin is for shares (ok_share, error_rate); %s takes --tolerance (20%%, %s) or %s", metric, amountExample(unit), abs))
+			abs := map[bool]string{true: "{min}", false: "{max}"}[LowerBad(metric)]
+			return bad("a margin is for shares (ok_share, error_rate); %s takes {tolerance} (20%%, %s) or "+abs, metric, amountExample(unit))
 		}
 		m, ok := parseShareText(t.Text)
 		if !ok || m.Sign() < 0 || m.Cmp(big.NewRat(1, 1)) >= 0 {
-			return bad("want a share in [0, 1), e.g. 0.05 or 5%")
+			return bad("want a share in [0, 1), e.g. 0.05 or 5%%")
 		}
 		t.F, t.A = big.NewRat(1, 1), new(big.Rat).Mul(sign, m)
 	case "tolerance":
 		if p, ok := strings.CutSuffix(t.Text, "%"); ok {
 			r, ok := new(big.Rat).SetString(strings.TrimSpace(p))
 			if !ok || r.Sign() < 0 || strings.ContainsAny(p, "eE") {
-				return bad("want a percentage such as 20%")
+				return bad("want a percentage such as 20%%")
 			}
 			r.Quo(r, big.NewRat(100, 1))
 			t.F, t.A = new(big.Rat).Add(big.NewRat(1, 1), r.Mul(r, sign)), new(big.Rat)
@@ -172,18 +173,18 @@ func ParseBound(kind, text, metric string) (Bound, error) {
 		}
 		v, err := parseAmount(t.Text, unit)
 		if err != nil || v.Sign() < 0 {
-			return bad(fmt.Sprintf("want a percentage (20%%) or an amount in %s (%s)%s", unit, amountExample(unit), finer(err)))
+			return bad("want a percentage (20%%) or an amount in %s (%s)%s", unit, amountExample(unit), finer(err))
 		}
 		t.F, t.A = big.NewRat(1, 1), v.Mul(v, sign)
 	case "max", "min":
 		if (kind == "max") == LowerBad(metric) {
-			other := map[string]string{"max": "--min", "min": "--max"}[kind]
+			other := map[string]string{"max": "{min}", "min": "{max}"}[kind]
 			worse := map[bool]string{true: "lower", false: "higher"}[LowerBad(metric)]
-			return bad(fmt.Sprintf("%s is judged with %s (%s %s is worse)", metric, other, worse, metric))
+			return bad("%s is judged with "+other+" (%s %s is worse)", metric, worse, metric)
 		}
 		v, err := parseAmount(t.Text, unit)
 		if err != nil || v.Sign() < 0 {
-			return bad(fmt.Sprintf("want an amount in %s (%s)%s", unit, amountExample(unit), finer(err)))
+			return bad("want an amount in %s (%s)%s", unit, amountExample(unit), finer(err))
 		}
 		t.F, t.A = new(big.Rat), v
 	default:
@@ -381,10 +382,12 @@ func (s Sides) Args() string {
 // SidesError is a hypothesis that does not fit the database, with the
 // flags of a command that does (for a Try line).
 type SidesError struct {
-	Msg, Try string
+	Err *param.Error
+	Try []param.Arg
 }
 
-func (e *SidesError) Error() string { return e.Msg }
+func (e *SidesError) Error() string { return e.Err.Error() }
+func (e *SidesError) Unwrap() error { return e.Err }
 
 // runInfo is one run of an experiment, for messages.
 type runInfo struct {
@@ -448,7 +451,7 @@ func ResolveSides(db store.Querier, e store.Experiment, h Hypothesis, absolute b
 		}
 	}
 	if s.Control == s.Treatment && h.BaselineUntil == "" {
-		return s, fmt.Errorf("--control and --treatment name the same run (%s): compare two runs, or split one with --baseline-until", s.Control)
+		return s, param.Errorf("control", "{control} and {treatment} name the same run (%s): compare two runs, or split one with {baseline-until}", s.Control)
 	}
 	n, err := sideRequests(db, s.Treatment)
 	if err != nil {
@@ -481,7 +484,7 @@ func checkWeights(db store.Querier, s Sides) error {
 			return err
 		}
 		if n > 0 {
-			return fmt.Errorf("metric %s: %s has %d rows that stand for several requests (count > 1, e.g. a Locust stats history); a latency quantile needs one row per request: use --metric mean", s.Metric, side, n)
+			return param.Errorf("metric", "metric %s: %s has %d rows that stand for several requests (count > 1, e.g. a Locust stats history); a latency quantile needs one row per request: use {metric} mean", s.Metric, side, n)
 		}
 	}
 	return nil
@@ -512,26 +515,26 @@ func sidesError(db store.Querier, e store.Experiment, h Hypothesis, s Sides, tre
 	if err != nil {
 		return err
 	}
-	msg := fmt.Sprintf("experiment %q has no baseline: no run with role control (its runs: %s); name the baseline with --control RUN (or EXPERIMENT/RUN), split a run with --baseline-until, or judge an absolute threshold (--max, --min)",
+	msg := param.Errorf("control", "experiment %q has no baseline: no run with role control (its runs: %s); name the baseline with {control} RUN (or EXPERIMENT/RUN), split a run with {baseline-until}, or judge an absolute threshold ({max}, {min})",
 		e.Name, listRuns(runs))
 	if s.Control.Run != "" {
-		msg = fmt.Sprintf("experiment %q: the baseline, %s, has no requests; its runs: %s", e.Name, s.Control, listRuns(runs))
+		msg = param.Errorf("control", "experiment %q: the baseline, %s, has no requests; its runs: %s", e.Name, s.Control, listRuns(runs))
 	}
 	if treatment {
-		msg = fmt.Sprintf("experiment %q: the treatment side, %s, has no requests; its runs: %s; name it with --treatment RUN",
+		msg = param.Errorf("treatment", "experiment %q: the treatment side, %s, has no requests; its runs: %s; name it with {treatment} RUN",
 			e.Name, s.Treatment, listRuns(runs))
 	}
-	var try string
+	var try []param.Arg
 	switch {
 	case len(runs) >= 2:
-		try = fmt.Sprintf("--control %s --treatment %s", runs[0].Run, runs[1].Run)
+		try = []param.Arg{{Param: "control", Value: runs[0].Run}, {Param: "treatment", Value: runs[1].Run}}
 	case len(runs) == 1 && runs[0].SpanMs.Valid && runs[0].SpanMs.Float64 >= 4000:
-		try = "--baseline-until " + roundDuration(runs[0].SpanMs.Float64/4)
+		try = []param.Arg{{Param: "baseline-until", Value: roundDuration(runs[0].SpanMs.Float64 / 4)}}
 	}
-	if try != "" && h.Metric != "" && h.Metric != "ok_share" {
-		try = "--metric " + h.Metric + " " + try
+	if try != nil && h.Metric != "" && h.Metric != "ok_share" {
+		try = append([]param.Arg{{Param: "metric", Value: h.Metric}}, try...)
 	}
-	return &SidesError{Msg: msg, Try: try}
+	return &SidesError{Err: msg, Try: try}
 }
 
 // roundDuration writes about ms as a short duration: whole seconds, or
@@ -605,7 +608,7 @@ func runExists(db store.Querier, exp, run string) (bool, error) {
 // from it.
 func resolveSplit(db store.Querier, e store.Experiment, h Hypothesis, s *Sides) error {
 	if h.Control != "" && h.Treatment != "" && h.Control != h.Treatment {
-		return fmt.Errorf("--baseline-until splits one run: give it with --treatment (or --control), not two runs")
+		return param.Errorf("baseline-until", "{baseline-until} splits one run: give it with {treatment} (or {control}), not two runs")
 	}
 	ref := h.Treatment
 	if ref == "" {
@@ -626,8 +629,8 @@ func resolveSplit(db store.Querier, e store.Experiment, h Hypothesis, s *Sides) 
 		side = Side{Experiment: e.Name, Role: "experiment"}
 	default:
 		return &SidesError{
-			Msg: fmt.Sprintf("experiment %q: which run should --baseline-until split? Its runs: %s", e.Name, listRuns(runs)),
-			Try: fmt.Sprintf("--treatment %s --baseline-until %s", runs[0].Run, h.BaselineUntil),
+			Err: param.Errorf("baseline-until", "experiment %q: which run should {baseline-until} split? Its runs: %s", e.Name, listRuns(runs)),
+			Try: []param.Arg{{Param: "treatment", Value: runs[0].Run}, {Param: "baseline-until", Value: h.BaselineUntil}},
 		}
 	}
 	at, how, err := splitMs(db, side.Experiment, h.BaselineUntil)
@@ -646,7 +649,7 @@ func resolveSplit(db store.Querier, e store.Experiment, h Hypothesis, s *Sides) 
 func splitMs(db store.Querier, exp, v string) (float64, string, error) {
 	if d, err := time.ParseDuration(v); err == nil {
 		if d <= 0 {
-			return 0, "", fmt.Errorf("--baseline-until %s: want a positive duration or an event", v)
+			return 0, "", param.Errorf("baseline-until", "{baseline-until} %s: want a positive duration or an event", v)
 		}
 		return float64(d) / float64(time.Millisecond), "t = " + v, nil
 	}
@@ -668,7 +671,7 @@ func splitMs(db store.Querier, exp, v string) (float64, string, error) {
 	if len(types) > 0 {
 		have = "its timed event types: " + strings.Join(types, ", ")
 	}
-	return 0, "", fmt.Errorf("--baseline-until %s: not a duration (2m, 90s) and no such event in experiment %q; %s", v, exp, have)
+	return 0, "", param.Errorf("baseline-until", "{baseline-until} %s: not a duration (2m, 90s) and no such event in experiment %q; %s", v, exp, have)
 }
 
 // HasTags reports whether the treatment side has tagged requests: damage is

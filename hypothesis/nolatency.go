@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rewind-dev/rewind/internal/param"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -17,10 +18,10 @@ import (
 // missing is judged on those it has.
 
 // UseInstead is the advice for a hypothesis metric that needs a latency.
-const UseInstead = "use --metric ok_share, error_rate or throughput"
+const UseInstead = "use {metric} ok_share, error_rate or throughput"
 
-// GoodInstead is the advice for an SLI (--good) that reads latency_ms.
-const GoodInstead = "judge an SLI over outcome or status (the default --good is outcome = 'ok')"
+// GoodInstead is the advice for an SLI (good) that reads latency_ms.
+const GoodInstead = "judge an SLI over outcome or status (the default {good} is outcome = 'ok')"
 
 // NeedsLatency reports whether a hypothesis metric is a latency.
 func NeedsLatency(metric string) bool { return MetricUnit(metric) == "ms" }
@@ -30,19 +31,24 @@ func GoodNeedsLatency(good string) bool { return strings.Contains(strings.ToLowe
 
 // NoLatencyError is a latency judgement refused: Whose says which runs (or
 // which rows of a followed log) have no latency_ms, Use what can be judged
-// instead.
+// instead (a param format: parameters as {name}, no verbs).
 type NoLatencyError struct {
-	What, Whose, Use string
+	What       *param.Error
+	Whose, Use string
 }
 
-func (e *NoLatencyError) Error() string {
-	return fmt.Sprintf("%s cannot be judged: %s; %s", e.What, e.Whose, e.Use)
+func (e *NoLatencyError) Error() string { return e.Unwrap().Error() }
+
+// Unwrap is the message as a param.Error, for a caller to name the
+// parameters in its words.
+func (e *NoLatencyError) Unwrap() error {
+	return param.Errorf(e.What.Param, "%w cannot be judged: %s; "+e.Use, e.What, e.Whose)
 }
 
 // RequireLatency refuses to judge what over the requests where (a WHERE
 // over the requests table, with args) selects, when a run among them has
 // rows and not one latency_ms.
-func RequireLatency(db store.Querier, what, use, where string, args ...any) error {
+func RequireLatency(db store.Querier, what *param.Error, use, where string, args ...any) error {
 	rows, err := db.Query(`SELECT r.experiment, r.run, count(*), string_agg(DISTINCT f.format, ', ' ORDER BY f.format)
 		FROM (SELECT experiment, run, latency_ms, file_id FROM requests WHERE `+where+`) r LEFT JOIN files f USING (file_id)
 		GROUP BY ALL HAVING count(r.latency_ms) = 0 ORDER BY 1, 2`, args...)
@@ -87,7 +93,7 @@ func RequireSideLatency(db store.Querier, metric string, side Side) error {
 		return nil
 	}
 	where, args := side.where()
-	return RequireLatency(db, "metric "+metric, UseInstead, where, args...)
+	return RequireLatency(db, param.Errorf("metric", "metric %s", metric), UseInstead, where, args...)
 }
 
 // RequireGoodLatency is RequireLatency for an SLI (--good) that reads
@@ -97,5 +103,5 @@ func RequireGoodLatency(db store.Querier, good, where string, args ...any) error
 	if !GoodNeedsLatency(good) {
 		return nil
 	}
-	return RequireLatency(db, fmt.Sprintf("--good %q", good), GoodInstead, where, args...)
+	return RequireLatency(db, param.Errorf("good", "{good} %q", good), GoodInstead, where, args...)
 }

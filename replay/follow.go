@@ -14,6 +14,7 @@ import (
 
 	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/ingest"
+	"github.com/rewind-dev/rewind/internal/param"
 )
 
 // FollowConfig says which growing log to follow and when to give up.
@@ -327,9 +328,9 @@ func (t *tail) end() error {
 	}
 	switch {
 	case t.inBaseline && !t.splitKnown:
-		return fmt.Errorf("%s: the log has no event line %s with a t_ms (--baseline-until): nothing to split at", t.cfg.Path, t.cfg.SplitEvent)
+		return param.Errorf("baseline-until", "%s: the log has no event line %s with a t_ms ({baseline-until}): nothing to split at", t.cfg.Path, t.cfg.SplitEvent)
 	case t.inBaseline:
-		return fmt.Errorf("%s: the log ended before the split (--baseline-until): no treatment to judge", t.cfg.Path)
+		return param.Errorf("baseline-until", "%s: the log ended before the split ({baseline-until}): no treatment to judge", t.cfg.Path)
 	}
 	if t.burn != nil && t.fired == nil {
 		if t.fired = t.burn.end(); t.fired != nil {
@@ -354,9 +355,9 @@ func (t *tail) noLatency() error {
 	whose := fmt.Sprintf("%s has no latency_ms in any of its %d rows", t.cfg.Path, t.counted)
 	switch {
 	case t.goodNoLatency():
-		return &hypothesis.NoLatencyError{What: fmt.Sprintf("--good %q", t.cfg.GoodText), Whose: whose, Use: hypothesis.GoodInstead}
+		return &hypothesis.NoLatencyError{What: param.Errorf("good", "{good} %q", t.cfg.GoodText), Whose: whose, Use: hypothesis.GoodInstead}
 	case hypothesis.NeedsLatency(t.cfg.Rule.Metric):
-		return &hypothesis.NoLatencyError{What: "metric " + t.cfg.Rule.Metric, Whose: whose, Use: hypothesis.UseInstead}
+		return &hypothesis.NoLatencyError{What: param.Errorf("metric", "metric %s", t.cfg.Rule.Metric), Whose: whose, Use: hypothesis.UseInstead}
 	}
 	return nil
 }
@@ -466,7 +467,7 @@ func (t *tail) endBaseline() error {
 	if t.cfg.Rule.Bound == nil || t.cfg.Rule.Bound.Relative() {
 		b, err := Baseline(t.baseWins, metric)
 		if err != nil {
-			return fmt.Errorf("%s: --baseline-until: %w", t.cfg.Path, err)
+			return param.Errorf("baseline-until", "%s: {baseline-until}: %w", t.cfg.Path, err)
 		}
 		t.cfg.Rule.Baseline, t.sum.Baseline = b, b
 	}

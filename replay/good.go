@@ -3,10 +3,10 @@ package replay
 import (
 	"context"
 	"database/sql"
-	"fmt"
 
 	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/ingest"
+	"github.com/rewind-dev/rewind/internal/param"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -43,7 +43,7 @@ func NewGood(ctx context.Context, good string) (*Good, error) {
 		?::VARCHAR AS outcome, ?::INTEGER AS status, ?::DOUBLE AS latency_ms, ?::DOUBLE AS t_ms, ?::BOOLEAN AS tagged,
 		?::BIGINT AS count) requests`)
 	if err != nil {
-		return fail(fmt.Errorf("--good %q: a live line offers %s: %w", good, GoodColumns, err))
+		return fail(param.Errorf("good", "{good} %q: a live line offers %s: %w", good, GoodColumns, err))
 	}
 	return g, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/rewind-dev/rewind/hypothesis"
+	"github.com/rewind-dev/rewind/internal/param"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -127,7 +128,7 @@ func (rec *Recording) burnStop(ctx context.Context, db store.Handle, c BurnConfi
 			return err
 		}
 		if len(runs) != 1 {
-			return fmt.Errorf("--stop-on burn-rate follows one run; %s has %d (%s): name one with --treatment", side, len(runs), strings.Join(runs, ", "))
+			return param.Errorf("stop-on", "{stop-on} burn-rate follows one run; %s has %d (%s): name one with {treatment}", side, len(runs), strings.Join(runs, ", "))
 		}
 		run = runs[0]
 	}
@@ -380,7 +381,7 @@ func storedWindow(e store.Experiment) (hypothesis.Window, error) {
 	if ms, ok := e.Number("window_ms"); ok && ms > 0 {
 		return hypothesis.Window{Ms: ms}, nil
 	}
-	return hypothesis.Window{}, fmt.Errorf("experiment %q stores no window size: give --window (e.g. 40 or 1s)", e.Name)
+	return hypothesis.Window{}, param.Errorf("window", "experiment %q stores no window size: give {window} (e.g. 40 or 1s)", e.Name)
 }
 
 // margin is the flag's margin, else the stored one, else DefaultMargin. A

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/big"
 	"slices"
+
+	"github.com/rewind-dev/rewind/internal/param"
 )
 
 // stats gathers what a live window's metric needs, row by row: the Go twin
@@ -60,7 +62,7 @@ func (s *stats) value(requests int64, sizeMs float64) (*big.Rat, error) {
 	switch {
 	case s.metric == "throughput":
 		if sizeMs <= 0 {
-			return nil, fmt.Errorf("metric throughput: requests per second need duration windows (--window 10s)")
+			return nil, param.Errorf("window", "metric throughput: requests per second need duration windows ({window} 10s)")
 		}
 		return new(big.Rat).SetFrac(big.NewInt(requests*1000000), big.NewInt(int64(math.Round(sizeMs*1000)))), nil
 	case !s.lat || s.n == 0:

@@ -2,9 +2,10 @@ package replay
 
 import (
 	"context"
-	"errors"
 	"math/big"
 	"time"
+
+	"github.com/rewind-dev/rewind/internal/param"
 )
 
 // Summary is what a walk comes to.
@@ -34,7 +35,7 @@ func (s *Summary) add(v Verdict) {
 }
 
 // ErrNoTime means --speed was asked of a run whose log has no t_ms.
-var ErrNoTime = errors.New("the experiment run has no t_ms, so it cannot be paced: replay it with --max")
+var ErrNoTime = param.Errorf("speed", "the experiment run has no t_ms, so it cannot be paced: replay it with {max}")
 
 // Walk decides the recording's windows in order and calls fn with each
 // verdict. It walks the whole run, past the stop, so the summary can tell

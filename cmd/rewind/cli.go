@@ -110,7 +110,7 @@ func report(stderr io.Writer, err error) int {
 		fmt.Fprintf(stderr, "%s\n", sf.msg)
 		return exitStop
 	}
-	fmt.Fprintf(stderr, "Error: %s\n", cleanLines(err.Error()))
+	fmt.Fprintf(stderr, "Error: %s\n", cleanLines(flagged(err)))
 	var h hinted
 	if errors.As(err, &h) && h.try != "" {
 		fmt.Fprintf(stderr, "Try: %s\n", cleanLines(h.try))

@@ -112,8 +112,8 @@ func explain(err error, cmd string) error {
 		return by
 	}
 	var se *hypothesis.SidesError
-	if errors.As(err, &se) && se.Try != "" {
-		return hinted{err, cmd + " " + se.Try}
+	if errors.As(err, &se) && se.Try != nil {
+		return hinted{err, cmd + " " + flagArgs(se.Try)}
 	}
 	return err
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rewind-dev/rewind/hypothesis"
+	"github.com/rewind-dev/rewind/internal/param"
 	"github.com/rewind-dev/rewind/replay"
 )
 
@@ -93,8 +94,7 @@ func (h *hypothesisFlags) bounds(margin string, sweep bool) ([]hypothesis.Bound,
 	for _, p := range parts {
 		b, err := hypothesis.ParseBound(boundKind, strings.TrimSpace(p), h.metric)
 		if err != nil {
-			// Name the flag as given (--margins, not --margin).
-			return nil, usageError{errors.New(strings.Replace(err.Error(), "--"+boundKind+" ", "--"+kind+" ", 1))}
+			return nil, usageError{asGiven(err, boundKind, kind)}
 		}
 		out = append(out, b)
 	}
@@ -183,4 +183,15 @@ func (s *stopFlags) burn() (*replay.BurnConfig, error) {
 	}
 	c.Partial = s.partial
 	return &c, nil
+}
+
+// asGiven names parameter p in err by the flag that gave it (--margins
+// gives margin), the others by the flags table.
+func asGiven(err error, p, flag string) error {
+	return errors.New(param.Say(err, func(q string) string {
+		if q == p {
+			return "--" + flag
+		}
+		return flagName(q)
+	}))
 }

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/rewind-dev/rewind/internal/param"
+)
+
+// flags names each library parameter (internal/param) as the CLI spells
+// it: the flag that gives it. Today every flag has its parameter's name;
+// the table is where a flag would be renamed without touching a message.
+// A parameter missing here is a bug that params_test.go finds.
+var flags = map[string]string{
+	"affected":          "affected",
+	"baseline-until":    "baseline-until",
+	"by":                "by",
+	"closed-loop":       "closed-loop",
+	"control":           "control",
+	"expected-interval": "expected-interval",
+	"good":              "good",
+	"interval":          "interval",
+	"lookback":          "lookback",
+	"margin":            "margin",
+	"max":               "max",
+	"metric":            "metric",
+	"min":               "min",
+	"out":               "out",
+	"planned":           "planned",
+	"rate":              "rate",
+	"resolutions":       "resolutions",
+	"role":              "role",
+	"speed":             "speed",
+	"start":             "start",
+	"step":              "step",
+	"step-requests":     "step-requests",
+	"stop-on":           "stop-on",
+	"threshold":         "threshold",
+	"tolerance":         "tolerance",
+	"treatment":         "treatment",
+	"warmup":            "warmup",
+	"window":            "window",
+}
+
+// flagName is the flag of a parameter, as "--flag".
+func flagName(p string) string {
+	if f, ok := flags[p]; ok {
+		return "--" + f
+	}
+	return p
+}
+
+// flagged is err's message with its parameters named by their flags.
+func flagged(err error) string { return param.Say(err, flagName) }
+
+// flagArgs writes parameters and values as flags for a Try line.
+func flagArgs(args []param.Arg) string {
+	var parts []string
+	for _, a := range args {
+		parts = append(parts, flagName(a.Param), a.Value)
+	}
+	return strings.Join(parts, " ")
+}
