@@ -1,11 +1,9 @@
 package ingest
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -74,31 +72,13 @@ func hasAny(m map[string]json.RawMessage, keys []string) bool {
 func decodeAccess(in *input, c *collector) (produce, error) {
 	run := runName(in.detectName())
 	return rows(func(ctx context.Context, add func(*row) error) error {
-		br := bufio.NewReaderSize(in.reader(), 64<<10)
 		var r row
-		for line := int64(1); ; line++ {
-			b, err := br.ReadBytes('\n')
-			if err != nil && err != io.EOF {
+		return textLines(ctx, in.reader(), func(line int64, b []byte) error {
+			if err := accessLine(&r, bytes.TrimSpace(b), line, run); err != nil {
 				return err
 			}
-			if line == 1 {
-				b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
-			}
-			if b = bytes.TrimSpace(b); len(b) > 0 {
-				if err := accessLine(&r, b, line, run); err != nil {
-					return err
-				}
-				if err := add(&r); err != nil {
-					return err
-				}
-			}
-			if err == io.EOF {
-				return nil
-			}
-			if line%4096 == 0 && ctx.Err() != nil {
-				return ctx.Err()
-			}
-		}
+			return add(&r)
+		})
 	}), nil
 }
 

@@ -440,10 +440,6 @@ func (l *loader) format(in *input) (format, error) {
 	return detectFormat(in.detectName(), in.head)
 }
 
-// runName is the run a file stands for when --experiment gathers files:
-// its name without folder and extensions.
-func runName(path string) string { return stem(path) }
-
 func stem(path string) string {
 	if path == Stdin {
 		return "stdin"

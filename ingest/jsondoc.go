@@ -176,3 +176,80 @@ func (d *docReader) trailing() error {
 	}
 	return nil
 }
+
+// Walking JSON documents value by value keeps each value's line: the
+// helpers below are shared by the document formats of this package that
+// need lines deeper than a top-level array (OTLP, Chaos Toolkit).
+
+// value decodes the next value and returns it with the line it starts on.
+func (d *docReader) value() (json.RawMessage, int64, error) {
+	var raw json.RawMessage
+	if err := d.dec.Decode(&raw); err != nil {
+		if err == io.ErrUnexpectedEOF {
+			d.lineAt(len(d.data)) // the truncation is at the end, not where the value starts
+		}
+		return nil, 0, d.syntaxErr(err)
+	}
+	return raw, d.lineAt(int(d.dec.InputOffset()) - len(raw)), nil
+}
+
+// subDoc reads raw, a value that starts on line.
+func subDoc(raw json.RawMessage, line int64) *docReader {
+	d := newDocReader(raw)
+	d.line = line
+	return d
+}
+
+// walkObject calls fn with each member of the object raw (on line), with
+// the line its value starts on. null is an empty object.
+func walkObject(raw json.RawMessage, line int64, fn func(key string, v json.RawMessage, line int64) error) error {
+	if jsonVal(raw).kind == 'z' {
+		return nil
+	}
+	if raw[0] != '{' {
+		return lineErr(line, "want a JSON object, got %s", jsonVal(raw).describe())
+	}
+	d := subDoc(raw, line)
+	if _, err := d.dec.Token(); err != nil {
+		return d.syntaxErr(err)
+	}
+	for d.dec.More() {
+		t, err := d.dec.Token()
+		if err != nil {
+			return d.syntaxErr(err)
+		}
+		v, vline, err := d.value()
+		if err != nil {
+			return err
+		}
+		if err := fn(t.(string), v, vline); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// walkArray calls fn with each element of the array raw (the value of
+// field name, on line). null is an empty array.
+func walkArray(raw json.RawMessage, line int64, name string, fn func(v json.RawMessage, line int64) error) error {
+	if jsonVal(raw).kind == 'z' {
+		return nil
+	}
+	if raw[0] != '[' {
+		return fieldErr(line, name, "want an array, got %s", jsonVal(raw).describe())
+	}
+	d := subDoc(raw, line)
+	if _, err := d.dec.Token(); err != nil {
+		return d.syntaxErr(err)
+	}
+	for d.dec.More() {
+		v, vline, err := d.value()
+		if err != nil {
+			return err
+		}
+		if err := fn(v, vline); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -94,7 +93,7 @@ func detectK6(_ string, head []byte) bool {
 func decodeK6(in *input, c *collector) (produce, error) {
 	return rows(func(ctx context.Context, add func(*row) error) error {
 		g := &k6Requests{c: c, add: add}
-		lines := newK6Lines(in.reader())
+		lines := newLineReader(in.reader())
 		for {
 			b, line, err := lines.next()
 			if err == io.EOF {
@@ -534,44 +533,4 @@ func (p *k6Point) field(tag string) string {
 		return tag
 	}
 	return "data.tags." + tag
-}
-
-// k6Lines reads lines of any length, numbering them from 1.
-type k6Lines struct {
-	br  *bufio.Reader
-	buf []byte
-	n   int64
-	eof bool
-}
-
-func newK6Lines(r io.Reader) *k6Lines {
-	br, ok := r.(*bufio.Reader)
-	if !ok {
-		br = bufio.NewReader(r)
-	}
-	return &k6Lines{br: br}
-}
-
-func (l *k6Lines) next() ([]byte, int64, error) {
-	if l.eof {
-		return nil, 0, io.EOF
-	}
-	l.buf = l.buf[:0]
-	for {
-		chunk, err := l.br.ReadSlice('\n')
-		l.buf = append(l.buf, chunk...)
-		switch {
-		case err == bufio.ErrBufferFull:
-			continue
-		case err == io.EOF:
-			l.eof = true
-			if len(l.buf) == 0 {
-				return nil, 0, io.EOF
-			}
-		case err != nil:
-			return nil, 0, err
-		}
-		l.n++
-		return l.buf, l.n, nil
-	}
 }

@@ -63,11 +63,11 @@ func DecodeLine(b []byte, line int64) (Attempt, bool, error) {
 	if c.nEvents == 1 {
 		rb := c.events.NewRecordBatch()
 		defer rb.Release()
-		a.EventType = rb.Column(3).(*array.String).Value(0)
-		if sub := rb.Column(5); sub.IsValid(0) {
+		a.EventType = rb.Column(eventCol("type")).(*array.String).Value(0)
+		if sub := rb.Column(eventCol("subject")); sub.IsValid(0) {
 			a.Subject = sub.(*array.String).Value(0)
 		}
-		if t := rb.Column(4); t.IsValid(0) {
+		if t := rb.Column(eventCol("t_ms")); t.IsValid(0) {
 			a.TMs, a.HasTMs = t.(*array.Float64).Value(0), true
 		}
 	}
@@ -86,4 +86,14 @@ func attemptOf(r *row) (Attempt, bool, error) {
 		a.Count = r.count
 	}
 	return a, true, nil
+}
+
+// eventCol is the index of eventSchema's column name, so that a column
+// added or moved there cannot make DecodeLine read the wrong one.
+func eventCol(name string) int {
+	idx := eventSchema.FieldIndices(name)
+	if len(idx) != 1 {
+		panic("ingest: eventSchema has no column " + name)
+	}
+	return idx[0]
 }

@@ -1,10 +1,7 @@
 package ingest
 
 import (
-	"bufio"
 	"bytes"
-	"context"
-	"io"
 	"strconv"
 	"strings"
 
@@ -14,32 +11,6 @@ import (
 // This file holds what the line-oriented server logs (haproxy, envoy-text,
 // aws-alb, aws-elb, cloudfront) share: the line loop, a tokenizer for
 // space-separated fields with quoted ones, and attrs built field by field.
-
-// textLines calls fn with each non-blank line of r, numbered from 1, without
-// its line end and (on the first line) a byte-order mark.
-func textLines(ctx context.Context, r io.Reader, fn func(line int64, b []byte) error) error {
-	br := bufio.NewReaderSize(r, 64<<10)
-	for line := int64(1); ; line++ {
-		b, err := br.ReadBytes('\n')
-		if err != nil && err != io.EOF {
-			return err
-		}
-		if line == 1 {
-			b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
-		}
-		if b = bytes.TrimRight(b, "\r\n"); len(bytes.TrimSpace(b)) > 0 {
-			if ferr := fn(line, b); ferr != nil {
-				return ferr
-			}
-		}
-		if err == io.EOF {
-			return nil
-		}
-		if line%4096 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-	}
-}
 
 // headLines returns up to n non-blank lines of head, leaving out a last line
 // the head may have cut.

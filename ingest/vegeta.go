@@ -255,7 +255,7 @@ func (v *vegetaDec) emit(line int64, res *vegeta.Result) error {
 // a last line without a line end is read too (vegeta's decoder stops at
 // either without an error).
 func (v *vegetaDec) fromJSON(rd io.Reader) error {
-	lines := newVegetaLines(rd)
+	lines := newLineReader(rd)
 	feed := &vegetaFeed{}
 	dec := vegeta.NewJSONDecoder(feed)
 	for {
@@ -266,7 +266,7 @@ func (v *vegetaDec) fromJSON(rd io.Reader) error {
 		if err != nil {
 			return err
 		}
-		if len(bytes.TrimSpace(b)) == 0 {
+		if b = bytes.TrimSuffix(b, []byte("\n")); len(bytes.TrimSpace(b)) == 0 {
 			continue
 		}
 		feed.b = append(b, '\n')
@@ -369,34 +369,6 @@ func (f *vegetaFeed) Read(p []byte) (int, error) {
 	n := copy(p, f.b)
 	f.b = f.b[n:]
 	return n, nil
-}
-
-// vegetaLines yields the lines of a stream with their 1-based numbers,
-// without the line end.
-type vegetaLines struct {
-	br   *bufio.Reader
-	buf  []byte
-	line int64
-}
-
-func newVegetaLines(rd io.Reader) *vegetaLines {
-	return &vegetaLines{br: bufio.NewReaderSize(rd, 64<<10)}
-}
-
-func (l *vegetaLines) next() ([]byte, int64, error) {
-	l.buf = l.buf[:0]
-	for {
-		part, err := l.br.ReadSlice('\n')
-		l.buf = append(l.buf, part...)
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if err != nil && (err != io.EOF || len(l.buf) == 0) {
-			return nil, 0, err
-		}
-		l.line++
-		return bytes.TrimSuffix(l.buf, []byte("\n")), l.line, nil
-	}
 }
 
 // errGobTruncated is a binary file that ends inside a record.

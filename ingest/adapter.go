@@ -11,6 +11,11 @@ import (
 	json "github.com/goccy/go-json"
 )
 
+// This file is the adapter contract: the shape a format has (format), the
+// table of formats in detection order (formats), and what an adapter may use
+// of the rest of the package (listed below, with the small helpers
+// themselves at the end of this file).
+
 // A format is one kind of input file: how to recognise it from its first
 // bytes (and name), and how to decode it into canonical staging batches.
 // Every format has the same shape and lives in its own file; adding one
@@ -25,6 +30,45 @@ type format struct {
 	// and experiment or run parameters go to c.
 	decode func(in *input, c *collector) (produce, error)
 }
+
+// What an adapter may use. An adapter is one file holding its Format name
+// constant, its detect and its decode; of the rest of the package it is
+// meant to use the names below (and what they return), and a new format
+// should need nothing else. Where a name is not declared in this file, the
+// file that declares it is given.
+//
+// Its input (*input; input.go, limits.go):
+//   - in.head: the first headBytes of the decompressed content, to choose
+//     an encoding as detect did; in.detectName() the name detection used.
+//   - exactly one of in.reader() (streamed; the record cap applies per
+//     line), in.all() (the whole content; the document cap applies) or
+//     in.readerAt() (random access, for Parquet and Arrow files).
+//   - in.unlined() before reading a binary stream whose records are not
+//     lines; in.guard.max, the record cap, for a decoder that cuts records
+//     itself; in.mapRaw, the fields a --map keeps raw.
+//
+// What it yields (batch.go, values.go, jsonrec.go):
+//   - a produce, built by rows (one *row at a time: r.reset(line), the
+//     fields by setField or directly with r.has set, r.is(col)), by wholeDoc
+//     or by decodeTypedInput, all below;
+//   - values: val and jsonVal to read a JSON value, setField and tsField
+//     to set a canonical column from one (values.go); compactObject
+//     (jsonrec.go) for an attrs object;
+//   - events, experiments and runs on the *collector: c.add(event),
+//     c.warnings for what is skipped.
+//
+// Its errors (errors.go): lineErr(line, ...) and fieldErr(line, field, ...),
+// a *LineError without the file name (the ingest adds it); truncate (values.go)
+// to quote a bad value.
+//
+// Shared readers:
+//   - lines: newLineReader (lines.go, every line numbered from 1, any
+//     length) and textLines (non-blank lines without line end or BOM);
+//     headLines and tokens for the text server logs (textlog.go);
+//   - JSON documents: newDocReader, subDoc, walkObject, walkArray
+//     (jsondoc.go), which keep each value's line;
+//   - detection: jsonText, firstLine, firstObject, magic, hasExt (below);
+//   - runName (below): the run a file stands for when it names none.
 
 // formats is in detection order: the first whose detect says yes is taken.
 // Specific formats come before the generic ones that would also match.
@@ -209,3 +253,7 @@ func rows(fn func(ctx context.Context, add func(*row) error) error) produce {
 		return nil
 	}
 }
+
+// runName is the run a file stands for when --experiment gathers files:
+// its name without folder and extensions.
+func runName(path string) string { return stem(path) }
