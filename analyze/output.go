@@ -108,6 +108,11 @@ func plain(v any) string {
 }
 
 // Human formats a value for the table: shares as percentages, ratios with ×.
+// Measured is the unit of a column whose unit varies by row (a threshold's
+// value: ms, a share or a count): a table rounds it to 6 decimals for a
+// reader (238.1747, not 238.17470000000003); JSON and CSV keep every digit.
+const Measured = "measured"
+
 func Human(v any, unit string) string {
 	switch x := v.(type) {
 	case nil:
@@ -121,6 +126,8 @@ func Human(v any, unit string) string {
 			return jsfmt.Fixed(x, 2) + "×"
 		case "":
 			return strconv.FormatFloat(x, 'g', -1, 64) // no unit, e.g. ad-hoc SQL: every digit
+		case Measured:
+			return strconv.FormatFloat(math.Round(x*1e6)/1e6, 'f', -1, 64)
 		}
 		return jsfmt.Fixed(x, 2)
 	case []any:
@@ -141,7 +148,7 @@ func writeTable(w io.Writer, r *Result) error {
 	head := make([]string, len(r.Columns))
 	for i, c := range r.Columns {
 		head[i] = textsafe.Clean(c.Name)
-		if c.Unit != "" && c.Unit != "share" && c.Unit != "x" {
+		if c.Unit != "" && c.Unit != "share" && c.Unit != "x" && c.Unit != Measured {
 			head[i] += " (" + c.Unit + ")"
 		}
 	}

@@ -69,7 +69,13 @@ func Thresholds(db store.Querier, o ThresholdsOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := Query(db, o.name(), store.Units(o.macro()), o.sql(specs), e.Name)
+	units := map[string]string{"value": Measured} // its unit is the metric's: ms, a share or a count
+	for c, u := range store.Units(o.macro()) {
+		if c != "value" {
+			units[c] = u
+		}
+	}
+	res, err := Query(db, o.name(), units, o.sql(specs), e.Name)
 	if err != nil {
 		return nil, err
 	}
