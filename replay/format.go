@@ -274,8 +274,8 @@ func Describe(rec *Recording) string {
 	}
 	r := rec.Rule
 	if r.Bound == nil && r.metric() == "ok_share" && rec.Sides.Control.Role == "control" && rec.Sides.Control.Run == "" && r.BurnText == "" {
-		return fmt.Sprintf("replay %s: %d windows of %s; baseline %s (control), margin %s, threshold %s, stop after %s",
-			rec.Experiment, len(rec.Windows), size, Percent(r.Baseline), Decimal(r.Margin),
+		return fmt.Sprintf("replay %s: %s of %s; baseline %s (control), margin %s, threshold %s, stop after %s",
+			rec.Experiment, plural(int64(len(rec.Windows)), "window"), size, Percent(r.Baseline), Decimal(r.Margin),
 			Percent(r.Threshold()), plural(int64(r.StopAfter), "falsified window"))
 	}
 	base := "none"
@@ -293,11 +293,11 @@ func Describe(rec *Recording) string {
 		stop = "stop on " + r.BurnText
 	}
 	if r.Unjudged {
-		return fmt.Sprintf("replay %s: %d windows of %s of %s; metric %s; no baseline, windows not judged; %s",
-			rec.Experiment, len(rec.Windows), size, rec.Sides.Treatment, r.metric(), stop)
+		return fmt.Sprintf("replay %s: %s of %s of %s; metric %s; no baseline, windows not judged; %s",
+			rec.Experiment, plural(int64(len(rec.Windows)), "window"), size, rec.Sides.Treatment, r.metric(), stop)
 	}
-	return fmt.Sprintf("replay %s: %d windows of %s of %s; metric %s; baseline %s; threshold %s (%s); %s",
-		rec.Experiment, len(rec.Windows), size, rec.Sides.Treatment, r.metric(), base,
+	return fmt.Sprintf("replay %s: %s of %s of %s; metric %s; baseline %s; threshold %s (%s); %s",
+		rec.Experiment, plural(int64(len(rec.Windows)), "window"), size, rec.Sides.Treatment, r.metric(), base,
 		Show(r.Threshold(), r.Metric), rule, stop)
 }
 

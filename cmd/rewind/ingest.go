@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/ingest"
 	"github.com/rewind-dev/rewind/internal/progress"
 	"github.com/rewind-dev/rewind/store"
@@ -181,15 +182,15 @@ func ingestedLine(r ingest.Result) string {
 		if r.Rows == 0 && r.Experiment == "" {
 			return fmt.Sprintf("%s: skipped: %s", r.Path, r.Why)
 		}
-		return fmt.Sprintf("%s: %s (experiment %s, %d rows): nothing to do", r.Path, r.Why, r.Experiment, r.Rows)
+		return fmt.Sprintf("%s: %s (experiment %s, %s): nothing to do", r.Path, r.Why, r.Experiment, hypothesis.Plural(r.Rows, "row"))
 	}
 	format := r.Format
 	if r.Compression != "" {
 		format += " (" + r.Compression + ")"
 	}
-	line := fmt.Sprintf("%s: %s, experiment %s: %d rows", r.Path, format, r.Experiment, r.Rows)
+	line := fmt.Sprintf("%s: %s, experiment %s: %s", r.Path, format, r.Experiment, hypothesis.Plural(r.Rows, "row"))
 	if r.Events > 0 {
-		line += fmt.Sprintf(", %d events", r.Events)
+		line += ", " + hypothesis.Plural(int64(r.Events), "event")
 	}
 	return line
 }
