@@ -96,12 +96,12 @@ func TestIngestNoSilentMerge(t *testing.T) {
 	row := func(lat int) string {
 		return fmt.Sprintf(`{"run":"r","t_ms":0,"latency_ms":%d,"outcome":"ok"}`+"\n", lat)
 	}
-	for i, want := range []string{"stdin-1: ndjson, experiment stdin-1: 1 rows\n", "stdin-2: ndjson, experiment stdin-2: 1 rows\n"} {
+	for i, want := range []string{"stdin-1: ndjson, experiment stdin-1: 1 row\n", "stdin-2: ndjson, experiment stdin-2: 1 row\n"} {
 		if code, out, errb := ingest(row(i+1), "-"); code != 0 || out != want {
 			t.Errorf("pipe %d: exit %d, %q %s, want %q", i+1, code, out, errb, want)
 		}
 	}
-	if code, out, errb := ingest(row(9), "--name", "checkout.json", "-"); code != 0 || out != "checkout.json: ndjson, experiment checkout: 1 rows\n" {
+	if code, out, errb := ingest(row(9), "--name", "checkout.json", "-"); code != 0 || out != "checkout.json: ndjson, experiment checkout: 1 row\n" {
 		t.Errorf("--name: exit %d, %q %s", code, out, errb)
 	}
 	for _, sub := range []string{"a", "b"} {
@@ -113,7 +113,7 @@ func TestIngestNoSilentMerge(t *testing.T) {
 	os.WriteFile(a, []byte(row(3)), 0o644)
 	os.WriteFile(b, []byte(row(4)), 0o644)
 	ingest("", a)
-	if code, out, errb := ingest("", b); code != 0 || out != b+": ndjson, experiment results-2: 1 rows\n" || !strings.Contains(errb, "Warning: "+b+": experiment results holds another file's rows") {
+	if code, out, errb := ingest("", b); code != 0 || out != b+": ndjson, experiment results-2: 1 row\n" || !strings.Contains(errb, "Warning: "+b+": experiment results holds another file's rows") {
 		t.Errorf("same base name: exit %d, %q %q", code, out, errb)
 	}
 	stat := func() string {
