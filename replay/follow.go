@@ -481,7 +481,7 @@ func (t *tail) endBaseline() error {
 		if t.cfg.Rule.Baseline != nil {
 			base = Show(t.cfg.Rule.Baseline, metric)
 		}
-		t.cfg.Notice(fmt.Sprintf("baseline: %s over %s before t = %s ms; judging the rest", base, plural(int64(len(t.baseWins)), "window"),
+		t.cfg.Notice(fmt.Sprintf("baseline: %s over %s before t = %s ms; judging the rest", base, hypothesis.Plural(int64(len(t.baseWins)), "window"),
 			strconv.FormatFloat(t.splitAt, 'f', -1, 64)))
 	}
 	return nil

@@ -270,13 +270,13 @@ func stopMark(b bool) string {
 func Describe(rec *Recording) string {
 	size := rec.Window.String()
 	if rec.Window.N > 0 {
-		size = plural(rec.Window.N, "request")
+		size = hypothesis.Plural(rec.Window.N, "request")
 	}
 	r := rec.Rule
 	if r.Bound == nil && r.metric() == "ok_share" && rec.Sides.Control.Role == "control" && rec.Sides.Control.Run == "" && r.BurnText == "" {
 		return fmt.Sprintf("replay %s: %s of %s; baseline %s (control), margin %s, threshold %s, stop after %s",
-			rec.Experiment, plural(int64(len(rec.Windows)), "window"), size, Percent(r.Baseline), Decimal(r.Margin),
-			Percent(r.Threshold()), plural(int64(r.StopAfter), "falsified window"))
+			rec.Experiment, hypothesis.Plural(int64(len(rec.Windows)), "window"), size, Percent(r.Baseline), Decimal(r.Margin),
+			Percent(r.Threshold()), hypothesis.Plural(int64(r.StopAfter), "falsified window"))
 	}
 	base := "none"
 	if r.Baseline != nil {
@@ -288,16 +288,16 @@ func Describe(rec *Recording) string {
 	} else {
 		rule = "margin " + Decimal(r.Margin)
 	}
-	stop := "stop after " + plural(int64(r.StopAfter), "falsified window")
+	stop := "stop after " + hypothesis.Plural(int64(r.StopAfter), "falsified window")
 	if r.BurnText != "" {
 		stop = "stop on " + r.BurnText
 	}
 	if r.Unjudged {
 		return fmt.Sprintf("replay %s: %s of %s of %s; metric %s; no baseline, windows not judged; %s",
-			rec.Experiment, plural(int64(len(rec.Windows)), "window"), size, rec.Sides.Treatment, r.metric(), stop)
+			rec.Experiment, hypothesis.Plural(int64(len(rec.Windows)), "window"), size, rec.Sides.Treatment, r.metric(), stop)
 	}
 	return fmt.Sprintf("replay %s: %s of %s of %s; metric %s; baseline %s; threshold %s (%s); %s",
-		rec.Experiment, plural(int64(len(rec.Windows)), "window"), size, rec.Sides.Treatment, r.metric(), base,
+		rec.Experiment, hypothesis.Plural(int64(len(rec.Windows)), "window"), size, rec.Sides.Treatment, r.metric(), base,
 		Show(r.Threshold(), r.Metric), rule, stop)
 }
 
@@ -320,20 +320,20 @@ func WriteSummary(w io.Writer, s Summary, r Rule) error {
 	}
 	if s.StopWindow == 0 && r.BurnText != "" {
 		_, err = fmt.Fprintf(w, "stop: never (no rule of %s fired)\ndamage: %s (%s); nothing prevented\n",
-			r.BurnText, plural(s.TotalDamage, "request"), damageWhat(r, s))
+			r.BurnText, hypothesis.Plural(s.TotalDamage, "request"), damageWhat(r, s))
 		return err
 	}
 	if s.StopWindow == 0 {
 		_, err = fmt.Fprintf(w, "stop: never (no %d consecutive falsified windows in %d)\ndamage: %s (%s); nothing prevented\n",
-			r.StopAfter, s.Windows, plural(s.TotalDamage, "request"), damageWhat(r, s))
+			r.StopAfter, s.Windows, hypothesis.Plural(s.TotalDamage, "request"), damageWhat(r, s))
 		return err
 	}
-	after := "after " + plural(int64(r.StopAfter), "falsified window")
+	after := "after " + hypothesis.Plural(int64(r.StopAfter), "falsified window")
 	if r.BurnText != "" {
 		after = "the alert fired in it"
 	}
 	_, err = fmt.Fprintf(w, "stop: window %d (%s)\ndamage until the stop: %s (%s)\ndamage the stop would have prevented: %s\n",
-		s.StopWindow, after, plural(s.DamageUntilStop, "request"), damageWhat(r, s), plural(s.DamageAfter, "request"))
+		s.StopWindow, after, hypothesis.Plural(s.DamageUntilStop, "request"), damageWhat(r, s), hypothesis.Plural(s.DamageAfter, "request"))
 	return err
 }
 
@@ -344,7 +344,7 @@ func writeBurn(w io.Writer, r Rule) error {
 		return nil
 	}
 	_, err := fmt.Fprintf(w, "alert: %s fired at %s ms of test time; %s of %s ended by then had failed\n",
-		r.Burn.Rule, strconv.FormatFloat(r.Burn.AtMs, 'f', -1, 64), plural(r.Burn.FailedBefore, "request"), itoa(r.Burn.Requests))
+		r.Burn.Rule, strconv.FormatFloat(r.Burn.AtMs, 'f', -1, 64), hypothesis.Plural(r.Burn.FailedBefore, "request"), itoa(r.Burn.Requests))
 	return err
 }
 
@@ -352,20 +352,13 @@ func writeBurn(w io.Writer, r Rule) error {
 func StopMessage(s Summary, r Rule) string {
 	if b := s.Burn; b != nil {
 		return fmt.Sprintf("stop: window %d: %s fired at %s ms of test time (%s of %s failed by then); damage until the stop: %s",
-			s.StopWindow, b.Rule, strconv.FormatFloat(b.AtMs, 'f', -1, 64), plural(b.FailedBefore, "request"),
-			itoa(b.Requests), plural(s.DamageUntilStop, "request"))
+			s.StopWindow, b.Rule, strconv.FormatFloat(b.AtMs, 'f', -1, 64), hypothesis.Plural(b.FailedBefore, "request"),
+			itoa(b.Requests), hypothesis.Plural(s.DamageUntilStop, "request"))
 	}
 	where := "below"
 	if !hypothesis.LowerBad(r.metric()) {
 		where = "above"
 	}
 	return fmt.Sprintf("stop: window %d completes %s in a row (%s %s); damage until the stop: %s",
-		s.StopWindow, plural(int64(r.StopAfter), "falsified window"), where, Show(r.Threshold(), r.Metric), plural(s.DamageUntilStop, "request"))
-}
-
-func plural(n int64, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return itoa(n) + " " + what + "s"
+		s.StopWindow, hypothesis.Plural(int64(r.StopAfter), "falsified window"), where, Show(r.Threshold(), r.Metric), hypothesis.Plural(s.DamageUntilStop, "request"))
 }
