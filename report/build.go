@@ -20,6 +20,16 @@ type Options struct {
 	Margin     float64           // timeline threshold below the baseline; default 0.10 (or the stored 'margin')
 	MarginSet  bool
 	StopAfter  int64  // consecutive falsified windows that stop, marked on the timeline; default 1
+	// Hypothesis names the sides and the metric the timeline follows and
+	// the delta table compares (default: role control against role
+	// experiment, ok_share); Bound is its threshold (nil: the margin for a
+	// share metric, else hypothesis.DefaultTolerance), drawn as the line.
+	Hypothesis hypothesis.Hypothesis
+	Bound      *hypothesis.Bound
+	// Start, when StartSet, is the treatment run's position where the
+	// fault starts (--start); it wins over the shading's other sources.
+	Start    int64
+	StartSet bool
 	Source     string // where the log came from, for the subtitle; optional
 	// Progress, when set, is called after each section with the sections done
 	// and the total, so a long report can show a bar.
@@ -27,6 +37,7 @@ type Options struct {
 	// roles maps a role to the key (and so the colour) of its series: the
 	// role's run when it has one, else the role itself.
 	roles map[string]string
+	chart *chartContext // the sides and the fault window every chart shares
 }
 
 // sectionFunc builds one report section; nil means the experiment lacks what
@@ -41,6 +52,7 @@ var reportSections = []struct {
 }{
 	{"verdict", verdictSection},
 	{"overview", overviewSection},
+	{"control vs experiment", deltaSection},
 	{"blast radius", blastSection},
 	{"falsification", falsificationSection},
 	{"stop-damage", stopDamageSection},
@@ -69,6 +81,9 @@ func Build(q store.Querier, o Options) (Document, error) {
 	}
 	doc := Document{Title: "rewind report: " + e.Name, Subtitle: subtitle(e, o), Null: "-"}
 	if doc.Keys, o.roles, err = runKeys(q, e.Name); err != nil {
+		return doc, err
+	}
+	if o.chart, err = newChartContext(q, e, o); err != nil {
 		return doc, err
 	}
 	for i, s := range reportSections {

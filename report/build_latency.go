@@ -3,9 +3,11 @@ package report
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 
 	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -43,14 +45,20 @@ func latencySection(q store.Querier, e store.Experiment, o Options) (*Section, e
 	if err != nil {
 		return nil, err
 	}
-	per, err := latencyBuckets(q, e.Name, bucketMs)
+	per, err := latencyBuckets(q, e.Name, bucketMs, overlayMetric(o))
+	if err != nil {
+		return nil, err
+	}
+	slo, err := latencyLine(q, e, o)
 	if err != nil {
 		return nil, err
 	}
 	sec := &Section{Title: "Latency",
 		Note: fmt.Sprintf("Latency of every request (each attempt, any outcome), per run: percentiles (quantile_cont), "+
-			"each request as a dot over time, and per %s the p50, p95 and p99 beside the ok share.", duration(bucketMs)),
+			"each request as a dot over time, and per %s the p50, p95 and p99; then every run's %s and ok share per %[1]s on one axis each.",
+			duration(bucketMs), overlayMetric(o)),
 		Tables: []Table{resultTable(sum, "")}}
+	var runs []string
 	for i, row := range sum.Rows {
 		if i == maxLatencyRuns {
 			sec.Note += fmt.Sprintf(" Charts for the first %d runs.", maxLatencyRuns)
@@ -61,11 +69,93 @@ func latencySection(q store.Querier, e store.Experiment, o Options) (*Section, e
 		if err != nil {
 			return nil, err
 		}
+		bands := o.chart.runBands(run)
+		dots.Bands = bands
 		sec.Note += note
 		sec.Charts = append(sec.Charts, dots)
-		sec.Charts = append(sec.Charts, per[run].charts(run, bucketMs)...)
+		if pct := per[run].percentiles(run, bucketMs); pct != nil {
+			pct.HLines, pct.Bands = slo, bands
+			sec.Charts = append(sec.Charts, *pct)
+		}
+		runs = append(runs, run)
 	}
+	sec.Charts = append(sec.Charts, overlayCharts(per, runs, bucketMs, o, slo)...)
 	return sec, nil
+}
+
+// runBands is the fault window on a t (s) axis, for a run of the
+// treatment side; other runs get none.
+func (c *chartContext) runBands(run string) []Band {
+	if !c.treated[run] {
+		return nil
+	}
+	return c.fault.secondsBand()
+}
+
+// overlayMetric is the latency drawn for every run on one axis: the
+// hypothesis's metric when it is a latency, else p95.
+func overlayMetric(o Options) string {
+	if m := o.Hypothesis.MetricOrDefault(); hypothesis.MetricUnit(m) == "ms" {
+		return m
+	}
+	return "p95"
+}
+
+// latencyLine is the hypothesis's threshold when its metric is a latency:
+// an absolute bound (--max 250ms, an SLO) as given, a relative one at its
+// value over the control windows' baseline (as the timeline judges).
+func latencyLine(q store.Querier, e store.Experiment, o Options) ([]Line, error) {
+	m := o.Hypothesis.MetricOrDefault()
+	if hypothesis.MetricUnit(m) != "ms" {
+		return nil, nil
+	}
+	th, err := o.threshold(e)
+	if err != nil {
+		return nil, err
+	}
+	label := m + " threshold (" + thresholdName(th) + ")"
+	if !th.Relative() {
+		a, _ := new(big.Rat).Quo(th.A, big.NewRat(1000, 1)).Float64() // µs to ms
+		return []Line{{Label: label, Y: a}}, nil
+	}
+	w, err := analyze.WindowFor(e, o.Window)
+	if err != nil || !o.chart.hasSides {
+		return nil, nil // no baseline to put it at
+	}
+	tl, err := judgedWindows(q, e, w, o.chart.sides, th)
+	if err != nil || tl.threshold != tl.threshold {
+		return nil, err
+	}
+	return []Line{{Label: label, Y: tl.threshold}}, nil
+}
+
+// overlayCharts draw every run on one axis and one scale: the overlay
+// metric per bucket beside the ok share per bucket, the fault window
+// shaded.
+func overlayCharts(per map[string]*latencyRun, runs []string, bucketMs float64, o Options, slo []Line) []Chart {
+	m := overlayMetric(o)
+	p := duration(bucketMs)
+	lat := Chart{Title: m + " latency per " + p + ", every run", XLabel: "t (s)", YLabel: m + " latency (ms)", Half: true,
+		HLines: slo, Bands: o.chart.fault.secondsBand()}
+	ok := Chart{Title: "Ok share per " + p + ", every run", XLabel: "t (s)", YLabel: "ok share (%)", Half: true,
+		Bands: lat.Bands, YFixed: true}
+	var shares []float64
+	for _, run := range runs {
+		l := per[run]
+		if l == nil {
+			continue
+		}
+		x, y := bucketMiddles(l.buckets, l.metric, bucketMs/1000)
+		lat.Series = append(lat.Series, Series{Name: run, Key: run, X: x, Y: y})
+		x, y = bucketMiddles(l.buckets, l.share, bucketMs/1000)
+		ok.Series = append(ok.Series, Series{Name: run, Key: run, X: x, Y: y})
+		shares = append(shares, y...)
+	}
+	if len(lat.Series) == 0 {
+		return nil
+	}
+	ok.YRange = shareRange("ok_share", shares)
+	return []Chart{lat, ok}
 }
 
 // maxDotRows is how many rows of a run are fetched for the dots; past it,
@@ -172,15 +262,31 @@ func duration(ms float64) string {
 
 // latencyRun is one run's latency statistics per bucket.
 type latencyRun struct {
-	buckets              []int64
-	share, p50, p95, p99 []float64
+	buckets                      []int64
+	share, p50, p95, p99, metric []float64
 }
 
-func latencyBuckets(q store.Querier, exp string, bucketMs float64) (map[string]*latencyRun, error) {
+// bucketMetric is the SQL of a latency metric over a bucket's rows:
+// quantile_cont as the latency table's percentiles, max, or the mean.
+func bucketMetric(m string) string {
+	switch m {
+	case "max":
+		return "max(latency_ms)"
+	case "mean":
+		return "avg(latency_ms)"
+	}
+	q := map[string]string{"p50": "0.5", "p90": "0.9", "p95": "0.95", "p99": "0.99", "p99.9": "0.999"}[m]
+	if q == "" {
+		q = "0.95"
+	}
+	return "quantile_cont(latency_ms, " + q + ")"
+}
+
+func latencyBuckets(q store.Querier, exp string, bucketMs float64, metric string) (map[string]*latencyRun, error) {
 	r, err := analyze.Query(q, "latency buckets", nil, `SELECT run, floor(t_ms / ?)::BIGINT AS bucket,
 		       (count(*) FILTER (WHERE outcome = 'ok') / nullif(count(outcome), 0))::DOUBLE AS ok_share,
 		       quantile_cont(latency_ms, 0.5) AS p50, quantile_cont(latency_ms, 0.95) AS p95,
-		       quantile_cont(latency_ms, 0.99) AS p99
+		       quantile_cont(latency_ms, 0.99) AS p99, `+bucketMetric(metric)+` AS m
 		FROM requests WHERE `+latencyRows+` GROUP BY ALL ORDER BY run, bucket`, bucketMs, exp)
 	if err != nil {
 		return nil, err
@@ -196,19 +302,19 @@ func latencyBuckets(q store.Querier, exp string, bucketMs float64) (map[string]*
 		l.buckets = append(l.buckets, row[1].(int64))
 		l.share = append(l.share, 100*number(row[2]))
 		l.p50, l.p95, l.p99 = append(l.p50, number(row[3])), append(l.p95, number(row[4])), append(l.p99, number(row[5]))
+		l.metric = append(l.metric, number(row[6]))
 	}
 	return out, nil
 }
 
-// charts are the run's percentiles and, beside them, its ok share, per
-// bucket: a point at each bucket's middle, a gap where a bucket is empty.
-func (l *latencyRun) charts(run string, bucketMs float64) []Chart {
+// percentiles is the run's p50, p95 and p99 per bucket: a point at each
+// bucket's middle, a gap where a bucket is empty.
+func (l *latencyRun) percentiles(run string, bucketMs float64) *Chart {
 	if l == nil {
 		return nil
 	}
-	per := duration(bucketMs)
 	w := bucketMs / 1000
-	pct := Chart{Title: "Run " + run + ": latency percentiles per " + per, XLabel: "t (s)", YLabel: "latency (ms)", Half: true}
+	pct := Chart{Title: "Run " + run + ": latency percentiles per " + duration(bucketMs), XLabel: "t (s)", YLabel: "latency (ms)"}
 	for _, p := range []struct {
 		name string
 		y    []float64
@@ -216,10 +322,7 @@ func (l *latencyRun) charts(run string, bucketMs float64) []Chart {
 		x, y := bucketMiddles(l.buckets, p.y, w)
 		pct.Series = append(pct.Series, Series{Name: p.name, X: x, Y: y})
 	}
-	x, y := bucketMiddles(l.buckets, l.share, w)
-	ok := Chart{Title: "Run " + run + ": ok share per " + per, XLabel: "t (s)", YLabel: "ok share (%)", Half: true,
-		Series: []Series{{Name: "ok share", Key: run, X: x, Y: y}}}
-	return []Chart{pct, ok}
+	return &pct
 }
 
 // bucketMiddles places each bucket's value at the bucket's middle and a gap

@@ -40,7 +40,7 @@ func TestBuildReportSectionsAndProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	// No t_ms in the seed's log: no resolution comparison, no latency.
-	want := []string{"Verdict", "Experiment", "Blast radius", "Falsification sweep", "Stop-damage", "Timeline"}
+	want := []string{"Verdict", "Experiment", "Control vs experiment", "Blast radius", "Falsification sweep", "Stop-damage", "Timeline"}
 	if diff := cmp.Diff(want, titles(doc)); diff != "" {
 		t.Errorf("sections (-want +got):\n%s", diff)
 	}
@@ -49,7 +49,7 @@ func TestBuildReportSectionsAndProgress(t *testing.T) {
 	}
 	// Both runs have ten windows of 40 requests: one chart, the experiment
 	// run drawn last.
-	timeline := doc.Sections[len(doc.Sections)-1]
+	timeline := section(t, doc, "Timeline")
 	if len(timeline.Charts) != 1 || len(timeline.Charts[0].VMarks) != 1 || timeline.Charts[0].VMarks[0].X != 6 {
 		t.Fatalf("timeline: want one chart with the stop (k = 1) marked at window 6, got %+v", timeline.Charts)
 	}
@@ -90,33 +90,32 @@ func TestBuildReportLatency(t *testing.T) {
 	}
 	goldenReport(t, "testdata/latency-report.txt", buf.Bytes())
 
-	want := []string{"Verdict", "Experiment", "Blast radius", "Falsification sweep", "Stop-damage", "Timeline", "Resolution", "Latency"}
+	want := []string{"Verdict", "Experiment", "Control vs experiment", "Blast radius", "Falsification sweep", "Stop-damage", "Timeline", "Resolution", "Latency"}
 	if diff := cmp.Diff(want, titles(doc)); diff != "" {
 		t.Fatalf("sections (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"control", "experiment", "ok", "error"}, doc.Keys); diff != "" {
 		t.Errorf("colour keys (-want +got):\n%s", diff)
 	}
-	// 10 windows of 5 s against 8: a chart each, on one Y scale, the stop
-	// on the experiment run's.
-	tl := doc.Sections[5].Charts
-	if len(tl) != 2 || tl[0].YRange != tl[1].YRange || tl[0].YRange[0] >= tl[0].YRange[1] ||
-		len(tl[0].VMarks) != 1 || len(tl[1].VMarks) != 0 {
-		t.Errorf("timeline: want an experiment chart with the stop and a control chart on one Y scale, got %+v", tl)
+	// 10 windows of 5 s against 8: both on one chart, the stop marked.
+	tl := section(t, doc, "Timeline").Charts
+	if len(tl) != 1 || len(tl[0].Series) != 2 || len(tl[0].VMarks) != 1 {
+		t.Errorf("timeline: want one chart of both runs with the stop, got %+v", tl)
 	}
-	// 5 requests/s counted per 100 ms is 10, 0, 10, 0, …, not a flat 10.
-	res := doc.Sections[6].Charts[0]
-	if got := res.Series[0].Y[:4]; !slices.Equal(got, []float64{10, 0, 10, 0}) {
-		t.Errorf("control per 100 ms starts %v, want 10 0 10 0 req/s", got)
+	// 5 requests/s is sparse per 100 ms (0 or 1 request): the busiest 100 ms
+	// of each second, 10 req/s, beside the 1 s rate, 5 req/s.
+	res := section(t, doc, "Resolution").Charts[0]
+	if got := res.Series[0].Y[:2]; res.Series[0].Name != "busiest 100 ms of each 1 s" || !slices.Equal(got, []float64{10, 10}) {
+		t.Errorf("control at 100 ms: %q starts %v, want the busiest 100 ms of each 1 s, 10 10 req/s", res.Series[0].Name, got)
 	}
 	if got := res.Series[1].Y[:2]; !slices.Equal(got, []float64{5, 5}) {
 		t.Errorf("control per 1 s starts %v, want 5 5 req/s", got)
 	}
-	lat := doc.Sections[7]
-	if len(lat.Charts) != 6 || lat.Charts[0].Kind != report.KindPoints || !lat.Charts[1].Half || !lat.Charts[2].Half {
-		t.Errorf("latency: want per run the dots, then percentiles and ok share at half width; got %d charts", len(lat.Charts))
+	lat := section(t, doc, "Latency")
+	if len(lat.Charts) != 6 || lat.Charts[0].Kind != report.KindPoints || lat.Charts[1].Half || !lat.Charts[4].Half || !lat.Charts[5].Half {
+		t.Errorf("latency: want per run the dots and the percentiles, then both overlays at half width; got %d charts", len(lat.Charts))
 	}
-	if got := seriesNames(lat.Charts[3]); !slices.Equal(got, []string{"ok", "error"}) {
+	if got := seriesNames(lat.Charts[2]); !slices.Equal(got, []string{"ok", "error"}) {
 		t.Errorf("experiment dots: series %q, want ok, error", got)
 	}
 }
@@ -137,6 +136,18 @@ func TestReportInBrowser(t *testing.T) {
 		}
 	}
 	pagetest.CheckDrawn(t, pagetest.Load(t, browser, page.String()), names)
+}
+
+// section is the report's section of that title.
+func section(t *testing.T, d report.Document, title string) report.Section {
+	t.Helper()
+	for _, s := range d.Sections {
+		if s.Title == title {
+			return s
+		}
+	}
+	t.Fatalf("no section %q in %q", title, titles(d))
+	return report.Section{}
 }
 
 func titles(d report.Document) []string {

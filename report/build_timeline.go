@@ -2,226 +2,351 @@ package report
 
 import (
 	"fmt"
-	"maps"
 	"math"
+	"math/big"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/rewind-dev/rewind/analyze"
 	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/store"
 )
 
-// The time-shaped sections: the replay timeline (ok share per window against
-// the threshold, the stop marked) and the resolution comparison (the same
-// traffic counted per 100 ms and per 1 s).
+// The replay timeline: the hypothesis's metric per window (ok share by
+// default; p95 for a latency canary with --metric p95) for both sides on
+// one axis, the threshold as a line, the stop marked and the fault window
+// shaded.
 
-// timelineUnits: damage is windows' column (its "-- Units:" line); ok_share
-// is computed here.
-var timelineUnits = map[string]string{"ok_share": "share", "damage": store.Units("windows")["damage"]}
+// chartContext is what every chart of a report shares: the sides of the
+// hypothesis (control and treatment), the treatment's runs (the charts
+// that get the fault window) and the fault window.
+type chartContext struct {
+	sides    hypothesis.Sides
+	hasSides bool
+	treated  map[string]bool
+	fault    fault
+}
 
-// timelineSection decides falsified windows with the same exact comparison as
-// falsification and stop_damage (_falsified over _baseline), so the marked
-// stop and the table agree with them.
+func newChartContext(q store.Querier, e store.Experiment, o Options) (*chartContext, error) {
+	s, ok, err := reportSides(q, e, o)
+	if err != nil {
+		return nil, err
+	}
+	c := &chartContext{sides: s, hasSides: ok, treated: map[string]bool{}}
+	treatment := hypothesis.Side{Experiment: e.Name, Role: "experiment"}
+	if ok {
+		treatment = s.Treatment
+	}
+	runs, err := sideRuns(q, treatment)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range runs {
+		c.treated[r] = true
+	}
+	c.fault, err = faultWindow(q, e, o, treatment)
+	return c, err
+}
+
+// sideKey is the series key (the colour) of a side: its run, else its role's.
+func (o Options) sideKey(s hypothesis.Side, role string) string {
+	if s.Run != "" {
+		return s.Run
+	}
+	return o.roleKey(role)
+}
+
+// sideName names a side's series: "experiment run", or its run's name
+// when that is not the role's ("canary (experiment)").
+func (o Options) sideName(s hypothesis.Side, role string) string {
+	if k := o.sideKey(s, role); k != role {
+		return k + " (" + role + ")"
+	}
+	return role + " run"
+}
+
+// timelineReady: the default hypothesis needs both roles (as the analyses
+// do); a named one needs its sides.
+func timelineReady(q store.Querier, e store.Experiment, o Options) (bool, error) {
+	if o.Hypothesis.IsDefault() && o.Bound == nil {
+		return windowed(q, e, o)
+	}
+	if _, err := analyze.WindowFor(e, o.Window); err != nil {
+		return false, nil
+	}
+	return o.chart.hasSides, nil
+}
+
+// timelineSection judges every window as stop_damage does (_judged_windows
+// and _breaks, exact), so the marked stop and the table agree with it.
 func timelineSection(q store.Querier, e store.Experiment, o Options) (*Section, error) {
-	if ok, err := windowed(q, e, o); !ok || err != nil {
+	if ok, err := timelineReady(q, e, o); !ok || err != nil {
 		return nil, err
 	}
 	w, err := analyze.WindowFor(e, o.Window)
 	if err != nil {
 		return nil, err
 	}
-	n, ms := w.SQLArgs()
-	sql := fmt.Sprintf(`SELECT c.window_no, c.requests, c.ok, (c.ok / c.requests)::DOUBLE AS ok_share, c.damage,
-		       _falsified(c.ok, c.requests, b.sl, b.w, b.l, %s) AS falsified
-		FROM windows(?, ?, size_n := ?, size_ms := ?) c, _baseline(?, ?, ?) b
-		WHERE b.w > 0 ORDER BY c.window_no`, hypothesis.DecimalLit(o.Margin))
-	runs := map[string]*analyze.Result{}
-	for _, role := range []string{"control", "experiment"} {
-		if runs[role], err = analyze.Query(q, "timeline", timelineUnits, sql, e.Name, role, n, ms, e.Name, n, ms); err != nil {
-			return nil, err
-		}
-	}
-	baseline, stop, err := baselineAndStop(q, e, o)
+	th, err := o.threshold(e)
 	if err != nil {
 		return nil, err
 	}
-	return timelineDoc(runs, baseline, stop, o), nil
-}
-
-// baselineAndStop takes the baseline from falsification and the stop window
-// from stop_damage, the analyses the timeline illustrates.
-func baselineAndStop(q store.Querier, e store.Experiment, o Options) (baseline, stop float64, err error) {
-	f, err := analyze.Falsification(q, analyze.FalsificationOptions{Experiment: e.Name, Window: o.Window, Margins: []float64{o.Margin}})
+	tl, err := judgedWindows(q, e, w, o.chart.sides, th)
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
-	s, err := analyze.StopDamage(q, analyze.StopDamageOptions{Experiment: e.Name, Window: o.Window, Margin: o.Margin, MarginSet: true, Ks: []int64{o.StopAfter}})
+	stop, err := stopWindow(q, e, o, th)
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
-	baseline, stop = math.NaN(), math.NaN()
-	if b := column(f, "baseline"); len(b) > 0 {
-		baseline = b[0]
-	}
-	if st := column(s, "stop_window"); len(st) > 0 {
-		stop = st[0]
-	}
-	return baseline, stop, nil
+	return tl.section(o, w, th, stop), nil
 }
 
-func timelineDoc(runs map[string]*analyze.Result, baseline, stop float64, o Options) *Section {
-	threshold := baseline - o.Margin
-	base := Chart{
-		Title: "Ok share per window", Kind: KindStep, XLabel: "window", YLabel: "ok share (%)",
-		HLines: []Line{{Label: "threshold (baseline − margin)", Y: 100 * threshold}},
+// threshold is the timeline's bound: Options.Bound, else the margin for a
+// share metric, else hypothesis.DefaultTolerance (as stop-damage chooses).
+func (o Options) threshold(e store.Experiment) (hypothesis.Bound, error) {
+	metric := o.Hypothesis.MetricOrDefault()
+	if o.Bound != nil || hypothesis.MetricUnit(metric) != "share" {
+		return hypothesis.Threshold(metric, o.Bound, "")
 	}
-	series := map[string]Series{}
-	for _, role := range []string{"experiment", "control"} {
-		share := column(runs[role], "ok_share")
-		for i := range share {
-			share[i] *= 100
-		}
-		series[role] = Series{Name: role + " run", Key: o.roleKey(role), X: column(runs[role], "window_no"), Y: share}
+	if err := hypothesis.CheckMargin(o.Margin); err != nil {
+		return hypothesis.Bound{}, err
 	}
-	note := fmt.Sprintf("Baseline %s (mean control ok share per window), margin %s, threshold %s. ",
-		analyze.Human(baseline, "share"), analyze.Human(o.Margin, "share"), analyze.Human(threshold, "share"))
-	var mark []Mark
-	if stop == stop {
-		mark = []Mark{{Label: fmt.Sprintf("stop (k = %d)", o.StopAfter), X: stop}}
-		note += fmt.Sprintf("The experiment stops at window %d (k = %d consecutive falsified windows).", int64(stop), o.StopAfter)
-	} else {
-		note += fmt.Sprintf("No stop: never %d consecutive falsified windows.", o.StopAfter)
-	}
-	return &Section{
-		Title: "Timeline", Note: note,
-		Tables: []Table{resultTable(runs["experiment"], "Experiment run, per window")},
-		Charts: timelineCharts(base, series["experiment"], series["control"], mark),
-	}
+	return hypothesis.Threshold(metric, nil, hypothesis.DecimalLit(o.Margin))
 }
 
-// timelineCharts draws both runs on one chart when they have the same
-// windows. Runs of different length (or, with duration windows, at
-// different times) get a chart each, on its own window axis, so that
-// neither is squeezed into a part of the other's; one Y scale keeps them
-// comparable. The stop mark belongs to the experiment run.
-func timelineCharts(base Chart, exp, ctl Series, stop []Mark) []Chart {
-	if slices.Equal(exp.X, ctl.X) {
-		// The experiment run is drawn last, on top: it is the one the stop
-		// is about.
-		base.Series, base.VMarks = []Series{ctl, exp}, stop
-		return []Chart{base}
+// timeline is both sides' windows, judged.
+type timeline struct {
+	metric              string
+	sides               hypothesis.Sides
+	control, experiment *analyze.Result
+	baseline, threshold float64 // in the metric's unit; NaN without a baseline
+}
+
+// judgedWindows reads both sides' windows with their value and verdict.
+func judgedWindows(q store.Querier, e store.Experiment, w hypothesis.Window, s hypothesis.Sides, th hypothesis.Bound) (*timeline, error) {
+	f, a, err := th.Millionths()
+	if err != nil {
+		return nil, err
 	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, y := range slices.Concat(exp.Y, ctl.Y, []float64{base.HLines[0].Y}) {
-		if y == y {
-			lo, hi = min(lo, y), max(hi, y)
+	unit := hypothesis.MetricUnit(s.Metric)
+	units := map[string]string{s.Metric: unit, "baseline": unit, "threshold": unit, "damage": "requests"}
+	n, ms := w.SQLArgs()
+	sql := fmt.Sprintf(`SELECT window_no, first_t_ms, last_t_ms, requests, ok, value AS %s, damage,
+		       _breaks(value_num, value_den, sl, w, l, %[2]s, %[3]s, _metric_lower_bad(?)) AS falsified,
+		       CASE WHEN w > 0 THEN (sl / (w * l) / _metric_per(?))::DOUBLE END AS baseline,
+		       ((%[2]s * CASE WHEN w > 0 THEN sl / (w * l) ELSE 0 END + %[3]s) / 1000000 / _metric_per(?))::DOUBLE AS threshold
+		FROM _judged_windows(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		WHERE role = ? AND (w > 0 OR %[2]s = 0) ORDER BY window_no`, strconv.Quote(s.Metric), f, a)
+	tl := &timeline{metric: s.Metric, sides: s, baseline: math.NaN(), threshold: math.NaN()}
+	args := []any{s.Metric, s.Metric, s.Metric, e.Name, n, ms, s.Metric}
+	args = append(args, sideArgs(s.Control)...)
+	args = append(args, sideArgs(s.Treatment)...)
+	var split any
+	if s.Treatment.FromMs != nil {
+		split = *s.Treatment.FromMs
+	}
+	args = append(args, split)
+	for _, role := range []string{"control", "experiment"} {
+		r, err := analyze.Query(q, "timeline", units, sql, append(args, role)...)
+		if err != nil {
+			return nil, err
+		}
+		if role == "control" {
+			tl.control = r
+		} else {
+			tl.experiment = r
+		}
+		if b, t := column(r, "baseline"), column(r, "threshold"); len(t) > 0 {
+			tl.baseline, tl.threshold = b[0], t[0]
 		}
 	}
-	var out []Chart
-	for _, s := range []Series{exp, ctl} {
-		c := base
-		c.Title += ", " + s.Name
-		c.Series, c.YRange = []Series{s}, [2]float64{lo, hi}
-		if s.Name == exp.Name {
-			c.VMarks = stop
-		}
-		out = append(out, c)
+	return tl, nil
+}
+
+// sideArgs are a side's experiment, run and role arguments of
+// _judged_windows (NULL where the other selects).
+func sideArgs(s hypothesis.Side) []any {
+	if s.Run != "" {
+		return []any{s.Experiment, s.Run, nil}
+	}
+	return []any{s.Experiment, nil, s.Role}
+}
+
+// stopWindow is where stop_damage stops with k = StopAfter; NaN for none.
+func stopWindow(q store.Querier, e store.Experiment, o Options, th hypothesis.Bound) (float64, error) {
+	r, err := analyze.StopDamage(q, analyze.StopDamageOptions{Experiment: e.Name, Window: o.Window,
+		Ks: []int64{o.StopAfter}, Hypothesis: o.Hypothesis, Bound: &th})
+	if err != nil {
+		return math.NaN(), err
+	}
+	if st := column(r, "stop_window"); len(st) > 0 {
+		return st[0], nil
+	}
+	return math.NaN(), nil
+}
+
+// axisValues are a metric's values as drawn: shares in %.
+func axisValues(metric string, v []float64) []float64 {
+	if hypothesis.MetricUnit(metric) != "share" {
+		return v
+	}
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = 100 * x
 	}
 	return out
 }
 
-// maxResolutionCharts caps the per-run charts; the peaks table lists every run.
-const maxResolutionCharts = 6
+// axisLabel is the Y label of a metric's chart.
+func axisLabel(metric string) string {
+	switch hypothesis.MetricUnit(metric) {
+	case "share":
+		return strings.ReplaceAll(metric, "_", " ") + " (%)"
+	case "ms":
+		return metric + " latency (ms)"
+	}
+	return metric + " (req/s)"
+}
 
-// resolutionSection needs t_ms. Its table is `rewind analyze peaks`'s
-// comparison (Peaks, ComparePeaks); its charts show each run counted per
-// 100 ms and per 1 s bucket as rates, so both fit one axis.
-func resolutionSection(q store.Querier, e store.Experiment, o Options) (*Section, error) {
-	fine, err := bucketRates(q, e.Name, 100)
-	if err != nil || len(fine) == 0 {
-		return nil, err
+func (tl *timeline) section(o Options, w hypothesis.Window, th hypothesis.Bound, stop float64) *Section {
+	m := tl.metric
+	ctl := Series{Name: o.sideName(tl.sides.Control, "control"), Key: o.sideKey(tl.sides.Control, "control"),
+		X: column(tl.control, "window_no"), Y: axisValues(m, column(tl.control, m))}
+	exp := Series{Name: o.sideName(tl.sides.Treatment, "experiment"), Key: o.sideKey(tl.sides.Treatment, "experiment"),
+		X: column(tl.experiment, "window_no"), Y: axisValues(m, column(tl.experiment, m))}
+	thY := axisValues(m, []float64{tl.threshold})[0]
+	// Both sides on one axis and one scale; the treatment, the side the
+	// stop is about, drawn last, on top.
+	c := Chart{Title: metricTitle(m) + " per window", Kind: KindStep, XLabel: "window", YLabel: axisLabel(m),
+		Series: []Series{ctl, exp}, HLines: []Line{{Label: "threshold (" + thresholdName(th) + ")", Y: thY}}}
+	if hypothesis.MetricUnit(m) == "share" {
+		c.YRange, c.YFixed = shareRange(m, append(slices.Concat(ctl.Y, exp.Y), thY)), true
 	}
-	coarse, err := bucketRates(q, e.Name, 1000)
-	if err != nil {
-		return nil, err
+	note := tl.note(th)
+	if stop == stop {
+		c.VMarks = []Mark{{Label: fmt.Sprintf("stop (k = %d)", o.StopAfter), X: stop}}
+		note += fmt.Sprintf(" The experiment stops at window %d (k = %d consecutive falsified windows).", int64(stop), o.StopAfter)
+	} else {
+		note += fmt.Sprintf(" No stop: never %d consecutive falsified windows.", o.StopAfter)
 	}
-	peaks, err := analyze.Peaks(q, analyze.PeaksOptions{Experiment: e.Name, ResolutionsMs: []int64{100, 1000}})
-	if err != nil {
-		return nil, err
+	c.Bands = windowBands(o.chart.fault, w, tl.experiment)
+	name := o.sideName(tl.sides.Treatment, "experiment")
+	t := resultTable(tl.experiment, strings.ToUpper(name[:1])+name[1:]+", per window")
+	t = dropColumns(t, "first_t_ms", "last_t_ms", "baseline", "threshold")
+	return &Section{Title: "Timeline", Note: note, Tables: []Table{t}, Charts: []Chart{c}}
+}
+
+func metricTitle(m string) string {
+	if m == "ok_share" {
+		return "Ok share"
 	}
-	cmp, err := analyze.ComparePeaks(peaks)
-	if err != nil {
-		return nil, err
-	}
-	sec := &Section{Title: "Resolution",
-		Note: "The busiest bucket of each run at 100 ms and at 1 s. ratio_1s = (peak_100ms / 100 ms) / (peak_1s / 1 s): " +
-			"how much a 1 s view understates the busiest moment.",
-		Tables: []Table{resultTable(cmp, "")}}
-	for _, run := range slices.Sorted(maps.Keys(fine)) {
-		if len(sec.Charts) == maxResolutionCharts {
-			sec.Note += fmt.Sprintf(" Charts for the first %d runs.", maxResolutionCharts)
-			break
+	return strings.ToUpper(m[:1]) + strings.ReplaceAll(m[1:], "_", " ")
+}
+
+// thresholdName says how the threshold is made: "baseline − margin".
+func thresholdName(th hypothesis.Bound) string {
+	switch th.Kind {
+	case "margin":
+		if th.A.Sign() < 0 {
+			return "baseline − margin"
 		}
-		f, c := fine[run], coarse[run]
-		sec.Charts = append(sec.Charts, Chart{
-			Title: "Run " + run, Kind: KindStep, XLabel: "t (s)", YLabel: "req/s",
-			Series: []Series{{Name: "per 100 ms", X: f.X, Y: f.Y}, {Name: "per 1 s", X: c.X, Y: c.Y}},
-		})
+		return "baseline + margin"
+	case "tolerance":
+		return "baseline with tolerance " + th.Text
 	}
-	return sec, nil
+	return th.Kind + " " + th.Text
 }
 
-// bucketRates returns, per run, the request rate in each bucket of bucketMs
-// milliseconds; X is the bucket start in seconds (see bucketSteps).
-func bucketRates(q store.Querier, exp string, bucketMs int64) (map[string]*Series, error) {
-	r, err := analyze.Query(q, "buckets", nil, `SELECT run, floor(t_ms / ?)::BIGINT AS bucket, sum(count)::BIGINT AS n
-		FROM requests WHERE experiment = ? AND t_ms IS NOT NULL GROUP BY ALL ORDER BY run, bucket`, bucketMs, exp)
-	if err != nil {
-		return nil, err
+func (tl *timeline) note(th hypothesis.Bound) string {
+	unit := hypothesis.MetricUnit(tl.metric)
+	if tl.metric == "ok_share" && th.Kind == "margin" {
+		return fmt.Sprintf("Baseline %s (mean control ok share per window), margin %s, threshold %s.",
+			analyze.Human(tl.baseline, "share"), analyze.Human(-ratFloat(th.A), "share"), analyze.Human(tl.threshold, "share"))
 	}
-	perSecond := 1000 / float64(bucketMs)
-	runs := map[string]*bucketed{}
-	for _, row := range r.Rows {
-		runs[fmt.Sprint(row[0])] = runs[fmt.Sprint(row[0])].add(row[1].(int64), number(row[2])*perSecond)
+	s := fmt.Sprintf("Each window judged on %s: %s; threshold %s", tl.metric, th.Describe(tl.metric), humanIn(tl.threshold, unit))
+	if tl.baseline == tl.baseline {
+		s += fmt.Sprintf(" (baseline %s, the mean of the control windows)", humanIn(tl.baseline, unit))
 	}
-	out := map[string]*Series{}
-	for run, b := range runs {
-		x, y := bucketSteps(b.buckets, b.values, float64(bucketMs)/1000)
-		out[run] = &Series{Name: run, X: x, Y: y}
-	}
-	return out, nil
+	return s + "."
 }
 
-// bucketed is one run's non-empty buckets, ascending, and their values.
-type bucketed struct {
-	buckets []int64
-	values  []float64
-}
-
-func (b *bucketed) add(bucket int64, v float64) *bucketed {
-	if b == nil {
-		b = &bucketed{}
+func humanIn(v float64, unit string) string {
+	s := analyze.Human(v, unit)
+	if unit == "ms" || unit == "req/s" {
+		s += " " + unit
 	}
-	b.buckets, b.values = append(b.buckets, bucket), append(b.values, v)
-	return b
+	return s
 }
 
-// bucketSteps lays out counts per bucket (non-empty buckets, ascending) as
-// a step series, X the bucket start times width: an empty bucket between two
-// others is a zero, not skipped (a 5 req/s run counted per 100 ms is 10, 0,
-// 10, 0, … and not a flat 10), and a last point closes the last bucket so
-// that it is drawn as wide as the others. A zero is placed only at the first
-// empty bucket of each gap, as it holds until the next point, so a long
-// pause costs one point.
-func bucketSteps(buckets []int64, values []float64, width float64) (x, y []float64) {
-	for i, b := range buckets {
-		x, y = append(x, float64(b)*width), append(y, values[i])
-		if i+1 < len(buckets) && buckets[i+1] > b+1 {
-			x, y = append(x, float64(b+1)*width), append(y, 0)
+// shareRange is a share axis that does not start at the data's minimum,
+// where a dip from 99 % to 98 % would fill the chart: ok share from the
+// largest multiple of 10 % at or below every value (and the threshold) to
+// 100 %; error rate from 0 to the smallest multiple of 10 % at or above
+// them. vs are in %.
+func shareRange(metric string, vs []float64) [2]float64 {
+	lo, hi := 100.0, 0.0
+	for _, v := range vs {
+		if isFinite(v) {
+			lo, hi = min(lo, v), max(hi, v)
 		}
 	}
-	if n := len(buckets); n > 0 {
-		x, y = append(x, float64(buckets[n-1]+1)*width), append(y, values[n-1])
+	if metric == "error_rate" {
+		return [2]float64{0, max(10, math.Min(100, math.Ceil(hi/10)*10))}
 	}
-	return x, y
+	return [2]float64{math.Max(0, math.Min(90, math.Floor(lo/10)*10)), 100}
+}
+
+// windowBands is the fault window on a window axis: from the window of
+// the start position (count windows) or the first window that ends at or
+// after the fault's start, to the last window that starts at or before its
+// end (or the treatment's last window, for a start position).
+func windowBands(f fault, w hypothesis.Window, exp *analyze.Result) []Band {
+	wins, first, last := column(exp, "window_no"), column(exp, "first_t_ms"), column(exp, "last_t_ms")
+	if !f.known() || len(wins) == 0 {
+		return nil
+	}
+	from, to := math.NaN(), math.NaN()
+	if f.FromPos >= 0 && w.N > 0 {
+		from, to = float64(f.FromPos/w.N+1), wins[len(wins)-1]
+	} else if isFinite(f.FromMs) {
+		for i, n := range wins {
+			if last[i] >= f.FromMs && from != from {
+				from = n
+			}
+			if first[i] <= f.ToMs {
+				to = n
+			}
+		}
+	}
+	if !(from <= to) {
+		return nil
+	}
+	return []Band{{Label: f.Label, From: from, To: to}}
+}
+
+// dropColumns leaves columns out of a table.
+func dropColumns(t Table, names ...string) Table {
+	out := Table{Caption: t.Caption, Omitted: t.Omitted}
+	var keep []int
+	for i, c := range t.Columns {
+		if !slices.Contains(names, c.Name) {
+			keep = append(keep, i)
+			out.Columns = append(out.Columns, c)
+		}
+	}
+	for _, row := range t.Rows {
+		cells := make([]Value, len(keep))
+		for j, i := range keep {
+			cells[j] = row[i]
+		}
+		out.Rows = append(out.Rows, cells)
+	}
+	return out
+}
+
+func ratFloat(r *big.Rat) float64 {
+	f, _ := r.Float64()
+	return f
 }

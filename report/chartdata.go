@@ -19,9 +19,11 @@ type chartData struct {
 	XInt    bool         `json:"xInt"`              // every X is an integer: integer ticks
 	YInt    bool         `json:"yInt"`
 	YRange  []float64    `json:"yRange,omitempty"`
+	YFixed  bool         `json:"yFixed,omitempty"` // draw YRange without padding
 	Series  []seriesData `json:"series"`
 	HLines  []Line       `json:"hLines"`
 	VMarks  []Mark       `json:"vMarks"`
+	Bands   []Band       `json:"bands"`
 }
 
 type seriesData struct {
@@ -75,9 +77,10 @@ func newChartData(c Chart, col colors) (chartData, []string) {
 		Series:  []seriesData{},
 		HLines:  []Line{},
 		VMarks:  []Mark{},
+		Bands:   []Band{},
 	}
 	if c.YRange[0] < c.YRange[1] && isFinite(c.YRange[0]) && isFinite(c.YRange[1]) {
-		d.YRange = c.YRange[:]
+		d.YRange, d.YFixed = c.YRange[:], c.YFixed
 	}
 	if c.XKeys && d.Kind == KindBar {
 		for _, l := range c.XLabels {
@@ -110,6 +113,11 @@ func newChartData(c Chart, col colors) (chartData, []string) {
 	for _, m := range c.VMarks {
 		if isFinite(m.X) {
 			d.VMarks = append(d.VMarks, m)
+		}
+	}
+	for _, b := range c.Bands {
+		if isFinite(b.From) && isFinite(b.To) && b.From <= b.To {
+			d.Bands = append(d.Bands, b)
 		}
 	}
 	return d, notes

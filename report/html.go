@@ -82,7 +82,8 @@ type cellView struct {
 type chartView struct {
 	Index int
 	Chart
-	Refs []string // reference lines and marks, listed under the chart
+	Refs  []string // reference lines and marks, listed under the chart
+	Bands []string // what each shaded band is, listed with a swatch
 }
 
 // RenderHTML writes d as one self-contained HTML page: styles, the chart
@@ -123,7 +124,8 @@ func (v *pageView) section(s Section) sectionView {
 	}
 	for _, c := range s.Charts {
 		data, notes := newChartData(c, v.colors)
-		sv.ChartViews = append(sv.ChartViews, chartView{Index: len(v.Data.Charts), Chart: c, Refs: append(refs(c), notes...)})
+		sv.ChartViews = append(sv.ChartViews, chartView{Index: len(v.Data.Charts), Chart: c,
+			Refs: append(refs(c), notes...), Bands: bandRefs(c)})
 		v.Data.Charts = append(v.Data.Charts, data)
 	}
 	return sv
@@ -168,6 +170,16 @@ func refs(c Chart) []string {
 	}
 	for _, m := range c.VMarks {
 		out = append(out, fmt.Sprintf("%s: %s = %s", m.Label, axisName(c.XLabel, "x"), FormatFloat(m.X)))
+	}
+	return out
+}
+
+// bandRefs names a chart's shaded bands and their spans: the legend of the
+// shading.
+func bandRefs(c Chart) []string {
+	var out []string
+	for _, b := range c.Bands {
+		out = append(out, fmt.Sprintf("shaded: %s, %s = %s to %s", b.Label, axisName(c.XLabel, "x"), FormatFloat(b.From), FormatFloat(b.To)))
 	}
 	return out
 }

@@ -88,6 +88,9 @@ type Chart struct {
 	// instead of to the chart's data, so that charts meant to be compared
 	// (e.g. one per run) share a scale.
 	YRange [2]float64
+	// YFixed draws YRange as it is, without the padding to round ticks
+	// (e.g. an ok-share axis from 90 % to 100 %, see okShareRange).
+	YFixed bool
 	// Half draws the chart at half width, beside its neighbour when that is
 	// half width too (e.g. latency percentiles beside the ok share).
 	Half bool
@@ -100,6 +103,9 @@ type Chart struct {
 	Series []Series
 	HLines []Line // horizontal reference lines, e.g. a threshold
 	VMarks []Mark // vertical markers, e.g. the moment a stop fired
+	// Bands are shaded spans of X, e.g. the fault window; the legend under
+	// the chart (and the text output) says what each one is.
+	Bands []Band
 }
 
 // Series is one named sequence of points. X must be ascending; X and Y have
@@ -123,4 +129,10 @@ type Line struct {
 type Mark struct {
 	Label string
 	X     float64
+}
+
+// Band is a shaded span of X, From to To (From == To is a thin band).
+type Band struct {
+	Label    string
+	From, To float64
 }

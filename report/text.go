@@ -135,7 +135,7 @@ func writeChart(w *bufio.Writer, c Chart, null string) {
 		t.Rows = append(t.Rows, seriesSummary(s, c.XLabels))
 	}
 	writeTable(w, t, null)
-	for _, r := range refs(c) {
+	for _, r := range append(bandRefs(c), refs(c)...) {
 		fmt.Fprintf(w, "%s\n", textsafe.Clean(r))
 	}
 }

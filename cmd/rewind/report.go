@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/ingest"
 	"github.com/rewind-dev/rewind/internal/progress"
@@ -25,6 +27,14 @@ it). FILE arguments are ingested into --db first (an identical file is
 skipped), so one command goes from a log to a report; the report itself is
 built from a read-only, sandboxed open, as rewind sql's.
 
+The timeline follows the hypothesis: --metric (p95 for a latency canary),
+--control/--treatment or --baseline-until, and a threshold (--margin,
+--tolerance, --max 250ms as an SLO, --min), drawn as a line on the timeline
+and, for a latency metric, on the latency charts. The fault window is shaded
+on every time chart of the treatment: from --start (a request position),
+else the Chaos Toolkit actions ingested with the log, else the stored
+affected interval or start.
+
 --html - writes the page to stdout. --html never overwrites the database or
 an input, and replaces an existing file only when it is a page rewind wrote;
 --force replaces any other file. The page is written whole or not at all.
@@ -32,13 +42,15 @@ an input, and replaces an existing file only when it is a page rewind wrote;
 Examples:
   rewind report --planned 'tag_hash(20260731, req) < 0.05' fixtures/chaos/gunluk.json
   rewind report --html chaos.html
-  rewind report --db storm.duckdb --experiment storm --window 1s`
+  rewind report --db storm.duckdb --experiment storm --window 1s
+  rewind report --metric p95 --max 250ms --window 10s --html canary.html fixtures/hypotheses/checkout.ndjson`
 
 type reportOptions struct {
 	db     dbFlags
 	html   string
 	force  bool
 	window string
+	hyp    hypothesisFlags
 	lib    rpt.Options
 }
 
@@ -56,7 +68,12 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&o.window, "window", "", "window: requests (40) or a duration (1s) (default: the stored window)")
 	fs.Float64Var(&o.lib.Margin, "margin", hypothesis.DefaultMargin, "timeline and stop-damage margin below the baseline, as a share")
 	fs.Int64Var(&o.lib.StopAfter, "stop-after", 1, "consecutive falsified windows that stop the experiment (the timeline's mark)")
+	fs.Int64Var(&o.lib.Start, "start", 0, "the treatment run's position where the fault starts, shaded on the charts (default: the stored 'start' or the Chaos Toolkit actions)")
+	o.hyp.add(fs, false, false)
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := o.readHypothesis(fs); err != nil {
 		return err
 	}
 	var err error
@@ -93,6 +110,26 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	}
 	defer db.Close()
 	return writeReport(ctx, e, db, &o)
+}
+
+// readHypothesis reads the hypothesis flags the timeline and the latency
+// charts follow; --margin stays the report's margin for a share metric.
+func (o *reportOptions) readHypothesis(fs *pflag.FlagSet) error {
+	var err error
+	if o.lib.Hypothesis, err = o.hyp.hypothesis(); err != nil {
+		return err
+	}
+	bounds, err := o.hyp.bounds("margin", false)
+	if err != nil {
+		return err
+	}
+	if len(bounds) == 1 && bounds[0].Kind != "margin" {
+		o.lib.Bound = &bounds[0]
+	}
+	if o.lib.StartSet = fs.Changed("start"); o.lib.StartSet && o.lib.Start < 0 {
+		return usagef("--start %d: want a position, 0 or more", o.lib.Start)
+	}
+	return nil
 }
 
 // ingestForReport ingests files (if any) into the database. It closes the

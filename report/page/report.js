@@ -29,11 +29,14 @@
     var extra = c.hLines.map(function (h) { return h.Y; });
     if (c.kind === "bar") { extra.push(0); }
     var r = c.yRange ? extent(c.yRange, extra) : extent(ys, extra);
+    if (c.yFixed) { return function () { return r; }; }
     return function () { return uPlot.rangeNum(r[0], r[1], 0.1, true); };
   }
 
   function xRange(c, xs) {
-    var r = extent(xs, c.vMarks.map(function (m) { return m.X; }));
+    var marks = c.vMarks.map(function (m) { return m.X; });
+    c.bands.forEach(function (b) { marks.push(b.From, b.To); });
+    var r = extent(xs, marks);
     var pad = c.kind === "bar" || c.xLabels ? 0.5 : 0;
     if (r[0] === r[1] && pad === 0) { pad = 1; }
     return function () { return [r[0] - pad, r[1] + pad]; };
@@ -136,6 +139,24 @@
     };
   }
 
+  // Bands (the fault window) are shaded under the grid and the series, so
+  // that neither is hidden; a band of no width still shows as a thin one.
+  var bandFill = "rgba(255, 127, 14, 0.16)";
+  function drawBands(c) {
+    return function (u) {
+      var ctx = u.ctx, b = u.bbox, px = uPlot.pxRatio;
+      ctx.save();
+      ctx.fillStyle = bandFill;
+      c.bands.forEach(function (band) {
+        var x0 = Math.max(b.left, u.valToPos(band.From, "x", true));
+        var x1 = Math.min(b.left + b.width, u.valToPos(band.To, "x", true));
+        if (x1 - x0 < 2 * px) { x0 -= px; x1 = x0 + 2 * px; }
+        ctx.fillRect(x0, b.top, x1 - x0, b.height);
+      });
+      ctx.restore();
+    };
+  }
+
   function draw(el, c) {
     var width = Math.max(320, el.clientWidth || 800);
     var data = c.series.length ? uPlot.join(c.series.map(function (s) { return [s.x, s.y]; })) : [[]];
@@ -145,7 +166,7 @@
       series: seriesOpts(c, data[0]),
       axes: [xAxis(c), axis(c.yLabel, c.yInt)],
       scales: { x: { time: false, range: xRange(c, data[0]) }, y: { range: yRange(c) } },
-      hooks: { draw: [drawRefs(c)] }
+      hooks: { drawClear: [drawBands(c)], draw: [drawRefs(c)] }
     }, data, el);
   }
 
