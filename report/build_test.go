@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -120,22 +121,57 @@ func TestBuildReportLatency(t *testing.T) {
 	}
 }
 
-// TestReportInBrowser loads the latency report in Chromium at 1400 px: every
-// chart draws, legends name their series, no table is wider than the page.
+// TestReportInBrowser loads the latency report in Chromium at 1400 px, its
+// experiment run renamed <script>alert(1)</script>: every chart draws (the
+// overlays of both runs among them), legends name their series, exactly
+// the charts with a fault window show the shading, no table is wider than
+// the page, and the run's name never runs as script.
 func TestReportInBrowser(t *testing.T) {
 	browser := pagetest.Chromium(t)
-	doc := latencyReport(t)
+	in, err := os.ReadFile("testdata/latency.ndjson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const hostile = "<script>alert(1)</script>"
+	log := `{"record":"run","experiment":"latency","run":"` + hostile + `","role":"experiment"}` + "\n" +
+		strings.ReplaceAll(string(in), `"run":"experiment"`, `"run":"`+hostile+`"`)
+	path := filepath.Join(t.TempDir(), "latency.ndjson")
+	if err := os.WriteFile(path, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := buildFrom(t, ingest.Options{}, report.Options{}, path)
 	var page bytes.Buffer
 	if err := report.RenderHTML(&page, doc); err != nil {
 		t.Fatal(err)
 	}
 	var names [][]string
+	wantBanded := []int{}
+	overlays := 0
 	for _, s := range doc.Sections {
 		for _, c := range s.Charts {
+			if len(c.Bands) > 0 {
+				wantBanded = append(wantBanded, len(names))
+			}
+			if len(c.Series) == 2 && slices.Equal(seriesNames(c), []string{"control", hostile}) {
+				overlays++
+			}
 			names = append(names, seriesNames(c))
 		}
 	}
-	pagetest.CheckDrawn(t, pagetest.Load(t, browser, page.String()), names)
+	if overlays != 2 {
+		t.Errorf("%d overlay charts of both runs, want 2 (latency and ok share)", overlays)
+	}
+	p := pagetest.Load(t, browser, page.String())
+	pagetest.CheckDrawn(t, p, names)
+	if diff := cmp.Diff(wantBanded, p.Banded()); diff != "" {
+		t.Errorf("charts showing the fault window (-want +got):\n%s", diff)
+	}
+	if _, ok := p.Attrs["data-test-alerted"]; ok {
+		t.Error("the run name from the log ran as script")
+	}
+	if strings.Contains(p.DOM, hostile) {
+		t.Error("the run name from the log is markup in the DOM")
+	}
 }
 
 // section is the report's section of that title.

@@ -37,7 +37,7 @@ const probe = `<script>
   console.error = function () { record([].join.call(arguments, " ")); consoleError.apply(console, arguments); };
   window.alert = function () { root.setAttribute("data-test-alerted", "yes"); };
   window.addEventListener("load", function () { setTimeout(function () {
-    var figures = document.querySelectorAll("figure.chart"), inked = 0, legends = [], wide = [];
+    var figures = document.querySelectorAll("figure.chart"), inked = 0, legends = [], wide = [], banded = [];
     figures.forEach(function (f) {
       var shown = [];
       f.querySelectorAll(".u-legend .u-series").forEach(function (s) {
@@ -46,12 +46,15 @@ const probe = `<script>
       legends.push(shown);
       var c = f.querySelector("canvas");
       if (!c) { return; }
-      var px = c.getContext("2d").getImageData(0, 0, c.width, c.height).data, n = 0;
+      var px = c.getContext("2d").getImageData(0, 0, c.width, c.height).data, n = 0, band = 0;
       for (var i = 0; i < px.length; i += 4) {
         var hi = Math.max(px[i], px[i+1], px[i+2]), lo = Math.min(px[i], px[i+1], px[i+2]);
         if (px[i+3] > 0 && hi - lo > 60) { n++; }
+        // The fault band: report.js's faint orange, alone on the canvas.
+        if (px[i+3] > 25 && px[i+3] < 60 && px[i] > 240 && px[i+1] > 100 && px[i+1] < 150 && px[i+2] < 40) { band++; }
       }
       if (n > 200) { inked++; }
+      if (band > 200) { banded.push(legends.length - 1); }
     });
     var page = root.clientWidth;
     document.querySelectorAll(".table-wrap").forEach(function (w, i) {
@@ -62,6 +65,7 @@ const probe = `<script>
     root.setAttribute("data-test-inked", inked + "/" + figures.length);
     root.setAttribute("data-test-legends", JSON.stringify(legends));
     root.setAttribute("data-test-wide", JSON.stringify(wide));
+    root.setAttribute("data-test-banded", JSON.stringify(banded));
   }, 50); });
 })();
 </script>`
@@ -78,6 +82,14 @@ type Page struct {
 func (p Page) Legends() [][]string {
 	var out [][]string
 	_ = json.Unmarshal([]byte(p.Attrs["data-test-legends"]), &out)
+	return out
+}
+
+// Banded lists the charts (0-based, in page order) whose canvas shows a
+// shaded band, such as the fault window.
+func (p Page) Banded() []int {
+	out := []int{}
+	_ = json.Unmarshal([]byte(p.Attrs["data-test-banded"]), &out)
 	return out
 }
 
