@@ -84,10 +84,17 @@ func deltaSection(q store.Querier, e store.Experiment, o Options) (*Section, err
 		t.Rows = append(t.Rows, []Value{m.name, m.unit, human(a, m.unit), human(b, m.unit), delta(b-a, m.unit), relative(a, b)})
 	}
 	return &Section{Title: "Control vs experiment",
-		Note: fmt.Sprintf("Each metric over the whole of each side: control is %s, experiment %s. "+
-			"Delta is experiment − control (shares in percentage points, pp); relative is delta / control. "+
-			"Latencies are quantile_cont over every row, as in the latency table.", c.sides.Control, c.sides.Treatment),
+		Note: fmt.Sprintf("Each metric over the whole of each side (control: %s; experiment: %s). "+
+			"Delta is experiment − control (shares in percentage points, pp); relative is delta / control.",
+			o.sideName(c.sides.Control, "control"), o.sideName(c.sides.Treatment, "experiment")) + latencyNote(ctl, exp),
 		Tables: []Table{t}}, nil
+}
+
+func latencyNote(ctl, exp sideStats) string {
+	if isFinite(ctl.p50) || isFinite(exp.p50) {
+		return " Latencies are quantile_cont over every row, as in the latency table."
+	}
+	return ""
 }
 
 // human is a value as the analyses print it; nil (the null mark) for none.
