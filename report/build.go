@@ -19,7 +19,11 @@ type Options struct {
 	Window     hypothesis.Window // default: the experiment's stored window
 	Margin     float64           // timeline threshold below the baseline; default 0.10 (or the stored 'margin')
 	MarginSet  bool
-	StopAfter  int64 // consecutive falsified windows that stop, marked on the timeline; default 1
+	StopAfter  int64  // consecutive falsified windows that stop, marked on the timeline; default 1
+	Source     string // where the log came from, for the subtitle; optional
+	// Progress, when set, is called after each section with the sections done
+	// and the total, so a long report can show a bar.
+	Progress func(done, total int)
 	// Hypothesis names the sides and the metric the timeline follows and
 	// the delta table compares (default: role control against role
 	// experiment, ok_share); Bound is its threshold (nil: the margin for a
@@ -30,10 +34,6 @@ type Options struct {
 	// fault starts (--start); it wins over the shading's other sources.
 	Start    int64
 	StartSet bool
-	Source   string // where the log came from, for the subtitle; optional
-	// Progress, when set, is called after each section with the sections done
-	// and the total, so a long report can show a bar.
-	Progress func(done, total int)
 	// roles maps a role to the key (and so the colour) of its series: the
 	// role's run when it has one, else the role itself.
 	roles map[string]string
