@@ -83,9 +83,13 @@ func latencySection(q store.Querier, e store.Experiment, o Options) (*Section, e
 	return sec, nil
 }
 
-// runBands is the fault window on a t (s) axis, for a run of the
-// treatment side; other runs get none.
+// runBands is the fault window on a t (s) axis of a run's chart: the
+// run's own, else the report's for a run of the treatment side; other runs
+// get none.
 func (c *chartContext) runBands(run string) []Band {
+	if f, ok := c.runFault[run]; ok {
+		return f.secondsBand()
+	}
 	if !c.treated[run] {
 		return nil
 	}

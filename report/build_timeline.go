@@ -28,6 +28,7 @@ type chartContext struct {
 	hasSides bool
 	treated  map[string]bool
 	fault    fault
+	runFault map[string]fault // runs that store their own fault window
 }
 
 func newChartContext(q store.Querier, e store.Experiment, o Options) (*chartContext, error) {
@@ -47,7 +48,10 @@ func newChartContext(q store.Querier, e store.Experiment, o Options) (*chartCont
 	for _, r := range runs {
 		c.treated[r] = true
 	}
-	c.fault, err = faultWindow(q, e, o, treatment)
+	if c.fault, err = faultWindow(q, e, o, treatment); err != nil {
+		return nil, err
+	}
+	c.runFault, err = runFaults(q, e.Name)
 	return c, err
 }
 

@@ -276,3 +276,21 @@ func TestShareAxisFromRoundedBound(t *testing.T) {
 		t.Errorf("%q: axis %v, want 80 to 100 fixed", ok.Title, ok.YRange)
 	}
 }
+
+// TestShadingFromRunParams: a storm run stores its own fault window
+// (fault_from_ms 20, fault_to_ms 40): its rate chart shades 0.02 s to
+// 0.04 s; the run without one is not shaded.
+func TestShadingFromRunParams(t *testing.T) {
+	doc, _ := buildFrom(t, ingest.Options{}, report.Options{}, "../fixtures/storm/tiny.ndjson")
+	got := map[string][]report.Band{}
+	for _, c := range section(t, doc, "Resolution").Charts {
+		got[c.Title] = c.Bands
+	}
+	want := map[string][]report.Band{
+		"Run a": {{Label: "fault window (the run's stored fault_from_ms to fault_to_ms)", From: 0.02, To: 0.04}},
+		"Run b": nil,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("resolution bands (-want +got):\n%s", diff)
+	}
+}

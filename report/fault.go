@@ -23,7 +23,9 @@ import (
 //  3. the stored affected_from_ms and affected_to_ms (rewind sim retry);
 //  4. the stored start (the seed's DENEY_BASI), as 1.
 //
-// A k6 file brings no fault events (its events are metric samples), so a
+// A run that stores its own fault window (fault_from_ms and fault_to_ms,
+// as rewind sim storm writes) is shaded with it on its charts, whatever its
+// side. A k6 file brings no fault events (its events are metric samples), so a
 // k6 run is shaded from what its experiment stores or a journal beside it.
 
 // fault is the fault window: in time (FromMs to ToMs on the experiment's
@@ -125,4 +127,27 @@ func reportSides(q store.Querier, e store.Experiment, o Options) (s hypothesis.S
 func sideRuns(q store.Querier, s hypothesis.Side) ([]string, error) {
 	where, args := sideWhere(s)
 	return store.QueryStrings(q, `SELECT run FROM requests WHERE `+where+` GROUP BY run ORDER BY min(seq), run`, args...)
+}
+
+// runFaults reads the fault windows runs store themselves (fault_from_ms,
+// fault_to_ms in the runs table's params), by run.
+func runFaults(q store.Querier, exp string) (map[string]fault, error) {
+	rows, err := q.Query(`SELECT run, TRY_CAST(params->>'fault_from_ms' AS DOUBLE), TRY_CAST(params->>'fault_to_ms' AS DOUBLE)
+		FROM runs WHERE experiment = ? ORDER BY run`, exp)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]fault{}
+	for rows.Next() {
+		var run string
+		var from, to sql.NullFloat64
+		if err := rows.Scan(&run, &from, &to); err != nil {
+			return nil, err
+		}
+		if from.Valid && to.Valid && from.Float64 <= to.Float64 {
+			out[run] = fault{Label: "fault window (the run's stored fault_from_ms to fault_to_ms)", FromMs: from.Float64, ToMs: to.Float64, FromPos: -1}
+		}
+	}
+	return out, rows.Err()
 }
