@@ -139,12 +139,12 @@ func judgedWindows(q store.Querier, e store.Experiment, w hypothesis.Window, s h
 	unit := hypothesis.MetricUnit(s.Metric)
 	units := map[string]string{s.Metric: unit, "baseline": unit, "threshold": unit, "damage": "requests"}
 	n, ms := w.SQLArgs()
-	sql := fmt.Sprintf(`SELECT window_no, first_t_ms, last_t_ms, requests, ok, value AS %s, damage,
+	sql := fmt.Sprintf(`SELECT role, window_no, first_t_ms, last_t_ms, requests, ok, value AS %s, damage,
 		       _breaks(value_num, value_den, sl, w, l, %[2]s, %[3]s, _metric_lower_bad(?)) AS falsified,
 		       CASE WHEN w > 0 THEN (sl / (w * l) / _metric_per(?))::DOUBLE END AS baseline,
 		       ((%[2]s * CASE WHEN w > 0 THEN sl / (w * l) ELSE 0 END + %[3]s) / 1000000 / _metric_per(?))::DOUBLE AS threshold
 		FROM _judged_windows(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		WHERE role = ? AND (w > 0 OR %[2]s = 0) ORDER BY window_no`, strconv.Quote(s.Metric), f, a)
+		WHERE w > 0 OR %[2]s = 0 ORDER BY role, window_no`, strconv.Quote(s.Metric), f, a)
 	tl := &timeline{metric: s.Metric, sides: s, baseline: math.NaN(), threshold: math.NaN()}
 	args := []any{s.Metric, s.Metric, s.Metric, e.Name, n, ms, s.Metric}
 	args = append(args, sideArgs(s.Control)...)
@@ -153,22 +153,27 @@ func judgedWindows(q store.Querier, e store.Experiment, w hypothesis.Window, s h
 	if s.Treatment.FromMs != nil {
 		split = *s.Treatment.FromMs
 	}
-	args = append(args, split)
-	for _, role := range []string{"control", "experiment"} {
-		r, err := analyze.Query(q, "timeline", units, sql, append(args, role)...)
-		if err != nil {
-			return nil, err
-		}
-		if role == "control" {
-			tl.control = r
-		} else {
-			tl.experiment = r
-		}
-		if b, t := column(r, "baseline"), column(r, "threshold"); len(t) > 0 {
-			tl.baseline, tl.threshold = b[0], t[0]
-		}
+	r, err := analyze.Query(q, "timeline", units, sql, append(args, split)...)
+	if err != nil {
+		return nil, err
+	}
+	tl.control, tl.experiment = byRole(r, "control"), byRole(r, "experiment")
+	if b, t := column(r, "baseline"), column(r, "threshold"); len(t) > 0 {
+		tl.baseline, tl.threshold = b[0], t[0]
 	}
 	return tl, nil
+}
+
+// byRole is the rows of one side (its first column, role, left out), so
+// both sides are judged in one query.
+func byRole(r *analyze.Result, role string) *analyze.Result {
+	out := &analyze.Result{Name: r.Name, Columns: r.Columns[1:], Notes: r.Notes}
+	for _, row := range r.Rows {
+		if row[0] == role {
+			out.Rows = append(out.Rows, row[1:])
+		}
+	}
+	return out
 }
 
 // sideArgs are a side's experiment, run and role arguments of
