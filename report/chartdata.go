@@ -23,7 +23,7 @@ type chartData struct {
 	Series  []seriesData `json:"series"`
 	HLines  []Line       `json:"hLines"`
 	VMarks  []Mark       `json:"vMarks"`
-	Bands   []Band       `json:"bands"`
+	Bands   []Band       `json:"bands,omitempty"` // absent when none, so pages without bands keep their bytes
 }
 
 type seriesData struct {
@@ -77,7 +77,6 @@ func newChartData(c Chart, col colors) (chartData, []string) {
 		Series:  []seriesData{},
 		HLines:  []Line{},
 		VMarks:  []Mark{},
-		Bands:   []Band{},
 	}
 	if c.YRange[0] < c.YRange[1] && isFinite(c.YRange[0]) && isFinite(c.YRange[1]) {
 		d.YRange, d.YFixed = c.YRange[:], c.YFixed

@@ -35,7 +35,7 @@
 
   function xRange(c, xs) {
     var marks = c.vMarks.map(function (m) { return m.X; });
-    c.bands.forEach(function (b) { marks.push(b.From, b.To); });
+    (c.bands || []).forEach(function (b) { marks.push(b.From, b.To); });
     var r = extent(xs, marks);
     var pad = c.kind === "bar" || c.xLabels ? 0.5 : 0;
     if (r[0] === r[1] && pad === 0) { pad = 1; }
@@ -147,7 +147,7 @@
       var ctx = u.ctx, b = u.bbox, px = uPlot.pxRatio;
       ctx.save();
       ctx.fillStyle = bandFill;
-      c.bands.forEach(function (band) {
+      (c.bands || []).forEach(function (band) {
         var x0 = Math.max(b.left, u.valToPos(band.From, "x", true));
         var x1 = Math.min(b.left + b.width, u.valToPos(band.To, "x", true));
         if (x1 - x0 < 2 * px) { x0 -= px; x1 = x0 + 2 * px; }
