@@ -41,16 +41,16 @@ an input, and replaces an existing file only when it is a page rewind wrote;
 
 Examples:
   rewind report --planned 'tag_hash(20260731, req) < 0.05' fixtures/chaos/gunluk.json
+  rewind report --metric p95 --max 250ms --window 10s --html canary.html fixtures/hypotheses/checkout.ndjson
   rewind report --html chaos.html
-  rewind report --db storm.duckdb --experiment storm --window 1s
-  rewind report --metric p95 --max 250ms --window 10s --html canary.html fixtures/hypotheses/checkout.ndjson`
+  rewind report --db storm.duckdb --experiment storm --window 1s`
 
 type reportOptions struct {
+	hyp    hypothesisFlags // the timeline's hypothesis (readHypothesis)
 	db     dbFlags
 	html   string
 	force  bool
 	window string
-	hyp    hypothesisFlags
 	lib    rpt.Options
 }
 
@@ -62,18 +62,15 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	var o reportOptions
 	fs := newFlags(e, "report", reportUsage)
 	o.db.add(fs, false)
+	o.hyp.add(fs, false, false)
+	fs.Int64Var(&o.lib.Start, "start", 0, "the treatment run's position where the fault starts, shaded on the charts (default: the stored 'start' or the Chaos Toolkit actions)")
 	fs.StringVar(&o.html, "html", "", "write an HTML page to `FILE` (- for stdout) instead of text to stdout")
 	fs.BoolVar(&o.force, "force", false, "replace an existing --html file that is not a page rewind wrote (never the database or an input)")
 	fs.StringVar(&o.lib.Planned, "planned", "", "the blast-radius plan: a SQL boolean over request columns (default: the stored 'planned')")
 	fs.StringVar(&o.window, "window", "", "window: requests (40) or a duration (1s) (default: the stored window)")
 	fs.Float64Var(&o.lib.Margin, "margin", hypothesis.DefaultMargin, "timeline and stop-damage margin below the baseline, as a share")
 	fs.Int64Var(&o.lib.StopAfter, "stop-after", 1, "consecutive falsified windows that stop the experiment (the timeline's mark)")
-	fs.Int64Var(&o.lib.Start, "start", 0, "the treatment run's position where the fault starts, shaded on the charts (default: the stored 'start' or the Chaos Toolkit actions)")
-	o.hyp.add(fs, false, false)
 	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if err := o.readHypothesis(fs); err != nil {
 		return err
 	}
 	var err error
@@ -84,6 +81,9 @@ func runReport(ctx context.Context, e *env, args []string) error {
 		return usagef("--stop-after %d: want 1 or more consecutive windows", o.lib.StopAfter)
 	}
 	o.lib.MarginSet = fs.Changed("margin")
+	if err := o.readHypothesis(fs); err != nil {
+		return err
+	}
 	o.lib.Experiment = o.db.experiment
 	o.lib.Source = strings.Join(fs.Args(), ", ")
 	if o.lib.Source == "" {
