@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
+	"github.com/rewind-dev/rewind/internal/param"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -20,7 +21,7 @@ import (
 type collector struct {
 	// warnings are things a decoder noticed that do not stop the ingest
 	// (spans skipped, say); the ingest reports them.
-	warnings []string
+	warnings []*param.Error
 	// timeStepMs is the resolution of the times the file logs, where the
 	// format knows it (0 where not): the times rows get from it may look
 	// finer, as an end time less a duration does.
@@ -37,7 +38,8 @@ type collector struct {
 func (c *collector) absorb(o *collector) {
 	c.experiments = append(c.experiments, o.experiments...)
 	for _, w := range o.warnings {
-		if !slices.Contains(c.warnings, w) { // each chunk of a file may say the same
+		// each chunk of a file may say the same
+		if !slices.ContainsFunc(c.warnings, func(s *param.Error) bool { return s.Error() == w.Error() }) {
 			c.warnings = append(c.warnings, w)
 		}
 	}

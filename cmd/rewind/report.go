@@ -113,12 +113,7 @@ func ingestForReport(ctx context.Context, e *env, d *dbFlags, files []string) er
 	}
 	// stdout is the report, so what ingest did goes to stderr, in the
 	// words rewind ingest uses.
-	for _, r := range results {
-		fmt.Fprintln(e.stderr, ingestedLine(r))
-		for _, w := range r.Warnings {
-			fmt.Fprintf(e.stderr, "Warning: %s: %s\n", r.Path, w)
-		}
-	}
+	printIngested(e.stderr, e.stderr, results)
 	return db.Close()
 }
 
