@@ -57,7 +57,7 @@ func (c *collector) absorb(o *collector) {
 func (c *collector) eventBatches() []arrow.RecordBatch {
 	out := append([]arrow.RecordBatch(nil), c.done...)
 	c.done = nil
-	if c.events.Fields()[0].Len() > 0 {
+	if c.events.Fields()[evLine].Len() > 0 {
 		out = append(out, c.events.NewRecordBatch())
 	}
 	return out
@@ -107,28 +107,36 @@ type event struct {
 }
 
 // add appends one event.
+// The event columns add writes, by name: a column added or moved in
+// eventSchema cannot make it write the wrong one.
+var (
+	evLine, evExperiment, evRun = eventCol("line"), eventCol("experiment"), eventCol("run")
+	evType, evTMs, evSubject    = eventCol("type"), eventCol("t_ms"), eventCol("subject")
+	evState, evAttrs, evTsUs    = eventCol("state"), eventCol("attrs"), eventCol("ts_us")
+	evOrd                       = eventCol("ord")
+)
+
 func (c *collector) add(ev event) {
 	f := c.events.Fields()
-	f[0].(*array.Int64Builder).Append(ev.line)
-	for i, s := range []string{ev.experiment, ev.run} {
-		appendNonEmpty(f[1+i], s)
-	}
-	f[3].(*array.StringBuilder).Append(ev.typ)
+	f[evLine].(*array.Int64Builder).Append(ev.line)
+	appendNonEmpty(f[evExperiment], ev.experiment)
+	appendNonEmpty(f[evRun], ev.run)
+	f[evType].(*array.StringBuilder).Append(ev.typ)
 	if ev.hasTMs {
-		f[4].(*array.Float64Builder).Append(ev.tMs)
+		f[evTMs].(*array.Float64Builder).Append(ev.tMs)
 	} else {
-		f[4].AppendNull()
+		f[evTMs].AppendNull()
 	}
-	appendNonEmpty(f[5], ev.subject)
-	appendNonEmpty(f[6], ev.state)
-	appendNonEmpty(f[7], ev.attrs)
+	appendNonEmpty(f[evSubject], ev.subject)
+	appendNonEmpty(f[evState], ev.state)
+	appendNonEmpty(f[evAttrs], ev.attrs)
 	if ev.hasTs {
-		f[8].(*array.Int64Builder).Append(ev.tsUs)
+		f[evTsUs].(*array.Int64Builder).Append(ev.tsUs)
 	} else {
-		f[8].AppendNull()
+		f[evTsUs].AppendNull()
 	}
 	// Events of one line (a whole journal on one line) keep their order.
-	f[9].(*array.Int64Builder).Append(int64(c.nEvents))
+	f[evOrd].(*array.Int64Builder).Append(int64(c.nEvents))
 	c.nEvents++
 }
 
