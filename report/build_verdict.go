@@ -80,9 +80,9 @@ func headline(rows [][]Value) []string {
 // windowedWhy says why the hypothesis, stop and timeline are left out.
 func windowedWhy(e store.Experiment, o Options) string {
 	if _, err := analyze.WindowFor(e, o.Window); err != nil {
-		return "The steady-state hypothesis, the stop and the timeline need a window size: give --window 40 (requests) or --window 10s, or store one with --set window=40 at ingest."
+		return "The falsification, stop-damage and timeline sections are left out: they need a window size; give --window 40 (requests) or --window 10s, or store one with --set window=40 at ingest."
 	}
-	return "The steady-state hypothesis, the stop and the timeline need a control and an experiment run: give the runs their roles with --role RUN=control --role RUN=experiment at ingest."
+	return "The falsification, stop-damage and timeline sections are left out: they need a control and an experiment run; give the runs their roles with --role RUN=control --role RUN=experiment at ingest."
 }
 
 // hypothesisVerdict judges the steady-state hypothesis at the report's
