@@ -29,16 +29,23 @@ built from a read-only, sandboxed open, as rewind sql's.
 an input, and replaces an existing file only when it is a page rewind wrote;
 --force replaces any other file. The page is written whole or not at all.
 
+A k6 log's recorded thresholds (or --threshold) add a thresholds section,
+--slo a burn-rate section (--rules, --good, --period as in 'rewind analyze
+burn-rate'); the verdict that opens the report gives their answers. The
+footer names the rewind version and the date (SOURCE_DATE_EPOCH when set).
+
 Examples:
   rewind report --planned 'tag_hash(20260731, req) < 0.05' fixtures/chaos/gunluk.json
   rewind report --html chaos.html
-  rewind report --db storm.duckdb --experiment storm --window 1s`
+  rewind report --db storm.duckdb --experiment storm --window 1s
+  rewind report --slo 99% --rules '1s/5s>10' --threshold 'http_req_failed: rate<0.01'`
 
 type reportOptions struct {
 	db     dbFlags
 	html   string
 	force  bool
 	window string
+	slo    reportSLOFlags
 	lib    rpt.Options
 }
 
@@ -56,7 +63,11 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&o.window, "window", "", "window: requests (40) or a duration (1s) (default: the stored window)")
 	fs.Float64Var(&o.lib.Margin, "margin", hypothesis.DefaultMargin, "timeline and stop-damage margin below the baseline, as a share")
 	fs.Int64Var(&o.lib.StopAfter, "stop-after", 1, "consecutive falsified windows that stop the experiment (the timeline's mark)")
+	o.slo.add(fs)
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := o.slo.read(fs, &o.lib); err != nil {
 		return err
 	}
 	var err error
