@@ -63,12 +63,8 @@ func collect(rows *sql.Rows, name string, units map[string]string) (*Result, err
 		return nil, err
 	}
 	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
+		vals, err := store.ScanAny(rows, len(cols))
+		if err != nil {
 			return nil, err
 		}
 		for i, v := range vals {

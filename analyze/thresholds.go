@@ -137,12 +137,22 @@ func msLit(d time.Duration) string {
 	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', -1, 64)
 }
 
+// recordedWhere picks the k6_metric events that carry thresholds.
+const recordedWhere = `experiment = ? AND type = 'k6_metric' AND json_array_length(attrs -> 'thresholds') > 0`
+
+// RecordsThresholds reports whether the experiment's k6 log recorded
+// thresholds: those Thresholds evaluates when given none.
+func RecordsThresholds(db store.Querier, exp string) (bool, error) {
+	var n int64
+	err := db.QueryRow(`SELECT count(*) FROM events WHERE `+recordedWhere, exp).Scan(&n)
+	return n > 0, err
+}
+
 // recordedThresholds reads the thresholds k6 wrote with each metric's
 // definition (its Metric records, kept as k6_metric events).
 func recordedThresholds(db store.Querier, exp string) ([]Threshold, error) {
 	rows, err := db.Query(`SELECT subject, (attrs -> 'thresholds')::VARCHAR FROM events
-		WHERE experiment = ? AND type = 'k6_metric' AND json_array_length(attrs -> 'thresholds') > 0
-		ORDER BY seq`, exp)
+		WHERE `+recordedWhere+` ORDER BY seq`, exp)
 	if err != nil {
 		return nil, err
 	}

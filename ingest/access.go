@@ -143,7 +143,7 @@ func (a accessRec) latency() error {
 		if _, _, nginx, _ := a.get("request_time"); !nginx {
 			// Envoy writes ms, Caddy and others seconds: without Envoy's
 			// response_code nothing tells which.
-			return fieldErr(a.r.line, "duration", "unit unknown: Envoy writes ms (with response_code), Caddy seconds (use --from caddy); name it with --map latency_ms=EXPR")
+			return fieldErr(a.r.line, "duration", "unit unknown: Envoy writes ms (with response_code), Caddy seconds (use {from} caddy); name it with {map} latency_ms=EXPR")
 		}
 	}
 	k, s, ok, err := a.get(keys...)

@@ -3,12 +3,12 @@ package ingest
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"path/filepath"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	json "github.com/goccy/go-json"
+	"github.com/rewind-dev/rewind/internal/param"
 )
 
 // This file is the adapter contract: the shape a format has (format), the
@@ -167,7 +167,7 @@ func detectFormat(path string, head []byte) (format, error) {
 			return f, nil
 		}
 	}
-	return format{}, fmt.Errorf("unknown format (want one of %s; name it with --from)", strings.Join(Formats, ", "))
+	return format{}, param.Errorf("from", "unknown format (want one of %s; name it with {from})", strings.Join(Formats, ", "))
 }
 
 // jsonText is head without a byte-order mark and leading white space.

@@ -3,6 +3,8 @@ package ingest
 import (
 	"bytes"
 	"strings"
+
+	"github.com/rewind-dev/rewind/internal/param"
 )
 
 // FormatCLF names text access logs: the NCSA Common Log Format and the
@@ -82,7 +84,7 @@ func decodeCLF(layoutText string) func(in *input, c *collector) (produce, error)
 			}
 			d.lo, d.given = lo, true
 		} else if d.lo = recognisedLayout(firstLine(in.head)); d.lo == nil {
-			return nil, lineErr(1, "not a Common Log Format line (nginx, Apache, Traefik): give the server's log format with --log-format")
+			return nil, lineErr(1, "not a Common Log Format line (nginx, Apache, Traefik): give the server's log format with {log-format}")
 		}
 		c.timeStepMs = d.lo.timeStep()
 		return decodeChunks(in.reader(), 1, lineEnd, 0, d.chunk, c), nil
@@ -153,8 +155,8 @@ func (d *clfDecoder) warn() {
 		d.c.timeStepMs = 0
 	}
 	if d.endNoLatency {
-		d.c.warnings = append(d.c.warnings, "nginx writes its times when a request ends and this log has no $request_time: "+
-			"ts is each request's end, not its start (add $request_time to the log_format to tell them apart)")
+		d.c.warnings = append(d.c.warnings, param.Textf("nginx writes its times when a request ends and this log has no $request_time: "+
+			"ts is each request's end, not its start (add $request_time to the log_format to tell them apart)"))
 	}
 }
 

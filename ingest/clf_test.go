@@ -129,7 +129,7 @@ func TestCLFErrors(t *testing.T) {
 			path := writeFile(t, "access.log", c.in)
 			opts := Options{From: FormatCLF, LogFormat: c.logFormat}
 			_, err := Files(context.Background(), db, opts, []string{path})
-			if err == nil || !strings.HasPrefix(err.Error(), path+c.want) {
+			if err == nil || !strings.HasPrefix(flagged(err), path+c.want) {
 				t.Errorf("error %v, want %s%s", err, path, c.want)
 			}
 			if snapshot(t, db) != before {
@@ -253,7 +253,7 @@ func TestCaddyErrors(t *testing.T) {
 				from = FormatCaddy
 			}
 			_, err := Files(context.Background(), db, Options{From: from}, []string{path})
-			if err == nil || !strings.HasPrefix(err.Error(), path+c.want) {
+			if err == nil || !strings.HasPrefix(flagged(err), path+c.want) {
 				t.Errorf("error %v, want %s%s", err, path, c.want)
 			}
 			if snapshot(t, db) != before {

@@ -81,12 +81,12 @@ func (t *trailer) token(tok trailerToken) error {
 	case t.nginx && !t.attrs.has("upstream_response_time") && upstreamList(tok.val):
 		t.set("upstream_response_time", tok.val)
 	case wholeNumber.Match(tok.val):
-		return fieldErr(t.r.line, t.field(), "%s is a whole number of unknown unit: Apache's %%D (µs), %%{ms}T (ms) and %%T (s) all write one. "+
-			"Give the server's LogFormat with --log-format, e.g. --log-format '%s %%D'", tok.val, t.lo.text)
+		return fieldErr(t.r.line, t.field(), "%s is a whole number of unknown unit: Apache's %%D (µs), %s (ms) and %%T (s) all write one. "+
+			"Give the server's LogFormat with {log-format}, e.g. {log-format} '%s %%D'", tok.val, "%{ms}T", t.lo.text)
 	case decimalRe.Match(tok.val) || bytes.Equal(tok.val, []byte("-")):
-		return fieldErr(t.r.line, t.field(), "%q has no known unit (nginx's $request_time has 3 decimals): give the server's log_format or LogFormat with --log-format", tok.val)
+		return fieldErr(t.r.line, t.field(), "%q has no known unit (nginx's $request_time has 3 decimals): give the server's log_format or LogFormat with {log-format}", tok.val)
 	default:
-		return fieldErr(t.r.line, t.field(), "%q is not a field rewind knows after this layout: give the server's log_format or LogFormat with --log-format", truncate(string(tok.val), 40))
+		return fieldErr(t.r.line, t.field(), "%q is not a field rewind knows after this layout: give the server's log_format or LogFormat with {log-format}", truncate(string(tok.val), 40))
 	}
 	return nil
 }

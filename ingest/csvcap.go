@@ -78,12 +78,12 @@ func (c *recordCap) scan(b []byte) error {
 }
 
 func (c *recordCap) tooLong() error {
-	msg := fmt.Sprintf("record longer than %s: --max-record raises the cap", sizeText(c.max))
+	msg := fmt.Sprintf("record longer than %s: {max-record} raises the cap", sizeText(c.max))
 	switch {
 	case c.names == nil:
-		return lineErr(c.start, "%s", msg)
+		return lineErr(c.start, msg)
 	case c.field < len(c.names):
-		return fieldErr(c.start, c.names[c.field], "%s", msg)
+		return fieldErr(c.start, c.names[c.field], msg)
 	}
-	return fieldErr(c.start, fmt.Sprintf("#%d", c.field+1), "%s (the header has %d columns)", msg, len(c.names))
+	return fieldErr(c.start, fmt.Sprintf("#%d", c.field+1), msg+" (the header has %d columns)", len(c.names))
 }

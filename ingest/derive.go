@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+
+	"github.com/rewind-dev/rewind/internal/param"
 )
 
 // finishRows does what needs the whole file once its rows are in: the
@@ -31,7 +33,7 @@ func (l *loader) finishRows(ctx context.Context, fileID int64, res *Result) erro
 		return err
 	}
 	w, err := l.outcomeWarning(ctx, fileID)
-	if w != "" {
+	if w != nil {
 		res.Warnings = append(res.Warnings, w)
 	}
 	return err
@@ -158,15 +160,15 @@ func (l *loader) resolution(ctx context.Context, fileID int64) (float64, error) 
 }
 
 // outcomeWarning reports outcome values outside KnownOutcomes, with counts.
-func (l *loader) outcomeWarning(ctx context.Context, fileID int64) (string, error) {
+func (l *loader) outcomeWarning(ctx context.Context, fileID int64) (*param.Error, error) {
 	known := "'" + strings.Join(KnownOutcomes, "', '") + "'"
 	var s sql.NullString
 	err := l.conn.QueryRowContext(ctx, `SELECT string_agg(format('"{}" ×{}', outcome, n), ', ' ORDER BY n DESC, outcome)
 		FROM (SELECT outcome, count(*) AS n FROM requests WHERE file_id = ? AND outcome IS NOT NULL AND outcome NOT IN (`+known+`) GROUP BY outcome)`,
 		fileID).Scan(&s)
 	if err != nil || !s.Valid {
-		return "", err
+		return nil, err
 	}
-	return fmt.Sprintf("outcome values outside %s count as not ok: %s (map them with --map outcome=EXPR)",
+	return param.Textf("outcome values outside %s count as not ok: %s (map them with {map} outcome=EXPR)",
 		strings.Join(KnownOutcomes, ", "), s.String), nil
 }

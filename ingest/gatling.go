@@ -98,7 +98,7 @@ func decodeGatling(in *input, c *collector) (produce, error) {
 		return nil, lineErr(0, "not supported: Gatling 3.13+ writes a binary simulation.log (this one is from Gatling %s); "+
 			"rewind reads the text log of Gatling 2.2 to 3.12. Run the simulation with Gatling 3.12 or earlier, "+
 			"or convert this one to CSV with a Gatling log parser (such as gatling-log-parser-cli of github.com/teleivo/gatling), "+
-			"keep its request records and load them with --from csv and --map", v)
+			"keep its request records and load them with {from} csv and {map}", v)
 	}
 	if isGatling2Run(firstLine(in.head)) {
 		return nil, lineErr(1, "not supported: a Gatling 2.0/2.1 simulation.log (record type in the third column); "+

@@ -46,7 +46,7 @@ func TestGatlingBinaryRefused(t *testing.T) {
 	before := snapshot(t, db)
 	_, err := Files(context.Background(), db, Options{}, []string{gatlingBinary})
 	want := gatlingBinary + ": not supported: Gatling 3.13+ writes a binary simulation.log (this one is from Gatling 3.12.1); "
-	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "--from csv") {
+	if err == nil || !strings.HasPrefix(flagged(err), want) || !strings.Contains(flagged(err), "--from csv") {
 		t.Fatalf("error %v, want it to start %q and say what to do", err, want)
 	}
 	if snapshot(t, db) != before {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rewind-dev/rewind/internal/param"
 )
 
 // FormatHAProxy names HAProxy's `option httplog` log, raw (`log stdout
@@ -80,8 +82,8 @@ func decodeHaproxy(in *input, c *collector) (produce, error) {
 		}
 		h.flushPending()
 		if h.utc {
-			c.warnings = append(c.warnings, "haproxy: the log's dates have no time zone; read as UTC "+
-				"(send the log in RFC 5424 format, or shift ts with --map, when HAProxy's host is not on UTC)")
+			c.warnings = append(c.warnings, param.Textf("haproxy: the log's dates have no time zone; read as UTC "+
+				"(send the log in RFC 5424 format, or shift ts with {map}, when HAProxy's host is not on UTC)"))
 		}
 		return nil
 	}), nil

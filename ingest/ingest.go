@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	duckdb "github.com/duckdb/duckdb-go/v2"
 	"github.com/rewind-dev/rewind/internal/duckarrow"
+	"github.com/rewind-dev/rewind/internal/param"
 )
 
 // Options steer one ingest.
@@ -62,15 +63,16 @@ type Result struct {
 	Experiment  string
 	Rows        int64
 	Events      int64
-	Skipped     bool   // nothing was loaded from this file: see Why
-	Why         string // why it was skipped
+	Skipped     bool         // nothing was loaded from this file: see Why
+	Why         *param.Error // why it was skipped (a message, not a fault)
 	// ResolutionMs is the finest time step the file's times show (1000 for
 	// whole seconds, 1 for whole milliseconds, 0.001 for microseconds); 0
 	// when its rows carry no times.
 	ResolutionMs float64
 	// Warnings are things worth a look that did not stop the ingest, such
-	// as outcome values outside the known set.
-	Warnings []string
+	// as outcome values outside the known set. Each names the parameters
+	// it speaks of as a param.Error does (param.Say renders them).
+	Warnings []*param.Error
 }
 
 // Files ingests paths in one transaction: either every file is loaded or,
@@ -83,14 +85,14 @@ func Files(ctx context.Context, db DB, opts Options, paths []string) ([]Result, 
 	}
 	if opts.LogFormat != "" {
 		if opts.From != "" && opts.From != FormatCLF {
-			return nil, fmt.Errorf("--log-format reads text access logs (--from %s), not --from %s", FormatCLF, opts.From)
+			return nil, param.Errorf("log-format", "{log-format} reads text access logs ({from} %s), not {from} %s", FormatCLF, opts.From)
 		}
 		if _, err := parseLayout(opts.LogFormat); err != nil {
 			return nil, err
 		}
 	}
 	if opts.Replace && opts.Append {
-		return nil, errors.New("--replace and --append exclude each other")
+		return nil, param.Errorf("replace", "{replace} and {append} exclude each other")
 	}
 	okRanges, err := parseStatusRanges(opts.OkStatus)
 	if err != nil {
@@ -211,7 +213,7 @@ func (l *loader) file(ctx context.Context, s source, name string) (Result, error
 		// A folder may hold a stray file rewind cannot read (a socket, a
 		// file of another user): skipped and named, as an unrecognised one
 		// is; only a file it recognises and finds bad fails the ingest.
-		res.Skipped, res.Why = true, "cannot be read: "+errText(err)
+		res.Skipped, res.Why = true, param.Textf("cannot be read: %s", errText(err))
 		return res, nil
 	}
 	if err != nil {
@@ -229,7 +231,7 @@ func (l *loader) file(ctx context.Context, s source, name string) (Result, error
 	f, err := l.format(in)
 	if err != nil {
 		if s.fromDir {
-			res.Skipped, res.Why = true, "format not recognised"
+			res.Skipped, res.Why = true, param.Textf("format not recognised")
 			return res, nil
 		}
 		return res, err

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rewind-dev/rewind/internal/param"
 	"github.com/rewind-dev/rewind/queries"
 
 	_ "github.com/duckdb/duckdb-go/v2"
@@ -87,7 +88,7 @@ func TestBadInput(t *testing.T) {
 			if err == nil {
 				t.Fatalf("ingest %s: no error, want %q", input, want)
 			}
-			got := strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), "")
+			got := strings.ReplaceAll(flagged(err), dir+string(filepath.Separator), "")
 			if !strings.HasPrefix(got, want) || (!strings.HasSuffix(want, ": ") && got != want) {
 				t.Errorf("error:\n got %q\nwant %q", got, want)
 			}
@@ -183,3 +184,25 @@ func ensureSchema(db *sql.DB) error {
 	_, err := db.ExecContext(context.Background(), queries.Schema)
 	return err
 }
+
+// flagged is err's message as the CLI renders it: parameters as --flags
+// (every flag of cmd/rewind has its parameter's name).
+func flagged(err error) string {
+	return param.Say(err, func(p string) string { return "--" + p })
+}
+
+// saidAll is each message as flagged renders it ("" for none).
+func saidAll(msgs ...*param.Error) []string {
+	var out []string
+	for _, m := range msgs {
+		if m == nil {
+			out = append(out, "")
+			continue
+		}
+		out = append(out, flagged(m))
+	}
+	return out
+}
+
+// said is one message as flagged renders it ("" for none).
+func said(m *param.Error) string { return saidAll(m)[0] }

@@ -134,7 +134,7 @@ func TestFolderAndGlob(t *testing.T) {
 	var got []string
 	for _, r := range res {
 		rel, _ := filepath.Rel(dir, r.Path)
-		got = append(got, rel+" "+r.Format+" "+r.Why)
+		got = append(got, rel+" "+r.Format+" "+said(r.Why))
 	}
 	want := []string{"runs/a.ndjson ndjson ", "runs/notes.txt  format not recognised", "runs/sub/b.csv csv "}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -213,7 +213,7 @@ func TestUnknownOutcomesAreReported(t *testing.T) {
 	db, _ := openDB(t)
 	res := mustIngest(t, db, Options{}, writeFile(t, "o.csv", "run,outcome\ncontrol,true\ncontrol,true\ncontrol,false\ncontrol,ok\n"))
 	want := []string{`outcome values outside ok, error, timeout, dropped, rejected, canceled count as not ok: "true" ×2, "false" ×1 (map them with --map outcome=EXPR)`}
-	if diff := cmp.Diff(want, res[0].Warnings); diff != "" {
+	if diff := cmp.Diff(want, saidAll(res[0].Warnings...)); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }
@@ -246,7 +246,7 @@ func TestMap(t *testing.T) {
 			t.Errorf("--map %v: no error", c.m)
 			continue
 		}
-		got := strings.ReplaceAll(err.Error(), filepath.Dir(p)+string(filepath.Separator), "")
+		got := strings.ReplaceAll(flagged(err), filepath.Dir(p)+string(filepath.Separator), "")
 		if !strings.HasPrefix(got, c.want) {
 			t.Errorf("--map %v:\n got %q\nwant %q…", c.m, got, c.want)
 		}
@@ -310,11 +310,11 @@ func TestSetOnRepeatSaysWhatItDid(t *testing.T) {
 	p := writeFile(t, "a.ndjson", `{"run":"a","outcome":"ok"}`+"\n")
 	mustIngest(t, db, Options{}, p)
 	res := mustIngest(t, db, Options{Params: map[string]string{"window": "10"}}, p)
-	if res[0].Why != "already ingested; --set stored with experiment a" {
+	if said(res[0].Why) != "already ingested; --set stored with experiment a" {
 		t.Errorf("why: %q", res[0].Why)
 	}
 	db2, _ := openDB(t)
-	if res := mustIngest(t, db2, Options{}, p, p); res[0].Skipped || res[1].Why != "named twice: loaded once, above" || res[1].Rows != 1 {
+	if res := mustIngest(t, db2, Options{}, p, p); res[0].Skipped || said(res[1].Why) != "named twice: loaded once, above" || res[1].Rows != 1 {
 		t.Errorf("the same path twice: %+v", res)
 	}
 	if got := queryStrings(t, db, `SELECT params->>'window' FROM experiments`); !cmp.Equal(got, []string{"10"}) {
@@ -354,7 +354,7 @@ func TestFolderSkipsUnreadable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res) != 2 || res[0].Rows != 1 || !res[1].Skipped || res[1].Why != "cannot be read: stat: no such file or directory" {
+	if len(res) != 2 || res[0].Rows != 1 || !res[1].Skipped || said(res[1].Why) != "cannot be read: stat: no such file or directory" {
 		t.Errorf("results %+v", res)
 	}
 	// named by the user, the same file is an error

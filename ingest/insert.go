@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/rewind-dev/rewind/internal/param"
 )
 
 // insertRequests streams the decoder's batches into the requests table.
@@ -90,7 +91,7 @@ func (l *loader) requireColumns(p produce) produce {
 				}
 			}
 			if !haveRun {
-				if err := checkPresent(rb, colRun, "run", " (or name the run with --run)", rb.Column(colGroup)); err != nil {
+				if err := checkPresent(rb, colRun, "run", " (or name the run with {run})", rb.Column(colGroup)); err != nil {
 					rb.Release()
 					return err
 				}
@@ -117,7 +118,7 @@ func checkPresent(rb arrow.RecordBatch, col int, name, hint string, excuses ...a
 			excused = excused || e.IsValid(i)
 		}
 		if !excused {
-			return fieldErr(lines.Value(i), name, "missing%s", hint)
+			return fieldErr(lines.Value(i), name, "missing"+hint)
 		}
 	}
 	return nil
@@ -203,7 +204,7 @@ func (l *loader) applyRoles(ctx context.Context, fileID int64) error {
 			`UPDATE requests SET role = $role WHERE file_id = $file AND run = $run`,
 		} {
 			if _, err := l.conn.ExecContext(ctx, q, namedArgs(map[string]any{"role": role, "run": run, "file": fileID})...); err != nil {
-				return fmt.Errorf("--role %s=%s: %w", run, role, err)
+				return param.Errorf("role", "{role} %s=%s: %w", run, role, err)
 			}
 		}
 	}
@@ -219,7 +220,7 @@ const upsertExp = `INSERT INTO experiments VALUES (?, ?::JSON) ON CONFLICT (expe
 func (l *loader) storeParams(ctx context.Context, experiments string) error {
 	for _, e := range strings.Split(experiments, ", ") {
 		if _, err := l.conn.ExecContext(ctx, upsertExp, e, paramsJSON(l.opts.Params)); err != nil {
-			return fmt.Errorf("store --set params: %w", err)
+			return param.Errorf("set", "store {set} params: %w", err)
 		}
 	}
 	return nil

@@ -6,12 +6,13 @@ import (
 	"encoding/csv"
 	"encoding/xml"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/rewind-dev/rewind/internal/param"
 )
 
 // FormatJMeter names the JMeter .jtl results, CSV with a header or XML.
@@ -449,7 +450,7 @@ func (g *markupGuard) Read(p []byte) (int, error) {
 		run = g.since + int64(first)
 	}
 	if g.max > 0 && run > g.max {
-		return 0, fmt.Errorf("a text or a tag longer than %d bytes (raise it with --max-record)", g.max)
+		return 0, param.Errorf("max-record", "a text or a tag longer than %d bytes (raise it with {max-record})", g.max)
 	}
 	if last >= 0 {
 		g.since = int64(n - last - 1)

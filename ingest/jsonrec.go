@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
+	"github.com/rewind-dev/rewind/internal/param"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -20,7 +21,7 @@ import (
 type collector struct {
 	// warnings are things a decoder noticed that do not stop the ingest
 	// (spans skipped, say); the ingest reports them.
-	warnings []string
+	warnings []*param.Error
 	// timeStepMs is the resolution of the times the file logs, where the
 	// format knows it (0 where not): the times rows get from it may look
 	// finer, as an end time less a duration does.
@@ -37,7 +38,8 @@ type collector struct {
 func (c *collector) absorb(o *collector) {
 	c.experiments = append(c.experiments, o.experiments...)
 	for _, w := range o.warnings {
-		if !slices.Contains(c.warnings, w) { // each chunk of a file may say the same
+		// each chunk of a file may say the same
+		if !slices.ContainsFunc(c.warnings, func(s *param.Error) bool { return s.Error() == w.Error() }) {
 			c.warnings = append(c.warnings, w)
 		}
 	}
@@ -55,7 +57,7 @@ func (c *collector) absorb(o *collector) {
 func (c *collector) eventBatches() []arrow.RecordBatch {
 	out := append([]arrow.RecordBatch(nil), c.done...)
 	c.done = nil
-	if c.events.Fields()[0].Len() > 0 {
+	if c.events.Fields()[evLine].Len() > 0 {
 		out = append(out, c.events.NewRecordBatch())
 	}
 	return out
@@ -105,28 +107,36 @@ type event struct {
 }
 
 // add appends one event.
+// The event columns add writes, by name: a column added or moved in
+// eventSchema cannot make it write the wrong one.
+var (
+	evLine, evExperiment, evRun = eventCol("line"), eventCol("experiment"), eventCol("run")
+	evType, evTMs, evSubject    = eventCol("type"), eventCol("t_ms"), eventCol("subject")
+	evState, evAttrs, evTsUs    = eventCol("state"), eventCol("attrs"), eventCol("ts_us")
+	evOrd                       = eventCol("ord")
+)
+
 func (c *collector) add(ev event) {
 	f := c.events.Fields()
-	f[0].(*array.Int64Builder).Append(ev.line)
-	for i, s := range []string{ev.experiment, ev.run} {
-		appendNonEmpty(f[1+i], s)
-	}
-	f[3].(*array.StringBuilder).Append(ev.typ)
+	f[evLine].(*array.Int64Builder).Append(ev.line)
+	appendNonEmpty(f[evExperiment], ev.experiment)
+	appendNonEmpty(f[evRun], ev.run)
+	f[evType].(*array.StringBuilder).Append(ev.typ)
 	if ev.hasTMs {
-		f[4].(*array.Float64Builder).Append(ev.tMs)
+		f[evTMs].(*array.Float64Builder).Append(ev.tMs)
 	} else {
-		f[4].AppendNull()
+		f[evTMs].AppendNull()
 	}
-	appendNonEmpty(f[5], ev.subject)
-	appendNonEmpty(f[6], ev.state)
-	appendNonEmpty(f[7], ev.attrs)
+	appendNonEmpty(f[evSubject], ev.subject)
+	appendNonEmpty(f[evState], ev.state)
+	appendNonEmpty(f[evAttrs], ev.attrs)
 	if ev.hasTs {
-		f[8].(*array.Int64Builder).Append(ev.tsUs)
+		f[evTsUs].(*array.Int64Builder).Append(ev.tsUs)
 	} else {
-		f[8].AppendNull()
+		f[evTsUs].AppendNull()
 	}
 	// Events of one line (a whole journal on one line) keep their order.
-	f[9].(*array.Int64Builder).Append(int64(c.nEvents))
+	f[evOrd].(*array.Int64Builder).Append(int64(c.nEvents))
 	c.nEvents++
 }
 

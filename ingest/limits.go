@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/rewind-dev/rewind/internal/param"
 )
 
 // DefaultMaxRecord caps one record (a line, or a CSV record with quoted
@@ -64,12 +66,12 @@ func (g *guard) Read(p []byte) (int, error) {
 		g.text.scan(p[:n], g.lines+1, g.json > 0, err == io.EOF)
 	}
 	if g.raw != nil && g.out > ratioFloor && g.out > g.ratio*max(g.raw(), 1) {
-		return 0, fmt.Errorf("decompresses to more than %d times its size (%d bytes from %d; a decompression bomb?): --max-ratio raises the limit",
+		return 0, param.Errorf("max-ratio", "decompresses to more than %d times its size (%d bytes from %d; a decompression bomb?): {max-ratio} raises the limit",
 			g.ratio, g.out, g.raw())
 	}
 	if g.document {
 		if g.out > docRecords*g.max {
-			return 0, fmt.Errorf("document larger than %s (a format read whole may be %d records long): --max-record raises the cap", sizeText(docRecords*g.max), docRecords)
+			return 0, param.Errorf("max-record", "document larger than %s (a format read whole may be %d records long): {max-record} raises the cap", sizeText(docRecords*g.max), docRecords)
 		}
 		return n, err
 	}
@@ -134,7 +136,7 @@ func (g *guard) check() error {
 }
 
 func (g *guard) tooLong(line int64) error {
-	return lineErr(line, "record longer than %s: --max-record raises the cap", sizeText(g.max))
+	return lineErr(line, "record longer than %s: {max-record} raises the cap", sizeText(g.max))
 }
 
 // linesOnly arms the record cap once a format's decoder is set up, unless it

@@ -32,7 +32,7 @@ func refusedAt(t *testing.T, name string, data []byte, from, want string) {
 		t.Fatal(err)
 	}
 	_, err := Files(context.Background(), db, Options{From: from, Run: "r", MaxRecord: testCap}, []string{path})
-	if err == nil || !strings.Contains(err.Error(), want) {
+	if err == nil || !strings.Contains(flagged(err), want) {
 		t.Fatalf("%s: got %v, want an error with %q", name, err, want)
 	}
 	if snapshot(t, db) != before {

@@ -63,11 +63,11 @@ func DecodeLine(b []byte, line int64) (Attempt, bool, error) {
 	if c.nEvents == 1 {
 		rb := c.events.NewRecordBatch()
 		defer rb.Release()
-		a.EventType = rb.Column(eventCol("type")).(*array.String).Value(0)
-		if sub := rb.Column(eventCol("subject")); sub.IsValid(0) {
+		a.EventType = rb.Column(evType).(*array.String).Value(0)
+		if sub := rb.Column(evSubject); sub.IsValid(0) {
 			a.Subject = sub.(*array.String).Value(0)
 		}
-		if t := rb.Column(eventCol("t_ms")); t.IsValid(0) {
+		if t := rb.Column(evTMs); t.IsValid(0) {
 			a.TMs, a.HasTMs = t.(*array.Float64).Value(0), true
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rewind-dev/rewind/internal/param"
 	"github.com/rewind-dev/rewind/internal/sandbox"
 )
 
@@ -57,7 +58,7 @@ func (l *loader) checkedMap(ctx context.Context, m Mapping) (string, error) {
 		_, err = l.renderMap(ctx, sql)
 	}
 	if err != nil {
-		return "", fmt.Errorf("--map %s=%s: %w", m.Column, m.Expr, err)
+		return "", param.Errorf("map", "{map} %s=%s: %w", m.Column, m.Expr, err)
 	}
 	return sql, nil
 }
@@ -218,7 +219,7 @@ func (l *loader) prepareMaps(ctx context.Context) error {
 func (l *loader) sandboxMaps(ctx context.Context) error {
 	for _, s := range sandbox.Settings {
 		if _, err := l.conn.ExecContext(ctx, s); err != nil {
-			return fmt.Errorf("sandbox --map (%s): %w", s, err)
+			return param.Errorf("map", "sandbox {map} (%s): %w", s, err)
 		}
 	}
 	return nil

@@ -7,6 +7,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/rewind-dev/rewind/internal/param"
 )
 
 // Mapping sets a canonical column from a SQL expression over the source's
@@ -34,10 +36,10 @@ func ParseMap(s string) (Mapping, error) {
 	col, expr, ok := strings.Cut(s, "=")
 	col, expr = strings.TrimSpace(col), strings.TrimSpace(expr)
 	if !ok || col == "" || expr == "" {
-		return Mapping{}, fmt.Errorf("--map %q: want COLUMN=EXPR, e.g. latency_ms=elapsed", s)
+		return Mapping{}, param.Errorf("map", "{map} %q: want COLUMN=EXPR, e.g. latency_ms=elapsed", s)
 	}
 	if _, known := mappable[col]; !known {
-		return Mapping{}, fmt.Errorf("--map %q: %q is not a column --map can set (want one of %s)", s, col,
+		return Mapping{}, param.Errorf("map", "{map} %q: %q is not a column {map} can set (want one of %s)", s, col,
 			strings.Join(slices.Sorted(maps.Keys(mappable)), ", "))
 	}
 	return Mapping{Column: col, Expr: expr}, nil
@@ -72,11 +74,11 @@ func (l *loader) applyMaps(ctx context.Context, fileID int64) error {
 			expr = "lower(trim(" + expr + "::VARCHAR))"
 		}
 		if _, err := l.conn.ExecContext(ctx, `SELECT `+expr+` FROM `+scope+` LIMIT 0`, args...); err != nil {
-			return fmt.Errorf("--map %s=%s: %s", m.Column, m.Expr, sqlMsg(err))
+			return param.Errorf("map", "{map} %s=%s: %s", m.Column, m.Expr, sqlMsg(err))
 		}
 		at, fails, err := l.mapErrLine(ctx, expr, scope, args)
 		if err != nil {
-			return fmt.Errorf("--map %s=%s: %s", m.Column, m.Expr, sqlMsg(err))
+			return param.Errorf("map", "{map} %s=%s: %s", m.Column, m.Expr, sqlMsg(err))
 		}
 		if fails {
 			return l.mapRowErr(ctx, at, m, expr, scope, args)
@@ -86,17 +88,17 @@ func (l *loader) applyMaps(ctx context.Context, fileID int64) error {
 		err = l.conn.QueryRowContext(ctx, `SELECT line, (`+expr+`)::VARCHAR FROM `+scope+`
 			WHERE (`+expr+`) IS NOT NULL AND TRY_CAST(`+expr+` AS `+typ+`) IS NULL ORDER BY line LIMIT 1`, args...).Scan(&line, &got)
 		if err == nil {
-			return fieldErr(line.Int64, m.Column, "--map gives %q, not a %s", got.String, typ)
+			return fieldErr(line.Int64, m.Column, "{map} gives %q, not a %s", got.String, typ)
 		}
 		if err != sql.ErrNoRows {
-			return fmt.Errorf("--map %s=%s: %s", m.Column, m.Expr, sqlMsg(err))
+			return param.Errorf("map", "{map} %s=%s: %s", m.Column, m.Expr, sqlMsg(err))
 		}
 		if check, ok := mapChecks[m.Column]; ok {
 			v := "TRY_CAST(" + expr + " AS " + typ + ")"
 			err := l.conn.QueryRowContext(ctx, `SELECT line, v::VARCHAR FROM (SELECT line, `+v+` AS v FROM `+scope+`)
 				WHERE `+check+` ORDER BY line LIMIT 1`, args...).Scan(&line, &got)
 			if err == nil {
-				return fieldErr(line.Int64, m.Column, "--map gives %s, out of range", nullText(got))
+				return fieldErr(line.Int64, m.Column, "{map} gives %s, out of range", nullText(got))
 			}
 			if err != sql.ErrNoRows {
 				return err
@@ -105,7 +107,7 @@ func (l *loader) applyMaps(ctx context.Context, fileID int64) error {
 		q := fmt.Sprintf(`UPDATE requests r SET %s = s.v FROM (SELECT seq, TRY_CAST(%s AS %s) AS v FROM %s) s
 			WHERE r.file_id = $file AND r.seq = s.seq`, quoteIdent(m.Column), expr, typ, scope)
 		if _, err := l.conn.ExecContext(ctx, q, args...); err != nil {
-			return fmt.Errorf("--map %s=%s: %s", m.Column, m.Expr, sqlMsg(err))
+			return param.Errorf("map", "{map} %s=%s: %s", m.Column, m.Expr, sqlMsg(err))
 		}
 	}
 	if err := l.dropRawFields(ctx, fileID); err != nil {
@@ -146,10 +148,10 @@ func (l *loader) afterMaps(ctx context.Context, fileID int64) error {
 	err := l.conn.QueryRowContext(ctx, `SELECT line FROM requests WHERE file_id = $file AND outcome IS NULL AND count = 1
 		ORDER BY line LIMIT 1`, args...).Scan(&line)
 	if err == nil && mapped["outcome"] {
-		return fieldErr(line, "outcome", "missing: --map outcome gives NULL")
+		return fieldErr(line, "outcome", "missing: {map} outcome gives NULL")
 	}
 	if err == nil && mapped["status"] {
-		return fieldErr(line, "outcome", "missing (and --map status gives no status to derive it from)")
+		return fieldErr(line, "outcome", "missing (and {map} status gives no status to derive it from)")
 	}
 	if err != nil && err != sql.ErrNoRows {
 		return err

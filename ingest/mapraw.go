@@ -74,7 +74,7 @@ func (l *loader) mapRowErr(ctx context.Context, line int64, m Mapping, expr, sco
 	q := `SELECT (` + expr + `)::VARCHAR FROM ` + scope + ` WHERE line = $line`
 	err := l.conn.QueryRowContext(ctx, q, append(slices.Clone(args), sql.Named("line", line))...).Scan(&v)
 	if err == nil {
-		return fieldErr(line, m.Column, "--map %s=%s fails on this row", m.Column, m.Expr)
+		return fieldErr(line, m.Column, "{map} %s=%s fails on this row", m.Column, m.Expr)
 	}
-	return fieldErr(line, m.Column, "--map %s=%s: %s", m.Column, m.Expr, sqlMsg(err))
+	return fieldErr(line, m.Column, "{map} %s=%s: %s", m.Column, m.Expr, sqlMsg(err))
 }

@@ -87,7 +87,7 @@ func TestMapRunTimeError(t *testing.T) {
 	p := writeFile(t, "cast.csv", b.String())
 	_, err := Files(context.Background(), db, Options{Maps: []Mapping{{"latency_ms", "CAST(elapsed AS INTEGER)"}}}, []string{p})
 	want := filepath.Join(filepath.Dir(p), "cast.csv") + `:218: field "latency_ms": --map latency_ms=CAST(elapsed AS INTEGER): Conversion Error`
-	if err == nil || !strings.HasPrefix(err.Error(), want) {
+	if err == nil || !strings.HasPrefix(flagged(err), want) {
 		t.Errorf("got %v\nwant %s…", err, want)
 	}
 	if snapshot(t, db) != before {
@@ -107,7 +107,7 @@ func TestMapRawStatus(t *testing.T) {
 	}
 	db, _ = openDB(t)
 	_, err := Files(context.Background(), db, Options{Maps: []Mapping{{"status", "NULL"}}}, []string{writeFile(t, "st.csv", csv)})
-	if err == nil || !strings.Contains(err.Error(), `st.csv:2: field "outcome": missing (and --map status gives no status`) {
+	if err == nil || !strings.Contains(flagged(err), `st.csv:2: field "outcome": missing (and --map status gives no status`) {
 		t.Errorf("got %v", err)
 	}
 }

@@ -3,8 +3,9 @@ package ingest
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
+
+	"github.com/rewind-dev/rewind/internal/param"
 )
 
 // No silent merges. A name rewind makes up (an experiment from a file's
@@ -102,7 +103,7 @@ func (l *loader) renamedWarnings(ctx context.Context, fileID int64, in *input, e
 			return err
 		}
 		if used {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("experiment %s holds another file's rows: loaded as experiment %s (--append joins %s instead)", base, experiment, base))
+			res.Warnings = append(res.Warnings, param.Textf("experiment %s holds another file's rows: loaded as experiment %s ({append} joins %s instead)", base, experiment, base))
 		}
 	}
 	if base := runName(in.detectName()); fileRun != base {
@@ -111,7 +112,7 @@ func (l *loader) renamedWarnings(ctx context.Context, fileID int64, in *input, e
 			return err
 		}
 		if used {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("run %s of experiment %s holds another file's rows: loaded as run %s (--append joins %s instead)", base, experiment, fileRun, base))
+			res.Warnings = append(res.Warnings, param.Textf("run %s of experiment %s holds another file's rows: loaded as run %s ({append} joins %s instead)", base, experiment, fileRun, base))
 		}
 	}
 	return nil
@@ -145,7 +146,7 @@ func (l *loader) joinedRun(ctx context.Context, fileID int64, in *input) error {
 			return err
 		}
 		if !l.rejoin[k] {
-			return hinted(fmt.Errorf("its rows name run %s of experiment %s, which holds %d rows of %s: rows of two files join one run only when asked (--append)",
+			return hinted(param.Errorf("append", "its rows name run %s of experiment %s, which holds %d rows of %s: rows of two files join one run only when asked ({append})",
 				k.run, k.experiment, n, other), "append", "")
 		}
 	}
@@ -173,11 +174,11 @@ func (l *loader) sharedRole(ctx context.Context, fileID int64, res *Result) erro
 			return err
 		}
 		if l.opts.Roles[run] == role {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("experiment %s: runs %s and %s have the role %s: the analyses pool them", exp, others, run, role))
+			res.Warnings = append(res.Warnings, param.Textf("experiment %s: runs %s and %s have the role %s: the analyses pool them", exp, others, run, role))
 			continue
 		}
-		return hinted(fmt.Errorf("run %s would be a second %s run of experiment %s beside %s (another file's): the analyses would pool them; "+
-			"--role %s=%s pools them on purpose, --experiment NAME keeps the file apart",
+		return hinted(param.Errorf("role", "run %s would be a second %s run of experiment %s beside %s (another file's): the analyses would pool them; "+
+			"{role} %s=%s pools them on purpose, {experiment} NAME keeps the file apart",
 			run, role, exp, others, run, role), "role", run+"="+role)
 	}
 	return rows.Err()
@@ -193,5 +194,5 @@ func checkName(opts Options, srcs []source) error {
 			return nil
 		}
 	}
-	return errors.New("--name names standard input: give \"-\" among the files")
+	return param.Errorf("name", "{name} names standard input: give \"-\" among the files")
 }

@@ -40,7 +40,7 @@ func mustRefuse(t *testing.T, db *sql.DB, opts Options, wantErr, wantFlag string
 	before := snapshot(t, db)
 	_, err := Files(context.Background(), db, opts, paths)
 	var h *HintedError
-	if err == nil || !strings.Contains(err.Error(), wantErr) || !errors.As(err, &h) || h.Flag != wantFlag {
+	if err == nil || !strings.Contains(err.Error(), wantErr) || !errors.As(err, &h) || h.Param != wantFlag {
 		t.Fatalf("ingest %v: error %v, want one containing %q with a Try of --%s", paths, err, wantErr, wantFlag)
 	}
 	if snapshot(t, db) != before {
@@ -68,7 +68,7 @@ func TestSameBaseNameTwoTools(t *testing.T) {
 		if diff := cmp.Diff([]string{"results", "results-2"}, got); diff != "" {
 			t.Fatalf("together=%v: experiments (-want +got):\n%s", together, diff)
 		}
-		if len(res[1].Warnings) == 0 || !strings.Contains(res[1].Warnings[0], "loaded as experiment results-2") {
+		if len(res[1].Warnings) == 0 || !strings.Contains(said(res[1].Warnings[0]), "loaded as experiment results-2") {
 			t.Errorf("together=%v: warnings %q, want the rename said", together, res[1].Warnings)
 		}
 		want := experimentRows(t, db)
@@ -140,7 +140,7 @@ func TestRunOfAnotherFile(t *testing.T) {
 	if err := db.QueryRow(`SELECT string_agg(run, ' ' ORDER BY run) FROM runs WHERE experiment = 'y'`).Scan(&runs); err != nil || runs != "results results-2" {
 		t.Errorf("runs of y %q (%v), want results results-2", runs, err)
 	}
-	if len(res[1].Warnings) == 0 || !strings.Contains(res[1].Warnings[0], "loaded as run results-2") {
+	if len(res[1].Warnings) == 0 || !strings.Contains(said(res[1].Warnings[0]), "loaded as run results-2") {
 		t.Errorf("warnings %q", res[1].Warnings)
 	}
 }
@@ -159,7 +159,7 @@ func TestSecondExperimentRole(t *testing.T) {
 	control := rows("control.ndjson", "ok")
 	mustRefuse(t, db, Options{Experiment: "x"}, "run control would be a second control run of experiment x beside baseline", "role", control)
 	res := mustIngest(t, db, Options{Experiment: "x", Roles: map[string]string{"experiment": "experiment"}}, third)
-	if len(res[0].Warnings) == 0 || !strings.Contains(res[0].Warnings[0], "runs chaos and experiment have the role experiment") {
+	if len(res[0].Warnings) == 0 || !strings.Contains(said(res[0].Warnings[0]), "runs chaos and experiment have the role experiment") {
 		t.Errorf("warnings %q, want the pooling said", res[0].Warnings)
 	}
 	// Several runs of one role in one file are what the file says.

@@ -3,7 +3,8 @@ package ingest
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
+
+	"github.com/rewind-dev/rewind/internal/param"
 )
 
 // A refusal is a kind of file that tools write beside their per-request
@@ -14,7 +15,7 @@ import (
 // only when the format is detected: --from (with --map) can still read one.
 type refusal struct {
 	detect func(head []byte) bool
-	msg    string
+	msg    string // rewind's own parameters written {name} (param.Errorf's rule)
 }
 
 var refusals = []refusal{
@@ -24,19 +25,19 @@ var refusals = []refusal{
 		"rewind needs per-request results: k6 run --out json=FILE (or --out csv=FILE)"},
 	{isArtillery1Report, "this is an Artillery 1.x report (artillery run --output: per-period aggregates; " +
 		"its intermediate[].latencies, [time, id, ns, code] per request, are not read by rewind); " +
-		"log each response from a processor's afterResponse hook as NDJSON and load it with --from ndjson"},
+		"log each response from a processor's afterResponse hook as NDJSON and load it with {from} ndjson"},
 	{isArtillery2Report, "this is an Artillery report (artillery run --output: per-period counters and latency summaries); " +
 		"rewind needs per-request results, which Artillery does not write: log each response from a processor's " +
-		"afterResponse hook as NDJSON and load it with --from ndjson (or --map)"},
+		"afterResponse hook as NDJSON and load it with {from} ndjson (or {map})"},
 	{isNighthawkOutput, "this is a Nighthawk output (nighthawk_client --output-format json: latency histograms and counters); " +
 		"rewind needs per-request results, which Nighthawk does not write: load the target's access log instead " +
-		"(Envoy's JSON access log: --from access)"},
+		"(Envoy's JSON access log: {from} access)"},
 	{csvHeaderIs("Count,Message,Traceback,Nodes"), "this is a Locust *_exceptions.csv (exception counts); " +
-		"rewind reads the per-second *_stats_history.csv that locust --csv=PREFIX writes beside it (--from locust)"},
+		"rewind reads the per-second *_stats_history.csv that locust --csv=PREFIX writes beside it ({from} locust)"},
 	{csvHeaderIs("Method,Name,Error,Occurrences"), "this is a Locust *_failures.csv (failure counts per endpoint and error); " +
-		"rewind reads the per-second *_stats_history.csv that locust --csv=PREFIX writes beside it (--from locust)"},
+		"rewind reads the per-second *_stats_history.csv that locust --csv=PREFIX writes beside it ({from} locust)"},
 	{isLocustStats, "this is a Locust *_stats.csv (end-of-test totals per endpoint); " +
-		"rewind reads the per-second *_stats_history.csv that locust --csv=PREFIX writes beside it (--from locust)"},
+		"rewind reads the per-second *_stats_history.csv that locust --csv=PREFIX writes beside it ({from} locust)"},
 	{isVegetaUTF16, "this is a Vegeta binary results file re-encoded as UTF-16 text (PowerShell's > or Out-File), " +
 		"which corrupts it; write it with vegeta attack -output=results.bin, or vegeta encode --to json > results.json in cmd.exe"},
 }
@@ -45,7 +46,7 @@ var refusals = []refusal{
 func refused(head []byte) error {
 	for _, r := range refusals {
 		if r.detect(head) {
-			return fmt.Errorf("%s", r.msg)
+			return param.Errorf("from", r.msg)
 		}
 	}
 	return nil

@@ -4,7 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
+
+	"github.com/rewind-dev/rewind/internal/param"
 )
 
 // repeatBeforeDecode answers a re-ingest without decoding: only when a file
@@ -111,30 +112,30 @@ func (l *loader) samePath(ctx context.Context, in *input, sum string) error {
 		return nil
 	}
 	e := prev[len(prev)-1]
-	return hinted(fmt.Errorf("this path was ingested before with other content (experiment %s, %d rows, at %s UTC): it changed since; "+
-		"--replace loads it instead of the earlier content, --append adds it", e.exp, e.rows, e.when), "replace", "")
+	return hinted(param.Errorf("replace", "this path was ingested before with other content (experiment %s, %d rows, at %s UTC): it changed since; "+
+		"{replace} loads it instead of the earlier content, {append} adds it", e.exp, e.rows, e.when), "replace", "")
 }
 
-// HintedError names the flag that makes the command work, for the CLI's
-// "Try:" line: --Flag, with Value when it takes one.
+// HintedError names the parameter that makes the call work, for a
+// caller's "Try:" line (the CLI's --flag), with Value when it takes one.
 type HintedError struct {
-	Err         error
-	Flag, Value string
+	Err          error
+	Param, Value string
 }
 
 func (h *HintedError) Error() string { return h.Err.Error() }
 func (h *HintedError) Unwrap() error { return h.Err }
 
-func hinted(err error, flag, value string) error {
-	return &HintedError{Err: err, Flag: flag, Value: value}
+func hinted(err error, param, value string) error {
+	return &HintedError{Err: err, Param: param, Value: value}
 }
 
 func (l *loader) already(ctx context.Context, sum string, res *Result) (bool, error) {
 	if prev, ok := l.seen[sum]; ok {
 		res.Skipped, res.Experiment, res.Rows, res.Format = true, prev.Experiment, prev.Rows, prev.Format
-		res.Why = "the same content as " + prev.Path + ", loaded above"
+		res.Why = param.Textf("the same content as %s, loaded above", prev.Path)
 		if prev.Path == res.Path {
-			res.Why = "named twice: loaded once, above"
+			res.Why = param.Textf("named twice: loaded once, above")
 		}
 		return true, nil
 	}
@@ -148,15 +149,16 @@ func (l *loader) already(ctx context.Context, sum string, res *Result) (bool, er
 		return false, err
 	}
 	res.Skipped = true
-	res.Why = "already ingested"
+	why, args := "already ingested", []any{}
 	if path != res.Path {
-		res.Why += " as " + path
+		why, args = why+" as %s", append(args, path)
 	}
 	if len(l.opts.Params) > 0 {
 		if err := l.storeParams(ctx, res.Experiment); err != nil {
 			return false, err
 		}
-		res.Why += "; --set stored with experiment " + res.Experiment
+		why, args = why+"; {set} stored with experiment %s", append(args, res.Experiment)
 	}
+	res.Why = param.Textf(why, args...)
 	return true, nil
 }

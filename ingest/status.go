@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/rewind-dev/rewind/internal/param"
 )
 
 // DefaultOkStatus is what counts as ok where a format gives an HTTP status
@@ -42,7 +44,7 @@ func parseStatusRanges(s string) ([]statusRange, error) {
 			b, err2 = strconv.Atoi(strings.TrimSpace(hi))
 		}
 		if err1 != nil || err2 != nil || a < 0 || b > 999 || a > b {
-			return nil, fmt.Errorf("--ok-status %q: want statuses or ranges such as 200-399 or 200-299,404", s)
+			return nil, param.Errorf("ok-status", "{ok-status} %q: want statuses or ranges such as 200-399 or 200-299,404", s)
 		}
 		out = append(out, statusRange{a, b})
 	}

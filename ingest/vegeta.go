@@ -255,29 +255,16 @@ func (v *vegetaDec) emit(line int64, res *vegeta.Result) error {
 // a last line without a line end is read too (vegeta's decoder stops at
 // either without an error).
 func (v *vegetaDec) fromJSON(rd io.Reader) error {
-	lines := newLineReader(rd)
 	feed := &vegetaFeed{}
 	dec := vegeta.NewJSONDecoder(feed)
-	for {
-		b, line, err := lines.next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if b = bytes.TrimSuffix(b, []byte("\n")); len(bytes.TrimSpace(b)) == 0 {
-			continue
-		}
+	return textLines(v.ctx, rd, func(line int64, b []byte) error {
 		feed.b = append(b, '\n')
 		res := newResult()
 		if err := decodeResult(dec, res); err != nil {
 			return vegetaJSONErr(b, line, err)
 		}
-		if err := v.emit(line, res); err != nil {
-			return err
-		}
-	}
+		return v.emit(line, res)
+	})
 }
 
 // vegetaJSONErr names the field a line's error is in: the first member

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rewind-dev/rewind/internal/sandbox"
+	"github.com/rewind-dev/rewind/store"
 )
 
 // Result is what a cell's query returned. Rows holds at most the display
@@ -102,12 +103,8 @@ func query1(ctx context.Context, conn *sql.Conn, query string, limit int) (*Resu
 			res.Omitted++
 			continue
 		}
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
+		vals, err := store.ScanAny(rows, len(cols))
+		if err != nil {
 			return nil, err
 		}
 		res.Rows = append(res.Rows, vals)

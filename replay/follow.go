@@ -407,7 +407,7 @@ func (t *tail) lineDone(b []byte) error {
 	}
 	if t.inBaseline {
 		if !a.HasTMs {
-			return &ingest.LineError{File: t.cfg.Path, Line: t.line, Field: "t_ms", Msg: "missing: a time split (--baseline-until) needs send times"}
+			return ingest.FieldError(t.cfg.Path, t.line, "t_ms", "missing: a time split ({baseline-until}) needs send times")
 		}
 		if t.splitKnown && a.TMs >= t.splitAt {
 			if err := t.endBaseline(); err != nil {

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/rewind-dev/rewind/analyze"
 	"github.com/rewind-dev/rewind/hypothesis"
@@ -21,6 +22,22 @@ type Options struct {
 	MarginSet  bool
 	StopAfter  int64  // consecutive falsified windows that stop, marked on the timeline; default 1
 	Source     string // where the log came from, for the subtitle; optional
+	// Thresholds are k6 thresholds for the thresholds section (none: those
+	// the k6 log recorded, if any).
+	Thresholds []analyze.Threshold
+	// SLO, when set, adds the burn-rate section: its rules (default
+	// hypothesis.DefaultBurnRules), what makes a request good (default
+	// outcome = 'ok') and the budget's period (default 30 days), as in
+	// `rewind analyze burn-rate`.
+	SLO       hypothesis.Decimal
+	BurnRules []hypothesis.BurnRule
+	Good      string
+	Period    time.Duration
+	// Version and Date, when set, go into the footer: which rewind made
+	// the report, and when (callers pass a fixed date for reproducible
+	// output, e.g. from SOURCE_DATE_EPOCH).
+	Version string
+	Date    time.Time
 	// Progress, when set, is called after each section with the sections done
 	// and the total, so a long report can show a bar.
 	Progress func(done, total int)
@@ -56,6 +73,8 @@ var reportSections = []struct {
 	{"blast radius", blastSection},
 	{"falsification", falsificationSection},
 	{"stop-damage", stopDamageSection},
+	{"thresholds", thresholdsSection},
+	{"burn rate", burnRateSection},
 	{"timeline", timelineSection},
 	{"resolution", resolutionSection},
 	{"latency", latencySection},
@@ -79,7 +98,7 @@ func Build(q store.Querier, o Options) (Document, error) {
 	if o.StopAfter <= 0 {
 		o.StopAfter = 1
 	}
-	doc := Document{Title: "rewind report: " + e.Name, Subtitle: subtitle(e, o), Null: "-"}
+	doc := Document{Title: "rewind report: " + e.Name, Subtitle: subtitle(e, o), Null: "-", Footer: footer(o)}
 	if doc.Keys, o.roles, err = runKeys(q, e.Name); err != nil {
 		return doc, err
 	}
@@ -138,6 +157,21 @@ func (o Options) roleKey(role string) string {
 		return k
 	}
 	return role
+}
+
+// footer says which rewind made the report and when (UTC, RFC 3339).
+func footer(o Options) string {
+	if o.Version == "" && o.Date.IsZero() {
+		return ""
+	}
+	s := "Made by rewind"
+	if o.Version != "" {
+		s += " " + o.Version
+	}
+	if !o.Date.IsZero() {
+		s += " on " + o.Date.UTC().Format(time.RFC3339)
+	}
+	return s
 }
 
 func subtitle(e store.Experiment, o Options) string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -11,7 +12,7 @@ import (
 // stop-damage, each the result of the analysis function of the same name.
 
 func blastSection(q store.Querier, e store.Experiment, o Options) (*Section, error) {
-	if ok, err := hasRoles(q, e.Name, "experiment"); !ok || err != nil {
+	if ok, err := blastApplies(q, e, o); !ok || err != nil {
 		return nil, err
 	}
 	r, err := analyze.BlastRadius(q, analyze.BlastRadiusOptions{Experiment: e.Name, Planned: o.Planned})
@@ -37,6 +38,27 @@ func blastSection(q store.Querier, e store.Experiment, o Options) (*Section, err
 		Series:  []Series{{Name: "requests", Key: o.roleKey("experiment"), X: []float64{0, 1}, Y: []float64{planned, measured}}},
 	}}
 	return sec, nil
+}
+
+// blastApplies reports whether the blast-radius section is shown: an
+// experiment run, and a plan or tagged requests to measure against. Without
+// either the table is all zeros and NULLs, so the verdict says why it is
+// left out instead (blastVerdict).
+func blastApplies(q store.Querier, e store.Experiment, o Options) (bool, error) {
+	if ok, err := hasRoles(q, e.Name, "experiment"); !ok || err != nil {
+		return false, err
+	}
+	if hasPlan(e, o) {
+		return true, nil
+	}
+	return hypothesis.HasTags(q, hypothesis.Side{Experiment: e.Name, Role: "experiment"})
+}
+
+// hasPlan reports whether the report has a blast-radius plan: --planned or
+// the stored 'planned'.
+func hasPlan(e store.Experiment, o Options) bool {
+	p, _ := e.Params["planned"].(string)
+	return o.Planned != "" || p != ""
 }
 
 // windowed reports whether the falsification-based sections apply: a control
@@ -94,7 +116,7 @@ func stopDamageSection(q store.Querier, e store.Experiment, o Options) (*Section
 	return &Section{
 		Title: "Stop-damage",
 		Note: fmt.Sprintf("Stop at the first window that completes k consecutive falsified windows (margin %s): "+
-			"tagged requests damaged until then.", analyze.Human(o.Margin, "share")),
+			"%s until then.", analyze.Human(o.Margin, "share"), damageNoun(taggedLog(q, e))),
 		Tables: []Table{resultTable(r, "")},
 		Charts: []Chart{chart},
 	}, nil

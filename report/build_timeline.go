@@ -386,10 +386,7 @@ func resolutionSection(q store.Querier, e store.Experiment, o Options) (*Section
 	if err != nil {
 		return nil, err
 	}
-	sec := &Section{Title: "Resolution",
-		Note: "The busiest bucket of each run at 100 ms and at 1 s. ratio_1s = (peak_100ms / 100 ms) / (peak_1s / 1 s): " +
-			"how much a 1 s view understates the busiest moment.",
-		Tables: []Table{resultTable(cmp, "")}}
+	sec := &Section{Title: "Resolution", Note: resolutionNote(cmp), Tables: []Table{resultTable(quietPeaks(cmp), "")}}
 	for _, run := range slices.Sorted(maps.Keys(fine)) {
 		if len(sec.Charts) == maxResolutionCharts {
 			sec.Note += fmt.Sprintf(" Charts for the first %d runs.", maxResolutionCharts)

@@ -44,6 +44,15 @@ func verdictSection(q store.Querier, e store.Experiment, o Options) (*Section, e
 	} else if why != "" {
 		missing = append(missing, why)
 	}
+	for _, v := range []func(store.Querier, store.Experiment, Options) ([]Value, error){thresholdsVerdict, burnVerdict, burstVerdict} {
+		row, err := v(q, e, o)
+		if err != nil {
+			return nil, err
+		}
+		if row != nil {
+			rows = append(rows, row)
+		}
+	}
 	sec := &Section{Title: "Verdict", Tables: []Table{{Columns: verdictColumns, Rows: rows}}}
 	if len(rows) == 0 {
 		sec.Tables = nil
@@ -62,15 +71,18 @@ func headline(rows [][]Value) []string {
 		parts[i] = fmt.Sprintf("%s: %s", r[0], r[1])
 	}
 	s := strings.Join(parts, "; ") + "."
+	if strings.HasPrefix(s, "k6") { // a name keeps its case
+		return []string{s}
+	}
 	return []string{strings.ToUpper(s[:1]) + s[1:]}
 }
 
 // windowedWhy says why the hypothesis, stop and timeline are left out.
 func windowedWhy(e store.Experiment, o Options) string {
 	if _, err := analyze.WindowFor(e, o.Window); err != nil {
-		return "The steady-state hypothesis, the stop and the timeline need a window size: give --window 40 (requests) or --window 10s, or store one with --set window=40 at ingest."
+		return "The falsification, stop-damage and timeline sections are left out: they need a window size; give --window 40 (requests) or --window 10s, or store one with --set window=40 at ingest."
 	}
-	return "The steady-state hypothesis, the stop and the timeline need a control and an experiment run: give the runs their roles with --role RUN=control --role RUN=experiment at ingest."
+	return "The falsification, stop-damage and timeline sections are left out: they need a control and an experiment run; give the runs their roles with --role RUN=control --role RUN=experiment at ingest."
 }
 
 // hypothesisVerdict judges the steady-state hypothesis at the report's
@@ -96,7 +108,7 @@ func hypothesisVerdict(q store.Querier, e store.Experiment, o Options) ([]Value,
 	}
 	if expF == 0 {
 		return []Value{"steady-state hypothesis", "held",
-			fmt.Sprintf("%s; experiment: 0 of %d windows falsified; %s", threshold, expN, alarms)}, nil
+			fmt.Sprintf("%s; experiment: 0 of %s falsified; %s", threshold, hypothesis.Plural(expN, "window"), alarms)}, nil
 	}
 	first := toInt(row[r.Col("first_falsified_window")])
 	at, err := windowStart(q, e, w, first)
@@ -104,7 +116,7 @@ func hypothesisVerdict(q store.Querier, e store.Experiment, o Options) ([]Value,
 		return nil, err
 	}
 	return []Value{"steady-state hypothesis", "falsified",
-		fmt.Sprintf("%s; experiment: %d of %d windows falsified, first window %d%s; %s", threshold, expF, expN, first, at, alarms)}, nil
+		fmt.Sprintf("%s; experiment: %d of %s falsified, first window %d%s; %s", threshold, expF, hypothesis.Plural(expN, "window"), first, at, alarms)}, nil
 }
 
 // windowStart is " (from t = … ms)" for a window of the experiment run,
@@ -129,9 +141,9 @@ func stopVerdict(q store.Querier, e store.Experiment, o Options) ([]Value, error
 	row := r.Rows[0]
 	question := fmt.Sprintf("stop after %s", stopWindows(o.StopAfter))
 	until, total := toInt(row[r.Col("damage_until_stop")]), toInt(row[r.Col("total_damage")])
-	damaged := damagedNoun(q, e)
+	tagged := taggedLog(q, e)
 	if row[r.Col("stop_window")] == nil {
-		return []Value{question, "never fires", fmt.Sprintf("all %d %s happen unstopped", total, damaged)}, nil
+		return []Value{question, "never fires", damaged(total, tagged) + ", none prevented"}, nil
 	}
 	saved := total - until
 	share := "-"
@@ -139,16 +151,34 @@ func stopVerdict(q store.Querier, e store.Experiment, o Options) ([]Value, error
 		share = analyze.Human(float64(saved)/float64(total), "share")
 	}
 	return []Value{question, fmt.Sprintf("fires at window %d", toInt(row[r.Col("stop_window")])),
-		fmt.Sprintf("%d of %d %s before the stop: %d prevented (%s)", until, total, damaged, saved, share)}, nil
+		fmt.Sprintf("%d of %s before the stop: %d prevented (%s)", until, damaged(total, tagged), saved, share)}, nil
 }
 
-// damagedNoun names what stop-damage counts: tagged requests not ok, or,
-// in a log without tags, requests not ok (as the stop-damage note says).
-func damagedNoun(q store.Querier, e store.Experiment) string {
-	if tagged, err := hypothesis.HasTags(q, hypothesis.Side{Experiment: e.Name, Role: "experiment"}); err == nil && !tagged {
-		return "requests not ok"
+// taggedLog reports whether the experiment run tags requests; stop-damage
+// counts tagged requests not ok, or, in a log without tags, requests not ok
+// (as the stop-damage note says).
+func taggedLog(q store.Querier, e store.Experiment) bool {
+	tagged, err := hypothesis.HasTags(q, hypothesis.Side{Experiment: e.Name, Role: "experiment"})
+	return err != nil || tagged
+}
+
+// damageNoun is what stop-damage counts, as its note says it.
+func damageNoun(tagged bool) string {
+	if tagged {
+		return "tagged requests not ok (damaged)"
 	}
-	return "damaged requests"
+	return "requests not ok (the log tags no requests)"
+}
+
+// damaged names n of what stop-damage counts, singular for 1.
+func damaged(n int64, tagged bool) string {
+	if tagged {
+		return hypothesis.Plural(n, "damaged request")
+	}
+	if n == 1 {
+		return "1 request not ok"
+	}
+	return fmt.Sprintf("%d requests not ok", n)
 }
 
 // blastVerdict is the blast radius multiplier, when the experiment has a
@@ -156,6 +186,9 @@ func damagedNoun(q store.Querier, e store.Experiment) string {
 func blastVerdict(q store.Querier, e store.Experiment, o Options) (row []Value, why string, err error) {
 	if ok, err := hasRoles(q, e.Name, "experiment"); !ok || err != nil {
 		return nil, "", err
+	}
+	if ok, err := blastApplies(q, e, o); err != nil || !ok {
+		return nil, "The blast-radius section is left out: the log tags no requests and has no plan; give --planned 'SQL boolean' (or store it with --set planned=…) to compare.", err
 	}
 	r, err := analyze.BlastRadius(q, analyze.BlastRadiusOptions{Experiment: e.Name, Planned: o.Planned})
 	if err != nil || len(r.Rows) == 0 {
@@ -180,7 +213,7 @@ func stopWindows(k int64) string {
 	if k == 1 {
 		return "1 falsified window"
 	}
-	return fmt.Sprintf("%d consecutive falsified windows", k)
+	return fmt.Sprintf("%d consecutive falsified windows", k) // k ≥ 2 here
 }
 
 func trimFloatText(f float64) string { return strings.TrimSuffix(fmt.Sprintf("%.3f", f), ".000") }

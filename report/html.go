@@ -41,6 +41,7 @@ var pageTemplate = template.Must(template.ParseFS(pageFiles, "page/page.tmpl"))
 // formatted and chart data laid out, so the template only places things.
 type pageView struct {
 	Title, Subtitle string
+	Footer          string
 	TOC             []tocEntry
 	Sections        []sectionView
 	Data            pageData
@@ -101,7 +102,7 @@ func newPageView(d Document) pageView {
 	// Marking the embedded files CSS/JS is safe: they come from this
 	// package, never from data.
 	v := pageView{
-		Title: d.Title, Subtitle: d.Subtitle, Data: pageData{Charts: []chartData{}},
+		Title: d.Title, Subtitle: d.Subtitle, Footer: d.Footer, Data: pageData{Charts: []chartData{}},
 		LibCSS: template.CSS(uplotCSS), CSS: template.CSS(pageCSS),
 		LibJS: template.JS(uplotJS), JS: template.JS(pageJS),
 		null: nullText(d), colors: newColors(d.Keys),

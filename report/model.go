@@ -27,6 +27,9 @@ type Document struct {
 	// Null is how a NULL cell shows in tables; empty means Null ("NULL").
 	// The experiment report uses "-", as `rewind analyze` does.
 	Null string
+	// Footer closes the report, e.g. the rewind version and the date it
+	// was made ("rewind v1.2.0, 2026-12-02T20:40:00Z"); optional.
+	Footer string
 }
 
 // Section is one part of a report. Sections with a Title get a heading and an

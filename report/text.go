@@ -29,6 +29,9 @@ func RenderText(w io.Writer, d Document) error {
 	for _, s := range d.Sections {
 		writeSection(bw, s, nullText(d))
 	}
+	if d.Footer != "" {
+		fmt.Fprintf(bw, "\n--\n%s\n", textsafe.Clean(d.Footer))
+	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("render text: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/rewind-dev/rewind/analyze"
 	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/ingest"
 	"github.com/rewind-dev/rewind/report"
@@ -23,11 +24,18 @@ func TestVerdictGoldens(t *testing.T) {
 		opts  report.Options
 	}{
 		{"chaos", ingest.Options{}, []string{"../fixtures/chaos/gunluk.json"}, report.Options{Planned: "tag_hash(20260731, req) < 0.05"}},
+		{"chaos-one-window", ingest.Options{}, []string{"../fixtures/chaos/gunluk.json"}, report.Options{Window: hypothesis.Window{N: 400}, Planned: "tag_hash(20260731, req) < 0.05"}},
 		{"chaos-k2-no-plan", ingest.Options{}, []string{"../fixtures/chaos/gunluk.json"}, report.Options{StopAfter: 2}},
 		{"k6-checkout", ingest.Options{Experiment: "checkout", Roles: map[string]string{"baseline": "control", "chaos": "experiment"}},
 			[]string{"../fixtures/k6/baseline.json", "../fixtures/k6/chaos.json"}, report.Options{Window: hypothesis.Window{N: 20}}},
 		{"k6-checkout-no-window", ingest.Options{Experiment: "checkout", Roles: map[string]string{"baseline": "control", "chaos": "experiment"}},
 			[]string{"../fixtures/k6/baseline.json", "../fixtures/k6/chaos.json"}, report.Options{}},
+		{"k6-checkout-burn-rate", ingest.Options{Experiment: "checkout", Roles: map[string]string{"baseline": "control", "chaos": "experiment"}},
+			[]string{"../fixtures/k6/baseline.json", "../fixtures/k6/chaos.json"},
+			report.Options{Window: hypothesis.Window{N: 20}, SLO: "0.99", BurnRules: []hypothesis.BurnRule{mustRules(t, "1s/5s>10")[0], mustRules(t, "5s/10s>2")[0]}}},
+		{"k6-thresholds-recorded", ingest.Options{}, []string{"../ingest/testdata/real/k6/error-502-checks/input.json"}, report.Options{}},
+		{"k6-thresholds-given", ingest.Options{}, []string{"../ingest/testdata/real/k6/error-502-checks/input.json"},
+			report.Options{Thresholds: mustThresholds(t, "iterations: count>=8", "http_req_duration: p(99)<5000")}},
 		{"hypotheses-checkout", ingest.Options{}, []string{"../fixtures/hypotheses/checkout.ndjson"}, report.Options{Window: hypothesis.Window{Ms: 10000}}},
 		{"peaks", ingest.Options{}, []string{"../fixtures/peaks/sekil1.csv"}, report.Options{}},
 		{"storm", ingest.Options{}, []string{"../fixtures/storm/tiny.ndjson"}, report.Options{}},
@@ -62,4 +70,26 @@ func TestVerdictGoldens(t *testing.T) {
 			goldenReport(t, "testdata/verdict/"+c.name+".txt", buf.Bytes())
 		})
 	}
+}
+
+func mustRules(t *testing.T, s string) []hypothesis.BurnRule {
+	t.Helper()
+	r, err := hypothesis.ParseBurnRules(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func mustThresholds(t *testing.T, specs ...string) []analyze.Threshold {
+	t.Helper()
+	var out []analyze.Threshold
+	for _, s := range specs {
+		th, err := analyze.ParseThreshold(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, th)
+	}
+	return out
 }

@@ -52,9 +52,13 @@ func WithSuitable(db Querier, err error, has string) error {
 	return amb
 }
 
-func (e *AmbiguousError) Error() string {
-	return fmt.Sprintf("the database holds %d experiments (%s): name one with --experiment",
-		len(e.Names), strings.Join(e.Names, ", "))
+func (e *AmbiguousError) Error() string { return e.Say(func(p string) string { return p }) }
+
+// Say is the error with the parameter that names an experiment written as
+// name says (param.Say's rule: the CLI's --experiment).
+func (e *AmbiguousError) Say(name func(param string) string) string {
+	return fmt.Sprintf("the database holds %d experiments (%s): name one with %s",
+		len(e.Names), strings.Join(e.Names, ", "), name("experiment"))
 }
 
 // FindExperiment returns the named experiment, or the only one when name is

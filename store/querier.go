@@ -95,3 +95,18 @@ func (c ctxQuerier) Arrow(query string, args []any, fn func(arrow.RecordBatch) e
 	}
 	return rr.Err()
 }
+
+// ScanAny scans the current row of rows into one value per column, as
+// the driver gives them: the rows of a query whose columns are known only
+// when it runs (an analysis's table, a notebook cell).
+func ScanAny(rows *sql.Rows, columns int) ([]any, error) {
+	vals := make([]any, columns)
+	ptrs := make([]any, columns)
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := rows.Scan(ptrs...); err != nil {
+		return nil, err
+	}
+	return vals, nil
+}

@@ -35,9 +35,6 @@ func runProbes(ctx context.Context, e *env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usagef("analyze probes takes no arguments, got %q", fs.Arg(0))
-	}
 	o.Experiment = d.experiment
 	return runAnalysis(ctx, e, &d, "rewind analyze probes", func(q store.Querier) (*analyze.Result, error) {
 		return analyze.Probes(q, o)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -121,11 +122,11 @@ func runIngest(ctx context.Context, e *env, args []string) (err error) {
 	if err != nil {
 		var h *ingest.HintedError
 		if errors.As(err, &h) {
-			return hinted{err, rerun(fs, h.Flag, h.Value)}
+			return hinted{err, rerun(fs, strings.TrimPrefix(flagName(h.Param), "--"), h.Value)}
 		}
 		return err
 	}
-	printIngested(e, results)
+	printIngested(e.stdout, e.stderr, results)
 	return nil
 }
 
@@ -166,12 +167,13 @@ func (o *ingestOptions) options(e *env) (ingest.Options, error) {
 	return opts, nil
 }
 
-// printIngested says what each file gave (report prints the same lines).
-func printIngested(e *env, results []ingest.Result) {
+// printIngested says what each file gave on out, and its warnings on
+// warn (report prints the same lines, both on stderr).
+func printIngested(out, warn io.Writer, results []ingest.Result) {
 	for _, r := range results {
-		fmt.Fprintln(e.stdout, cleanLines(ingestedLine(r)))
+		fmt.Fprintln(out, cleanLines(ingestedLine(r)))
 		for _, w := range r.Warnings {
-			fmt.Fprintf(e.stderr, "Warning: %s\n", cleanLines(r.Path+": "+w))
+			fmt.Fprintf(warn, "Warning: %s\n", cleanLines(r.Path+": "+flagged(w)))
 		}
 	}
 }
@@ -180,9 +182,9 @@ func printIngested(e *env, results []ingest.Result) {
 func ingestedLine(r ingest.Result) string {
 	if r.Skipped {
 		if r.Rows == 0 && r.Experiment == "" {
-			return fmt.Sprintf("%s: skipped: %s", r.Path, r.Why)
+			return fmt.Sprintf("%s: skipped: %s", r.Path, flagged(r.Why))
 		}
-		return fmt.Sprintf("%s: %s (experiment %s, %s): nothing to do", r.Path, r.Why, r.Experiment, hypothesis.Plural(r.Rows, "row"))
+		return fmt.Sprintf("%s: %s (experiment %s, %s): nothing to do", r.Path, flagged(r.Why), r.Experiment, hypothesis.Plural(r.Rows, "row"))
 	}
 	format := r.Format
 	if r.Compression != "" {

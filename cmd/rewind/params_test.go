@@ -9,8 +9,13 @@ import (
 )
 
 // libraryParams finds the parameters the library packages name: {name} in
-// a param format, the first argument of param.Errorf, Param: of a param.Arg.
-var libraryParams = regexp.MustCompile(`\{([a-z][a-z0-9-]*)\}|param\.Errorf\("([a-z][a-z0-9-]*)"|Param: "([a-z][a-z0-9-]*)"`)
+// a string (a param format, an ingest fieldErr format), the first argument
+// of param.Errorf, Param: of a param.Arg, or the parameter of ingest's
+// hinted.
+var libraryParams = regexp.MustCompile(`(?:^|[^%])\{([a-z][a-z0-9-]*)\}|param\.Errorf\("([a-z][a-z0-9-]*)"|Param: "([a-z][a-z0-9-]*)"|"([a-z][a-z0-9-]*)", "[^"]*"\)$`)
+
+// stringLits finds Go string literals, interpreted and raw.
+var stringLits = regexp.MustCompile("\"(?:[^\"\\\\]|\\\\.)*\"|`[^`]*`")
 
 // Every parameter a library error names has its flag, so no message
 // reaches the user in library words.
@@ -27,11 +32,15 @@ func TestFlagsCoverParams(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, line := range strings.Split(string(b), "\n") {
-				if !strings.Contains(line, "param.") && !strings.Contains(line, "Param: ") {
+				if strings.HasPrefix(strings.TrimSpace(line), "//") {
 					continue
 				}
-				for _, m := range libraryParams.FindAllStringSubmatch(line, -1) {
-					p := m[1] + m[2] + m[3]
+				text := strings.Join(stringLits.FindAllString(line, -1), " ")
+				if strings.Contains(line, "param.") || strings.Contains(line, "Param: ") || strings.Contains(line, "hinted(") {
+					text = line
+				}
+				for _, m := range libraryParams.FindAllStringSubmatch(text, -1) {
+					p := m[1] + m[2] + m[3] + m[4]
 					seen++
 					if _, ok := flags[p]; !ok {
 						t.Errorf("%s: parameter %q has no flag in params.go", f, p)

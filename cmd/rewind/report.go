@@ -39,11 +39,17 @@ affected interval or start.
 an input, and replaces an existing file only when it is a page rewind wrote;
 --force replaces any other file. The page is written whole or not at all.
 
+A k6 log's recorded thresholds (or --threshold) add a thresholds section,
+--slo a burn-rate section (--rules, --good, --period as in 'rewind analyze
+burn-rate'); the verdict that opens the report gives their answers. The
+footer names the rewind version and the date (SOURCE_DATE_EPOCH when set).
+
 Examples:
   rewind report --planned 'tag_hash(20260731, req) < 0.05' fixtures/chaos/gunluk.json
   rewind report --metric p95 --max 250ms --window 10s --html canary.html fixtures/hypotheses/checkout.ndjson
   rewind report --html chaos.html
-  rewind report --db storm.duckdb --experiment storm --window 1s`
+  rewind report --db storm.duckdb --experiment storm --window 1s
+  rewind report --slo 99% --rules '1s/5s>10' --threshold 'http_req_failed: rate<0.01'`
 
 type reportOptions struct {
 	hyp    hypothesisFlags // the timeline's hypothesis (readHypothesis)
@@ -51,6 +57,7 @@ type reportOptions struct {
 	html   string
 	force  bool
 	window string
+	slo    reportSLOFlags
 	lib    rpt.Options
 }
 
@@ -70,7 +77,11 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&o.window, "window", "", "window: requests (40) or a duration (1s) (default: the stored window)")
 	fs.Float64Var(&o.lib.Margin, "margin", hypothesis.DefaultMargin, "timeline and stop-damage margin below the baseline, as a share")
 	fs.Int64Var(&o.lib.StopAfter, "stop-after", 1, "consecutive falsified windows that stop the experiment (the timeline's mark)")
+	o.slo.add(fs)
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := o.slo.read(fs, &o.lib); err != nil {
 		return err
 	}
 	var err error
@@ -150,12 +161,7 @@ func ingestForReport(ctx context.Context, e *env, d *dbFlags, files []string) er
 	}
 	// stdout is the report, so what ingest did goes to stderr, in the
 	// words rewind ingest uses.
-	for _, r := range results {
-		fmt.Fprintln(e.stderr, ingestedLine(r))
-		for _, w := range r.Warnings {
-			fmt.Fprintf(e.stderr, "Warning: %s: %s\n", r.Path, w)
-		}
-	}
+	printIngested(e.stderr, e.stderr, results)
 	return db.Close()
 }
 

@@ -62,9 +62,6 @@ func runSimChaos(ctx context.Context, e *env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usageError{hinted{fmt.Errorf("unexpected argument %q", fs.Arg(0)), "rewind sim chaos --out " + fs.Arg(0)}}
-	}
 	if err := o.cfg.Validate(); err != nil {
 		return usageError{hinted{err, "rewind sim chaos --help"}}
 	}

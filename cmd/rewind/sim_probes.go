@@ -54,9 +54,6 @@ func runSimProbes(ctx context.Context, e *env, args []string) error {
 	if err := parse(flags, args); err != nil {
 		return err
 	}
-	if flags.NArg() > 0 {
-		return usagef("sim probes takes no arguments, got %q", flags.Arg(0))
-	}
 	cfg := probes.Config{Scenario: probes.Default(), Sweep: o.sweep}
 	if o.scenario != "" {
 		sc, err := probes.LoadScenario(o.scenario)

@@ -68,21 +68,33 @@ type said struct {
 func (s said) Error() string { return Say(s.err, s.name) }
 func (s said) Unwrap() error { return s.err }
 
-// Say is err's message with the parameters of the first Error in its chain
-// written as name says: the Error's own text is replaced inside the
+// Sayer is an error that can name its parameters as a caller says: an
+// Error, or a library's own error type (ingest's file:line error) that
+// holds one.
+type Sayer interface {
+	error
+	Say(name func(param string) string) string
+}
+
+// Say is err's message with the parameters of the first Sayer in its chain
+// written as name says: the Sayer's own text is replaced inside the
 // wrappers' text, which quote it whole.
 func Say(err error, name func(param string) string) string {
 	msg := err.Error()
-	var pe *Error
-	if !errors.As(err, &pe) {
+	var s Sayer
+	if !errors.As(err, &s) {
 		return msg
 	}
-	before, after, ok := strings.Cut(msg, pe.Error())
+	before, after, ok := strings.Cut(msg, s.Error())
 	if !ok {
 		return msg
 	}
-	return before + pe.Say(name) + after
+	return before + s.Say(name) + after
 }
+
+// Textf is a message that is not a fault (a warning, a reason a file was
+// skipped) written as an Error, so that it names parameters the same way.
+func Textf(format string, args ...any) *Error { return Errorf("", format, args...) }
 
 // Arg is a parameter and a value for it: one part of a call that works,
 // for a caller to show in its own words.
