@@ -126,7 +126,7 @@ func writeReport(ctx context.Context, e *env, db *store.DB, o *reportOptions) er
 	var bar *progress.Bar // by section; nil until the total is known
 	o.lib.Progress = func(done, total int) {
 		if bar == nil {
-			bar = progress.New(e.stderr, e.stderrTTY, int64(total), "report")
+			bar = progress.New(e.stderr, e.stderrTTY, int64(total), "report", "sections")
 		}
 		bar.Set(int64(done))
 	}
