@@ -66,6 +66,10 @@ func newBar(w io.Writer, enabled bool, total int64, description string, extra ..
 		progressbar.OptionClearOnFinish(),
 	}
 	pb := progressbar.NewOptions64(total, append(opts, extra...)...)
+	// Drawn at once, the bar's clock starts now: its rate is the work over
+	// the time since it appeared, not one unit over the microseconds before
+	// the first Add (which showed "1174119 it/s").
+	_ = pb.RenderBlank()
 	return &Bar{pb: pb}
 }
 

@@ -2,6 +2,8 @@ package progress
 
 import (
 	"bytes"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -30,6 +32,7 @@ func TestEnabledWritesDescription(t *testing.T) {
 	t.Setenv("TERM", "xterm")
 	var buf bytes.Buffer
 	b := New(&buf, true, 100, "ingest runs.ndjson", "rows")
+	time.Sleep(redrawEvery + 10*time.Millisecond) // past the throttle
 	b.Add(40)
 	b.Set(100)
 	b.Finish()
@@ -39,6 +42,15 @@ func TestEnabledWritesDescription(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q: %q", want, out)
 		}
+	}
+	// The rate counts from when the bar appeared: 40 rows in at least
+	// 110 ms is at most 363 rows/s (an upper bound only: a slow machine
+	// makes it lower, never higher).
+	m := regexp.MustCompile(`\(40/100, (\d+) rows/s\)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Errorf("no rate of 40 rows: %q", out)
+	} else if n, _ := strconv.Atoi(m[1]); n > 363 {
+		t.Errorf("40 rows in 110 ms shown as %d rows/s", n)
 	}
 	if strings.Contains(out, "it/s") {
 		t.Errorf("a bar of rows shows it/s: %q", out)
