@@ -158,19 +158,21 @@ func (o *replayOptions) pace(e *env, speedSet bool, rec *replay.Recording) float
 // a bar on stderr counts the windows, cleared before each row so that rows
 // and bar never share a line on the terminal.
 func walk(ctx context.Context, e *env, format string, rec *replay.Recording, speed float64) error {
-	var bar *progress.Bar
-	if speed > 0 {
-		if _, err := replay.Schedule(rec.Windows, speed); err != nil {
-			return hinted{err, "rewind replay --fast"}
-		}
-		bar = progress.New(e.stderr, e.stderrTTY, int64(len(rec.Windows)), "replay", "windows")
-		defer bar.Finish()
-	}
 	var out io.Writer = e.stdout
 	if isData(format) {
 		out = e.stderr // stdout holds only the rows
 	}
-	fmt.Fprintln(out, replay.Describe(rec))
+	if speed > 0 {
+		if _, err := replay.Schedule(rec.Windows, speed); err != nil {
+			return hinted{err, "rewind replay --fast"}
+		}
+	}
+	fmt.Fprintln(out, replay.Describe(rec)) // before the bar, which takes the line below
+	var bar *progress.Bar
+	if speed > 0 {
+		bar = progress.New(e.stderr, e.stderrTTY, int64(len(rec.Windows)), "replay", "windows")
+		defer bar.Finish()
+	}
 	p, err := newVerdictOut(e.stdout, format, rec.Rule.Metric, speed == 0)
 	if err != nil {
 		return usageError{err}
