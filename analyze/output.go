@@ -22,45 +22,114 @@ var Formats = []string{"table", "json", "csv"}
 // characters escaped as \xNN, see report.Clean), a JSON array of
 // objects keyed by column name (null for no value), or CSV with a header.
 func Write(w io.Writer, r *Result, format string) error {
-	switch format {
-	case "", "table":
-		return writeTable(w, r)
-	case "json":
-		return writeJSON(w, r)
-	case "csv":
-		return writeCSV(w, r)
+	rw, err := NewRowWriter(w, format, r.Columns)
+	if err != nil {
+		return err
 	}
-	return fmt.Errorf("unknown format %q (want table, json or csv)", format)
+	for _, row := range r.Rows {
+		if err := rw.Row(row); err != nil {
+			return err
+		}
+	}
+	return rw.Close()
 }
 
-func writeJSON(w io.Writer, r *Result) error {
-	var b strings.Builder
-	b.WriteString("[")
-	for i, row := range r.Rows {
-		if i > 0 {
-			b.WriteString(",")
+// RowWriter writes rows one at a time in one of Formats, so that every
+// command that prints rows prints them alike. JSON and CSV rows are
+// written as they come, each in one write (a replay or a watch shows every
+// window as it closes; the JSON array's "]" comes with Close); a table is
+// written at Close, its columns as wide as their widest cell.
+type RowWriter struct {
+	w      io.Writer
+	format string
+	table  *Result
+	csv    *csv.Writer
+	rows   int
+	line   strings.Builder
+}
+
+// NewRowWriter returns a RowWriter of cols in format (table, json or csv).
+func NewRowWriter(w io.Writer, format string, cols []Column) (*RowWriter, error) {
+	// table keeps the columns (the JSON keys) and, for a table, the rows.
+	rw := &RowWriter{w: w, format: format, table: &Result{Columns: cols}}
+	switch format {
+	case "", "table", "json":
+	case "csv":
+		rw.csv = csv.NewWriter(w)
+		head := make([]string, len(cols))
+		for i, c := range cols {
+			head[i] = c.Name
 		}
-		b.WriteString("\n  {")
-		for j, c := range r.Columns {
-			if j > 0 {
-				b.WriteString(", ")
-			}
-			k, _ := marshalText(c.Name)
-			v, err := marshalText(jsonValue(row[j]))
-			if err != nil {
-				return err
-			}
-			b.Write(k)
-			b.WriteString(": ")
-			b.Write(v)
+		if err := rw.csv.Write(head); err != nil {
+			return nil, err
 		}
-		b.WriteString("}")
+	default:
+		return nil, fmt.Errorf("unknown format %q (want table, json or csv)", format)
 	}
-	if len(r.Rows) > 0 {
-		b.WriteString("\n")
+	return rw, nil
+}
+
+// Row writes one row, its values in the columns' order.
+func (rw *RowWriter) Row(row []any) error {
+	defer func() { rw.rows++ }()
+	switch rw.format {
+	case "json":
+		return rw.jsonRow(row)
+	case "csv":
+		rec := make([]string, len(row))
+		for i, v := range row {
+			rec[i] = plain(v)
+		}
+		if err := rw.csv.Write(rec); err != nil {
+			return err
+		}
+		rw.csv.Flush()
+		return rw.csv.Error()
 	}
-	b.WriteString("]\n")
-	_, err := io.WriteString(w, b.String())
+	rw.table.Rows = append(rw.table.Rows, row)
+	return nil
+}
+
+// Close ends the output: the JSON array's bracket, or the whole table.
+func (rw *RowWriter) Close() error {
+	switch rw.format {
+	case "json":
+		end := "\n]\n"
+		if rw.rows == 0 {
+			end = "[]\n"
+		}
+		_, err := io.WriteString(rw.w, end)
+		return err
+	case "csv":
+		rw.csv.Flush()
+		return rw.csv.Error()
+	}
+	return writeTable(rw.w, rw.table)
+}
+
+func (rw *RowWriter) jsonRow(row []any) error {
+	b := &rw.line
+	b.Reset()
+	if rw.rows == 0 {
+		b.WriteString("[\n  {")
+	} else {
+		b.WriteString(",\n  {")
+	}
+	for j, c := range rw.table.Columns {
+		if j > 0 {
+			b.WriteString(", ")
+		}
+		k, _ := marshalText(c.Name)
+		v, err := marshalText(jsonValue(row[j]))
+		if err != nil {
+			return err
+		}
+		b.Write(k)
+		b.WriteString(": ")
+		b.Write(v)
+	}
+	b.WriteString("}")
+	_, err := io.WriteString(rw.w, b.String())
 	return err
 }
 
@@ -69,28 +138,6 @@ func jsonValue(v any) any {
 		return nil
 	}
 	return v
-}
-
-func writeCSV(w io.Writer, r *Result) error {
-	cw := csv.NewWriter(w)
-	head := make([]string, len(r.Columns))
-	for i, c := range r.Columns {
-		head[i] = c.Name
-	}
-	if err := cw.Write(head); err != nil {
-		return err
-	}
-	for _, row := range r.Rows {
-		rec := make([]string, len(row))
-		for i, v := range row {
-			rec[i] = plain(v)
-		}
-		if err := cw.Write(rec); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
 }
 
 // plain formats a value for CSV: full precision, empty for null.
@@ -147,10 +194,11 @@ func writeTable(w io.Writer, r *Result) error {
 	cells := make([][]string, 0, len(r.Rows)+1)
 	head := make([]string, len(r.Columns))
 	for i, c := range r.Columns {
-		head[i] = textsafe.Clean(c.Name)
-		if c.Unit != "" && c.Unit != "share" && c.Unit != "x" && c.Unit != Measured {
-			head[i] += " (" + c.Unit + ")"
+		unit := c.Unit
+		if unit == "share" || unit == "x" || unit == Measured {
+			unit = "" // the cell carries it (96.00 %, 4.00×), or it varies by row
 		}
+		head[i] = textsafe.Clean(Header(c.Name, unit))
 	}
 	cells = append(cells, head)
 	for _, row := range r.Rows {

@@ -3,7 +3,6 @@ package replay
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/big"
@@ -20,14 +19,11 @@ import (
 // The table has the columns window (1-based), requests, ok (requests),
 // ok_share and threshold (shares, shown as %), falsified (yes/no), streak
 // (windows), damage_so_far (tagged requests not ok, cumulative) and stop
-// ("STOP" on the stopping window). The json format writes one object per
-// line with the keys window, requests, ok_share, threshold (shares 0-1),
-// falsified, streak, damage_so_far and stop (true on the stopping window
-// only).
+// ("STOP" on the stopping window). As data (json, csv), a verdict is
+// RowColumns and RowValues.
 type Printer struct {
 	w      io.Writer
 	buf    *bufio.Writer // with Buffer: lines wait here until Flush
-	json   bool
 	headed bool
 	metric string // "" and ok_share: the seed's columns
 	line   []byte // the table line being written, reused
@@ -62,30 +58,21 @@ func (p *Printer) out() io.Writer {
 }
 
 // SetMetric names the metric the verdicts judge: for any but ok_share the
-// fourth column is that metric's value (and json gains "metric" and
-// "value", in the metric's unit, as is "threshold").
+// fourth column is that metric's value.
 func (p *Printer) SetMetric(metric string) {
 	if metric != "ok_share" {
 		p.metric = metric
 	}
 }
 
-// Formats are the formats NewPrinter accepts.
-var Formats = []string{"table", "json"}
-
-// NewPrinter returns a Printer for format "table" or "json".
+// NewPrinter returns a Printer of the table; "table" is the one format
+// it writes (json and csv are rows: RowColumns and RowValues).
 func NewPrinter(w io.Writer, format string) (*Printer, error) {
-	switch format {
-	case "", "table":
-		return &Printer{w: w}, nil
-	case "json":
-		return &Printer{w: w, json: true}, nil
+	if format != "" && format != "table" {
+		return nil, fmt.Errorf("format %q: the printer writes the table", format)
 	}
-	return nil, fmt.Errorf("format %q: want table or json", format)
+	return &Printer{w: w}, nil
 }
-
-// JSON reports whether the printer writes JSON lines.
-func (p *Printer) JSON() bool { return p.json }
 
 var columns = []string{"window", "requests", "ok", "ok_share", "threshold", "falsified", "streak", "damage_so_far", "stop"}
 
@@ -93,46 +80,39 @@ var columns = []string{"window", "requests", "ok", "ok_share", "threshold", "fal
 // most "100.00 %").
 var widths = []int{6, 8, 6, 8, 9, 9, 6, 13, 4}
 
-type jsonVerdict struct {
-	Window      int64    `json:"window"`
-	Requests    int64    `json:"requests"`
-	OKShare     *float64 `json:"ok_share"`
-	Metric      string   `json:"metric,omitempty"`
-	Value       *float64 `json:"value,omitempty"`
-	Threshold   *float64 `json:"threshold"`
-	Falsified   bool     `json:"falsified"`
-	Streak      int      `json:"streak"`
-	DamageSoFar int64    `json:"damage_so_far"`
-	Stop        bool     `json:"stop"`
+// RowColumns are a verdict's fields as data (--format json and csv), in
+// RowValues's order: window, requests, ok, ok_share (0-1), threshold, then
+// falsified, streak, damage_so_far and stop (true on the stopping window
+// only). For a metric other than ok_share, metric and value (in the
+// metric's unit, as is threshold) come after ok_share.
+func RowColumns(metric string) []string {
+	if metric == "" || metric == "ok_share" {
+		return columns
+	}
+	return slices.Concat(columns[:4], []string{"metric", "value"}, columns[4:])
+}
+
+// RowValues is v as data, in RowColumns's order: shares 0-1, latency in
+// ms, nil where there is no value.
+func RowValues(v Verdict, metric string) []any {
+	row := []any{v.Window, v.Requests, v.OK, ratFloat(v.OKShare)}
+	if metric != "" && metric != "ok_share" {
+		row = append(row, metric, ratFloat(inUnit(v.Value, metric)))
+	}
+	return append(row, ratFloat(inUnit(v.Threshold, metric)), v.Falsified, int64(v.Streak), v.DamageSoFar, v.Stop)
+}
+
+// ratFloat is r as the nearest float64, nil for none.
+func ratFloat(r *big.Rat) any {
+	if r == nil {
+		return nil
+	}
+	f, _ := r.Float64()
+	return f
 }
 
 // Verdict writes one window.
 func (p *Printer) Verdict(v Verdict) error {
-	if p.json {
-		j := jsonVerdict{Window: v.Window, Requests: v.Requests, Falsified: v.Falsified,
-			Streak: v.Streak, DamageSoFar: v.DamageSoFar, Stop: v.Stop}
-		if v.Threshold != nil {
-			f, _ := inUnit(v.Threshold, p.metric).Float64()
-			j.Threshold = &f
-		}
-		if v.OKShare != nil {
-			f, _ := v.OKShare.Float64()
-			j.OKShare = &f
-		}
-		if p.metric != "" {
-			j.Metric = p.metric
-			if v.Value != nil {
-				f, _ := inUnit(v.Value, p.metric).Float64()
-				j.Value = &f
-			}
-		}
-		b, err := json.Marshal(j)
-		if err != nil {
-			return err
-		}
-		_, err = p.out().Write(append(b, '\n'))
-		return err
-	}
 	if !p.headed {
 		p.headed = true
 		head := slices.Clone(columns)

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rewind-dev/rewind/analyze"
 )
 
 // sigDigits is how many significant digits a non-integral float shows. Six
@@ -148,12 +150,16 @@ func rightAligned(row []Value, c int, numCol bool) bool {
 	return IsNumeric(row[c])
 }
 
-// header is a column heading with its unit, e.g. "p99 (ms)".
-func (c Column) header() string {
-	if c.Unit == "" {
-		return c.Name
+// header is a column heading with its unit, e.g. "p99 (ms)", but "p99_ms":
+// the rule of analyze's tables (analyze.Header).
+func (c Column) header() string { return analyze.Header(c.Name, c.Unit) }
+
+// shownUnit is the unit a heading shows: none when the name states it.
+func (c Column) shownUnit() string {
+	if analyze.NameStatesUnit(c.Name, c.Unit) {
+		return ""
 	}
-	return c.Name + " (" + c.Unit + ")"
+	return c.Unit
 }
 
 // cell returns row[c] formatted, or null when it is NULL or the row is short.

@@ -136,7 +136,7 @@ func newTableView(t Table, null string) tableView {
 	num := numericColumns(t)
 	tv := tableView{Caption: t.Caption, Omitted: t.Omitted}
 	for i, c := range t.Columns {
-		tv.Heads = append(tv.Heads, headView{Parts: nameParts(c.Name), Unit: c.Unit, Num: num[i]})
+		tv.Heads = append(tv.Heads, headView{Parts: nameParts(c.Name), Unit: c.shownUnit(), Num: num[i]})
 	}
 	for _, row := range t.Rows {
 		cells := make([]cellView, len(t.Columns))

@@ -111,7 +111,7 @@ func runBounds(_ context.Context, e *env, args []string) error {
 	fs.IntVar(&b.Cap, "cap", b.Cap, "largest backoff ceiling, in ticks")
 	fs.DurationVar(&tick, "tick", tick, "tick length, a whole number of ms")
 	fs.IntVar(&threshold, "threshold", threshold, "ticks after which the caller gives up")
-	fs.StringVarP(&d.format, "format", "f", "table", "output format: table, json or csv")
+	fs.StringVarP(&d.format, "format", "f", "table", formatHelp)
 	if err := parse(fs, args); err != nil {
 		return err
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/rewind-dev/rewind/analyze"
 	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/store"
 )
@@ -27,19 +26,12 @@ func (d *dbFlags) add(fs *pflag.FlagSet, withFormat bool) {
 	fs.StringVar(&d.db, "db", store.DefaultDB, "database file")
 	fs.StringVarP(&d.experiment, "experiment", "e", "", "experiment (may be left out when the database holds one)")
 	if withFormat {
-		fs.StringVarP(&d.format, "format", "f", "table", "output format: table, json or csv")
+		fs.StringVarP(&d.format, "format", "f", "table", formatHelp)
 	}
 	d.opts.add(fs)
 }
 
-func (d *dbFlags) checkFormat() error {
-	for _, f := range analyze.Formats {
-		if d.format == f {
-			return nil
-		}
-	}
-	return usagef("--format %q: want table, json or csv", d.format)
-}
+func (d *dbFlags) checkFormat() error { return checkRowFormat(d.format) }
 
 // openRead opens the database read-only (and sandboxed: see analyze.OpenWith).
 func (d *dbFlags) openRead(ctx context.Context) (*store.DB, error) {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rewind-dev/rewind/analyze"
 	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/ingest"
 	"github.com/rewind-dev/rewind/internal/progress"
@@ -34,10 +35,15 @@ unless --append joins them, and a second control or experiment run from
 another file is refused unless --role gives it that role. Re-ingesting an
 identical file does nothing and says so.
 
+Each file gets a line on stdout saying what it gave; --format json (one
+JSON array) or csv makes it a record per file with the keys path, format,
+compression, experiment, rows, events, resolution_ms, skipped and why.
+
 Examples:
   rewind ingest fixtures/chaos/gunluk.json
   rewind ingest --experiment checkout --role baseline=control --role chaos=experiment baseline.json chaos.json journal.json
   rewind ingest results/
+  rewind ingest --format json results/ | jq '.[] | select(.skipped)'
   rewind ingest /var/log/nginx/access.log
   rewind ingest --log-format '%h %l %u %t "%r" %>s %O "%{Referer}i" "%{User-Agent}i" %D' /var/log/apache2/access.log
   k6 run --out json=- script.js | rewind ingest --from k6 --name checkout-k6.json -
@@ -46,7 +52,7 @@ Examples:
 
 type ingestOptions struct {
 	db, experiment, run, name, from, okStatus string
-	logFormat, maxRecord                      string
+	logFormat, maxRecord, format              string
 	maxRatio                                  int64
 	set, maps, roles                          []string
 	replace, append, listFormats              bool
@@ -74,6 +80,7 @@ func runIngest(ctx context.Context, e *env, args []string) (err error) {
 	fs.StringVar(&o.maxRecord, "max-record", "64MiB", "refuse a record (a line; a CSV record) longer than SIZE; a format read as one document (JSON array, HAR, OTLP, Chaos Toolkit) may be 16 times as long")
 	fs.Int64Var(&o.maxRatio, "max-ratio", ingest.DefaultMaxRatio, "refuse a .gz or .zst that decompresses to more than N times its size (past its first 64 MiB)")
 	fs.BoolVar(&o.listFormats, "formats", false, "list the formats rewind reads, in detection order, and exit")
+	fs.StringVarP(&o.format, "format", "f", "table", "output format of the line per file: table (a sentence), json or csv")
 	var open openFlags
 	open.add(fs)
 	if err := parse(fs, args); err != nil {
@@ -84,6 +91,9 @@ func runIngest(ctx context.Context, e *env, args []string) (err error) {
 			fmt.Fprintf(e.stdout, "%-13s %s\n", f[0], f[1])
 		}
 		return nil
+	}
+	if err := checkRowFormat(o.format); err != nil {
+		return err
 	}
 	opts, err := o.options(e)
 	if err != nil {
@@ -126,8 +136,7 @@ func runIngest(ctx context.Context, e *env, args []string) (err error) {
 		}
 		return err
 	}
-	printIngested(e.stdout, e.stderr, results)
-	return nil
+	return printIngested(e.stdout, e.stderr, results, o.format)
 }
 
 // options turns the flags into ingest options; a bad value is a usage error.
@@ -168,15 +177,43 @@ func (o *ingestOptions) options(e *env) (ingest.Options, error) {
 }
 
 // printIngested says what each file gave on out, and its warnings on
-// warn (report prints the same lines, both on stderr).
-func printIngested(out, warn io.Writer, results []ingest.Result) {
+// warn (report prints the same lines, both on stderr): a sentence a file,
+// or with json and csv a record a file.
+func printIngested(out, warn io.Writer, results []ingest.Result, format string) error {
 	for _, r := range results {
-		fmt.Fprintln(out, cleanLines(ingestedLine(r)))
 		for _, w := range r.Warnings {
 			fmt.Fprintf(warn, "Warning: %s\n", cleanLines(r.Path+": "+flagged(w)))
 		}
 	}
+	if !isData(format) {
+		for _, r := range results {
+			fmt.Fprintln(out, cleanLines(ingestedLine(r)))
+		}
+		return nil
+	}
+	rw, err := analyze.NewRowWriter(out, format, ingestedColumns)
+	if err != nil {
+		return err
+	}
+	for _, r := range results {
+		res := any(r.ResolutionMs)
+		if r.ResolutionMs == 0 {
+			res = nil // no times
+		}
+		why := ""
+		if r.Why != nil {
+			why = flagged(r.Why)
+		}
+		row := []any{r.Path, r.Format, r.Compression, r.Experiment, r.Rows, r.Events, res, r.Skipped, why}
+		if err := rw.Row(row); err != nil {
+			return err
+		}
+	}
+	return rw.Close()
 }
+
+var ingestedColumns = []analyze.Column{{Name: "path"}, {Name: "format"}, {Name: "compression"}, {Name: "experiment"},
+	{Name: "rows"}, {Name: "events"}, {Name: "resolution_ms"}, {Name: "skipped"}, {Name: "why"}}
 
 // ingestedLine is one file's line: what was loaded, or why nothing was.
 func ingestedLine(r ingest.Result) string {

@@ -31,15 +31,17 @@ requests that had failed by then.
 
 --speed paces the windows by the log's own t_ms (2 = twice as fast); --fast
 (also --max with no value), the default when stdout is not a terminal, does
-not wait. --format json
-writes one object per window (keys window, requests, ok_share, threshold,
-falsified, streak, damage_so_far, stop) and the summary on stderr.
+not wait. --format json writes one JSON array, an object per window (keys
+window, requests, ok, ok_share, threshold, falsified, streak,
+damage_so_far, stop; shares 0-1), --format csv the same columns with a
+header; the opening line and the summary then go to stderr.
 
 Examples:
   rewind replay
   rewind replay --margin 0.05 --stop-after 2
   rewind replay --window 1s --speed 10
-  rewind replay --format json | jq 'select(.stop)'
+  rewind replay --format json | jq '.[] | select(.stop)'
+  rewind replay --format csv > windows.csv
   rewind replay --control baseline --treatment canary --metric p95 --window 30s --tolerance 20%
   rewind replay --window 30s --stop-on burn-rate --slo 99% --rules '1m/5m>5'`
 
@@ -63,7 +65,7 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	var o replayOptions
 	fs := newFlags(e, "replay", replayUsage)
 	o.d.add(fs, false)
-	fs.StringVarP(&o.format, "format", "f", "table", "output format: table or json")
+	fs.StringVarP(&o.format, "format", "f", "table", formatHelp)
 	fs.StringVar(&o.window, "window", "", "window: requests (40) or a duration (1s) (default: the stored window)")
 	fs.StringVar(&o.margin, "margin", "", "margin below the baseline, as an exact share (default: the stored margin, else 0.10)")
 	fs.IntVar(&o.k, "stop-after", 1, "consecutive falsified windows that stop the experiment")
@@ -90,9 +92,8 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	if fs.Changed("speed") && (o.fast || o.speed <= 0) {
 		return usagef("--speed %g: want a positive speed, and not with --fast", o.speed)
 	}
-	p, err := replay.NewPrinter(e.stdout, o.format)
-	if err != nil {
-		return usageError{err}
+	if err := checkRowFormat(o.format); err != nil {
+		return err
 	}
 	db, err := o.d.openRead(ctx)
 	if err != nil {
@@ -103,9 +104,8 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return explain(err, "rewind replay")
 	}
-	p.SetMetric(rec.Rule.Metric)
 	speed := o.pace(e, fs.Changed("speed"), rec)
-	return walk(ctx, e, p, rec, speed)
+	return walk(ctx, e, o.format, rec, speed)
 }
 
 func (o *replayOptions) config() (replay.Config, error) {
@@ -154,30 +154,36 @@ func (o *replayOptions) pace(e *env, speedSet bool, rec *replay.Recording) float
 	return 1
 }
 
-func walk(ctx context.Context, e *env, p *replay.Printer, rec *replay.Recording, speed float64) error {
-	var bar *progress.Bar
+// walk prints the windows as they close and then the summary; with --speed
+// a bar on stderr counts the windows, cleared before each row so that rows
+// and bar never share a line on the terminal.
+func walk(ctx context.Context, e *env, format string, rec *replay.Recording, speed float64) error {
+	var out io.Writer = e.stdout
+	if isData(format) {
+		out = e.stderr // stdout holds only the rows
+	}
 	if speed > 0 {
 		if _, err := replay.Schedule(rec.Windows, speed); err != nil {
 			return hinted{err, "rewind replay --fast"}
 		}
-		bar = progress.New(e.stderr, e.stderrTTY, int64(len(rec.Windows)), "replay")
+	}
+	fmt.Fprintln(out, replay.Describe(rec)) // before the bar, which takes the line below
+	var bar *progress.Bar
+	if speed > 0 {
+		bar = progress.New(e.stderr, e.stderrTTY, int64(len(rec.Windows)), "replay", "windows")
 		defer bar.Finish()
 	}
-	var out io.Writer = e.stdout
-	if p.JSON() {
-		out = e.stderr // stdout holds only the window objects
-	} else {
-		fmt.Fprintln(out, replay.Describe(rec))
-	}
-	if speed == 0 { // nothing waits: write the windows in blocks
-		p.Buffer()
+	p, err := newVerdictOut(e.stdout, format, rec.Rule.Metric, speed == 0)
+	if err != nil {
+		return usageError{err}
 	}
 	s, err := rec.Walk(ctx, speed, func(v replay.Verdict) error {
-		bar.Add(1)
+		bar.Clear()
+		defer bar.Add(1)
 		return p.Verdict(v)
 	})
-	if ferr := p.Flush(); err == nil {
-		err = ferr
+	if cerr := p.Close(); err == nil {
+		err = cerr
 	}
 	if err != nil {
 		return err

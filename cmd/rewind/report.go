@@ -161,7 +161,9 @@ func ingestForReport(ctx context.Context, e *env, d *dbFlags, files []string) er
 	}
 	// stdout is the report, so what ingest did goes to stderr, in the
 	// words rewind ingest uses.
-	printIngested(e.stderr, e.stderr, results)
+	if err := printIngested(e.stderr, e.stderr, results, "table"); err != nil {
+		return err
+	}
 	return db.Close()
 }
 
@@ -169,7 +171,7 @@ func writeReport(ctx context.Context, e *env, db *store.DB, o *reportOptions) er
 	var bar *progress.Bar // by section; nil until the total is known
 	o.lib.Progress = func(done, total int) {
 		if bar == nil {
-			bar = progress.New(e.stderr, e.stderrTTY, int64(total), "report")
+			bar = progress.New(e.stderr, e.stderrTTY, int64(total), "report", "sections")
 		}
 		bar.Set(int64(done))
 	}

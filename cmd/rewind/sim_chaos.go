@@ -105,7 +105,7 @@ func batchBar(e *env, desc string) (func(done, total int), func()) {
 		mu.Lock()
 		defer mu.Unlock()
 		if bar == nil {
-			bar = progress.New(e.stderr, true, int64(total), desc)
+			bar = progress.New(e.stderr, true, int64(total), desc, "batches")
 		}
 		if done > last {
 			last = done

@@ -23,7 +23,8 @@ code. A count window (--window 40) closes at its 40th row; a duration window
 expected in t_ms order; a late row counts in the open window). A window is falsified when its ok
 share is strictly below baseline - margin; the stop fires on the window that completes K
 consecutive falsified windows. Each window is printed as it closes (the
-columns of rewind replay). Exit code 3 the moment the stop fires; 0 when
+columns of rewind replay; --format csv writes a line per window, --format
+json one JSON array, closed however watch ends). Exit code 3 the moment the stop fires; 0 when
 the log ends without a stop (--until-eof: at end of file; --idle-timeout:
 after no growth for that long); without either, it follows until stopped.
 At the end of the log the open window closes as a short last window.
@@ -99,7 +100,7 @@ func watchFlags(e *env) (*watchOptions, *pflag.FlagSet) {
 	fs.IntVar(&o.k, "stop-after", 1, "consecutive falsified windows that stop the experiment")
 	fs.BoolVar(&o.untilEOF, "until-eof", false, "end at the end of the file instead of following it")
 	fs.DurationVar(&o.idle, "idle-timeout", 0, "end when the file has not grown for this long")
-	fs.StringVarP(&o.format, "format", "f", "table", "output format: table or json")
+	fs.StringVarP(&o.format, "format", "f", "table", formatHelp)
 	fs.StringVar(&o.baseline, "baseline", "", "the baseline in the metric's unit: 0.96 (shares), 230ms, 50/s")
 	o.h.add(fs, false, true)
 	o.stop.add(fs, true)
@@ -115,17 +116,21 @@ func runWatch(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() != 1 {
 		return usageError{hinted{fmt.Errorf("want one log file, got %d arguments", fs.NArg()), "rewind watch --help"}}
 	}
+	if err := checkRowFormat(o.format); err != nil {
+		return err
+	}
 	cfg, err := o.config(ctx)
 	if err != nil {
 		return err
 	}
 	cfg.Path = fs.Arg(0)
 	cfg.Notice = func(msg string) { fmt.Fprintf(e.stderr, "watch: %s\n", msg) }
-	p, err := replay.NewPrinter(e.stdout, o.format)
+	// Rows as each window closes; a JSON array is closed however watch ends
+	// (a stop, the end of the log, an interrupt), so it always parses.
+	p, err := newVerdictOut(e.stdout, o.format, cfg.Rule.Metric, false)
 	if err != nil {
 		return usageError{err}
 	}
-	p.SetMetric(cfg.Rule.Metric)
 	if o.stop.good != "" {
 		g, err := replay.NewGood(ctx, o.stop.good)
 		if err != nil {
@@ -135,6 +140,9 @@ func runWatch(ctx context.Context, e *env, args []string) error {
 		cfg.Good, cfg.GoodText = g.Eval, o.stop.good
 	}
 	s, err := replay.Follow(ctx, cfg, p.Verdict)
+	if cerr := p.Close(); err == nil {
+		err = cerr
+	}
 	if err != nil {
 		return err
 	}

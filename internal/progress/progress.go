@@ -26,12 +26,14 @@ type Bar struct {
 	pb *progressbar.ProgressBar
 }
 
-// New returns a bar that writes to w. When enabled is false it writes nothing
-// at all; pass IsTerminal(os.Stderr) for the usual rule. A total <= 0 means the
+// New returns a bar that writes to w and counts unit, a plural a person
+// reads ("rows", "windows", "requests", "sections"): the rate shows as
+// "12 windows/s", never "it/s". When enabled is false it writes nothing at
+// all; pass IsTerminal(os.Stderr) for the usual rule. A total <= 0 means the
 // amount of work is unknown: the bar shows a spinner, count and rate instead
 // (redrawn by a goroutine until Finish, so always call Finish).
-func New(w io.Writer, enabled bool, total int64, description string) *Bar {
-	return newBar(w, enabled, total, description)
+func New(w io.Writer, enabled bool, total int64, description, unit string) *Bar {
+	return newBar(w, enabled, total, description, progressbar.OptionSetItsString(unit))
 }
 
 // NewBytes is a bar whose units are bytes: it shows MB done, MB/s and an ETA.
@@ -59,9 +61,15 @@ func newBar(w io.Writer, enabled bool, total int64, description string, extra ..
 		progressbar.OptionSetElapsedTime(true),
 		progressbar.OptionThrottle(redrawEvery),
 		progressbar.OptionSetWidth(30),
-		progressbar.OptionOnCompletion(func() { _, _ = io.WriteString(w, "\n") }),
+		// Done, the bar leaves no line behind: what the command prints
+		// next starts where the bar was.
+		progressbar.OptionClearOnFinish(),
 	}
 	pb := progressbar.NewOptions64(total, append(opts, extra...)...)
+	// Drawn at once, the bar's clock starts now: its rate is the work over
+	// the time since it appeared, not one unit over the microseconds before
+	// the first Add (which showed "1174119 it/s").
+	_ = pb.RenderBlank()
 	return &Bar{pb: pb}
 }
 
@@ -89,7 +97,17 @@ func (b *Bar) Set(n int64) {
 	_ = b.pb.Set64(n)
 }
 
-// Finish draws the bar complete and ends its line. Calling it twice is safe.
+// Clear blanks the bar's line, so a line written to the same terminal (a
+// table row on stdout) starts clean; the next Add draws the bar again below
+// it.
+func (b *Bar) Clear() {
+	if b == nil || b.pb == nil || b.pb.IsFinished() {
+		return
+	}
+	_ = b.pb.Clear()
+}
+
+// Finish ends the bar and clears its line. Calling it twice is safe.
 func (b *Bar) Finish() {
 	if b == nil || b.pb == nil || b.pb.IsFinished() {
 		return
