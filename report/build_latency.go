@@ -142,7 +142,7 @@ func overlayCharts(per map[string]*latencyRun, runs []string, bucketMs float64, 
 	lat := Chart{Title: m + " latency per " + p + ", every run", XLabel: "t (s)", YLabel: m + " latency (ms)", Half: true,
 		HLines: slo, Bands: o.chart.fault.secondsBand()}
 	ok := Chart{Title: "Ok share per " + p + ", every run", XLabel: "t (s)", YLabel: "ok share (%)", Half: true,
-		Bands: lat.Bands, YFixed: true}
+		Bands: lat.Bands, YFixed: true, HLines: o.sloLines("ok_share")}
 	var shares []float64
 	for _, run := range runs {
 		l := per[run]
@@ -158,7 +158,7 @@ func overlayCharts(per map[string]*latencyRun, runs []string, bucketMs float64, 
 	if len(lat.Series) == 0 {
 		return nil
 	}
-	ok.YRange = shareRange("ok_share", shares)
+	ok.YRange = shareRange("ok_share", append(shares, lineValues(ok.HLines)...))
 	return []Chart{lat, ok}
 }
 

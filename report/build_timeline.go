@@ -232,8 +232,9 @@ func (tl *timeline) section(o Options, w hypothesis.Window, th hypothesis.Bound,
 	// stop is about, drawn last, on top.
 	c := Chart{Title: metricTitle(m) + " per window", Kind: KindStep, XLabel: "window", YLabel: axisLabel(m),
 		Series: []Series{ctl, exp}, HLines: []Line{{Label: "threshold (" + thresholdName(th) + ")", Y: thY}}}
+	c.HLines = append(c.HLines, o.sloLines(m)...)
 	if hypothesis.MetricUnit(m) == "share" {
-		c.YRange, c.YFixed = shareRange(m, append(slices.Concat(ctl.Y, exp.Y), thY)), true
+		c.YRange, c.YFixed = shareRange(m, slices.Concat(ctl.Y, exp.Y, lineValues(c.HLines))), true
 	}
 	note := tl.note(th)
 	if stop == stop {
@@ -289,6 +290,30 @@ func humanIn(v float64, unit string) string {
 		s += " " + unit
 	}
 	return s
+}
+
+// sloLines draw --slo on a share axis (in %): the objective on an ok
+// share, the error budget it leaves on an error rate.
+func (o Options) sloLines(metric string) []Line {
+	f, err := strconv.ParseFloat(string(o.SLO), 64)
+	if o.SLO == "" || err != nil {
+		return nil
+	}
+	switch metric {
+	case "ok_share":
+		return []Line{{Label: "SLO " + sloText(o.SLO), Y: 100 * f}}
+	case "error_rate":
+		return []Line{{Label: "error budget (1 − SLO " + sloText(o.SLO) + ")", Y: 100 * (1 - f)}}
+	}
+	return nil
+}
+
+func lineValues(ls []Line) []float64 {
+	out := make([]float64, len(ls))
+	for i, l := range ls {
+		out[i] = l.Y
+	}
+	return out
 }
 
 // shareRange is a share axis that does not start at the data's minimum,

@@ -294,3 +294,17 @@ func TestShadingFromRunParams(t *testing.T) {
 		t.Errorf("resolution bands (-want +got):\n%s", diff)
 	}
 }
+
+// TestSLOLine: --slo 99% is a line at 99 % on the ok-share charts (the
+// timeline, the ok share of every run), inside their axis.
+func TestSLOLine(t *testing.T) {
+	doc, _ := buildFrom(t, ingest.Options{}, report.Options{SLO: "0.99"}, "testdata/latency.ndjson")
+	tl := section(t, doc, "Timeline").Charts[0]
+	lat := section(t, doc, "Latency").Charts
+	for _, c := range []report.Chart{tl, lat[len(lat)-1]} {
+		i := slices.IndexFunc(c.HLines, func(l report.Line) bool { return strings.HasPrefix(l.Label, "SLO") })
+		if i < 0 || c.HLines[i].Y != 99 || c.YRange[1] != 100 || c.YRange[0] > 99 {
+			t.Errorf("%q: lines %+v on %v, want the SLO at 99 within the axis", c.Title, c.HLines, c.YRange)
+		}
+	}
+}
