@@ -101,7 +101,17 @@ func stopDamageSection(q store.Querier, e store.Experiment, o Options) (*Section
 	if ok, err := windowed(q, e, o); !ok || err != nil {
 		return nil, err
 	}
-	r, err := analyze.StopDamage(q, analyze.StopDamageOptions{Experiment: e.Name, Window: o.Window, Margin: o.Margin, MarginSet: true})
+	so := analyze.StopDamageOptions{Experiment: e.Name, Window: o.Window, Margin: o.Margin, MarginSet: true}
+	judged := fmt.Sprintf("margin %s", analyze.Human(o.Margin, "share"))
+	if o.custom() { // the flags' hypothesis, as the verdict and the timeline judge it
+		th, err := o.threshold(e)
+		if err != nil {
+			return nil, err
+		}
+		so.Hypothesis, so.Bound = o.Hypothesis, &th
+		judged = th.Describe(o.Hypothesis.MetricOrDefault())
+	}
+	r, err := analyze.StopDamage(q, so)
 	if err != nil {
 		return nil, err
 	}
@@ -115,8 +125,8 @@ func stopDamageSection(q store.Querier, e store.Experiment, o Options) (*Section
 	}
 	return &Section{
 		Title: "Stop-damage",
-		Note: fmt.Sprintf("Stop at the first window that completes k consecutive falsified windows (margin %s): "+
-			"%s until then.", analyze.Human(o.Margin, "share"), damageNoun(taggedLog(q, e))),
+		Note: fmt.Sprintf("Stop at the first window that completes k consecutive falsified windows (%s): "+
+			"%s until then.", judged, damageNoun(taggedLog(q, e))),
 		Tables: []Table{resultTable(r, "")},
 		Charts: []Chart{chart},
 	}, nil

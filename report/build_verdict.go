@@ -92,16 +92,46 @@ func hypothesisVerdict(q store.Querier, e store.Experiment, o Options) ([]Value,
 	if err != nil {
 		return nil, err
 	}
+	if o.custom() {
+		return customVerdict(q, e, o, w)
+	}
 	r, err := analyze.Falsification(q, analyze.FalsificationOptions{Experiment: e.Name, Window: o.Window, Margins: []float64{o.Margin}})
 	if err != nil || len(r.Rows) == 0 {
 		return nil, err
 	}
-	row := r.Rows[0]
-	baseline := toFloat(row[r.Col("baseline")])
-	ctlF, ctlN := toInt(row[r.Col("control_falsified")]), toInt(row[r.Col("control_windows")])
-	expF, expN := toInt(row[r.Col("experiment_falsified")]), toInt(row[r.Col("experiment_windows")])
+	baseline := toFloat(r.Rows[0][r.Col("baseline")])
 	threshold := fmt.Sprintf("ok share ≥ %s (control baseline %s − margin %s) per %s window",
 		analyze.Human(baseline-o.Margin, "share"), analyze.Human(baseline, "share"), analyze.Human(o.Margin, "share"), windowName(w))
+	return judgedVerdict(q, e, w, r, threshold)
+}
+
+// custom reports a hypothesis named by flags (--metric, the sides, a
+// bound): the verdict, the stop and the timeline then all judge it.
+func (o Options) custom() bool { return !o.Hypothesis.IsDefault() || o.Bound != nil }
+
+// customVerdict judges the flags' hypothesis with its threshold, as the
+// timeline draws it.
+func customVerdict(q store.Querier, e store.Experiment, o Options, w hypothesis.Window) ([]Value, error) {
+	th, err := o.threshold(e)
+	if err != nil {
+		return nil, err
+	}
+	r, err := analyze.Falsification(q, analyze.FalsificationOptions{Experiment: e.Name, Window: o.Window,
+		Hypothesis: o.Hypothesis, Bounds: []hypothesis.Bound{th}})
+	if err != nil || len(r.Rows) == 0 {
+		return nil, err
+	}
+	m := o.Hypothesis.MetricOrDefault()
+	threshold := fmt.Sprintf("%s (threshold %s) per %s window", th.Describe(m),
+		humanIn(toFloat(r.Rows[0][r.Col("threshold")]), hypothesis.MetricUnit(m)), windowName(w))
+	return judgedVerdict(q, e, w, r, threshold)
+}
+
+// judgedVerdict reads a one-threshold falsification result.
+func judgedVerdict(q store.Querier, e store.Experiment, w hypothesis.Window, r *analyze.Result, threshold string) ([]Value, error) {
+	row := r.Rows[0]
+	ctlF, ctlN := toInt(row[r.Col("control_falsified")]), toInt(row[r.Col("control_windows")])
+	expF, expN := toInt(row[r.Col("experiment_falsified")]), toInt(row[r.Col("experiment_windows")])
 	alarms := fmt.Sprintf("control: %d of %d falsified (no false alarm)", ctlF, ctlN)
 	if ctlF > 0 {
 		alarms = fmt.Sprintf("control: %d of %d falsified (%s)", ctlF, ctlN, hypothesis.Plural(ctlF, "false alarm"))
@@ -134,7 +164,15 @@ func windowStart(q store.Querier, e store.Experiment, w hypothesis.Window, windo
 // stopVerdict says where a stop after k falsified windows fires and what
 // it would have prevented.
 func stopVerdict(q store.Querier, e store.Experiment, o Options) ([]Value, error) {
-	r, err := analyze.StopDamage(q, analyze.StopDamageOptions{Experiment: e.Name, Window: o.Window, Margin: o.Margin, MarginSet: true, Ks: []int64{o.StopAfter}})
+	so := analyze.StopDamageOptions{Experiment: e.Name, Window: o.Window, Margin: o.Margin, MarginSet: true, Ks: []int64{o.StopAfter}}
+	if o.custom() {
+		th, err := o.threshold(e)
+		if err != nil {
+			return nil, err
+		}
+		so.Hypothesis, so.Bound = o.Hypothesis, &th
+	}
+	r, err := analyze.StopDamage(q, so)
 	if err != nil || len(r.Rows) == 0 {
 		return nil, err
 	}

@@ -308,3 +308,22 @@ func TestSLOLine(t *testing.T) {
 		}
 	}
 }
+
+// TestVerdictFollowsHypothesis: with --metric p95 --max 250ms the verdict,
+// the stop-damage section and the timeline judge the same hypothesis: the
+// verdict's stop is the timeline's mark and stop-damage's k = 1 row.
+func TestVerdictFollowsHypothesis(t *testing.T) {
+	doc := checkoutCanary(t, "max 250ms")
+	stop := section(t, doc, "Timeline").Charts[0].VMarks[0].X
+	v := section(t, doc, "Verdict").Tables[0]
+	if got, want := fmt.Sprint(v.Rows[1][1]), fmt.Sprintf("fires at window %d", int64(stop)); got != want {
+		t.Errorf("verdict stop %q, want %q (the timeline's)", got, want)
+	}
+	if !strings.Contains(fmt.Sprint(v.Rows[0][2]), "p95 > 250 ms") {
+		t.Errorf("verdict detail %q does not judge p95 against 250 ms", v.Rows[0][2])
+	}
+	sd := section(t, doc, "Stop-damage").Tables[0]
+	if got := sd.Rows[0][1]; got != int64(stop) {
+		t.Errorf("stop-damage k = 1 stops at %v, want window %v", got, stop)
+	}
+}
