@@ -36,7 +36,16 @@ var byAnalyses = []struct{ name, call string }{
 	{"retries", "%s, 1000, 3000)"},
 	{"amplification", "%s)"},
 	{"amplification", "%s, tick_ms := 7, fault_from_ms := 100, fault_to_ms := 900, normal_rate := 2)"},
+	{"burn_rate", "%s, (outcome = 'ok'), slo := 0.9, rules := " + byBurnRules + ", partial := true)"},
+	{"burn_rate", "%s, (latency_ms < 50), slo := 0.99, rules := " + byBurnRules + ", step_ms := 30)"},
+	{"burn_rate", "%s, (status < 400), rules := " + byBurnRules + ")"},
 }
+
+// byBurnRules fire within the seconds the real logs last.
+// (Their shortest window sets the bucket, a 64th of it: 250 ms keeps a
+// 30 s log to some 8000 buckets.)
+const byBurnRules = `[{name: 'a', short_ms: 250, long_ms: 1000, factor: 1}, {name: 'b', short_ms: 500, long_ms: 3000, factor: 2},
+	{name: 'c', short_ms: 1000, long_ms: 20000, factor: 0.5}]`
 
 // A group's rows of NAME_by are NAME over the log filtered to the group,
 // for every group of every case: the experiment's rows of one group are
