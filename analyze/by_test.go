@@ -39,7 +39,23 @@ var byAnalyses = []struct{ name, call string }{
 	{"burn_rate", "%s, (outcome = 'ok'), slo := 0.9, rules := " + byBurnRules + ", partial := true)"},
 	{"burn_rate", "%s, (latency_ms < 50), slo := 0.99, rules := " + byBurnRules + ", step_ms := 30)"},
 	{"burn_rate", "%s, (status < 400), rules := " + byBurnRules + ")"},
+	{"falsification", "%s, size_n := 7, control_role := 'control', " + bySides + ")"},
+	{"falsification", "%s, size_ms := 250, metric := 'error_rate', margins := [0, 0.1], " + bySplit + ")"},
+	{"falsification", "%s, size_n := 3)"},
+	{"hypothesis_sweep", "%s, [{'f': 1200000::HUGEINT, 'a': 0::HUGEINT}, {'f': 0::HUGEINT, 'a': 200000000000::HUGEINT}], size_n := 4, metric := 'p95', " + bySplit + ")"},
+	{"stop_damage", "%s, size_n := 5, ks := [1, 2, 3], " + bySides + ")"},
+	{"stop_damage", "%s, size_ms := 100, margin := 0.05, " + bySplit + ")"},
+	{"stop_damage", "%s, size_n := 2, metric := 'max', f := 0, a := 100000000000, " + bySides + ")"},
 }
+
+// The sides of a hypothesis for logs without roles: the table's first run
+// against its last, or the first run before and after its median send
+// (a subquery over the whole table: the same for a group's own log).
+const (
+	bySides = "control_run := (SELECT min(run) FROM requests), treatment_run := (SELECT max(run) FROM requests)"
+	bySplit = "control_run := (SELECT min(run) FROM requests), treatment_run := (SELECT min(run) FROM requests), " +
+		"split_ms := (SELECT median(t_ms) FROM requests WHERE run = (SELECT min(run) FROM requests))"
+)
 
 // byBurnRules fire within the seconds the real logs last.
 // (Their shortest window sets the bucket, a 64th of it: 250 ms keeps a
