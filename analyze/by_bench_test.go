@@ -12,9 +12,9 @@ import (
 // BenchmarkBy times --by warm on the analyses benchmark's log
 // (REWIND_BENCH_ROWS, default 1 M; bench/by.sh runs 10 M): each analysis
 // as the CLI runs it (peaks, retries, amplification, burn-rate,
-// falsification, stop-damage), without a grouping ("whole") and split by
-// the log's outcome and tagged columns (4 groups per run). Each reports
-// its median (median-s).
+// falsification, stop-damage, judge), without a grouping ("whole") and
+// split by the log's outcome and tagged columns (4 groups per run). Each
+// reports its median (median-s).
 func BenchmarkBy(b *testing.B) {
 	db := store.Querier(benchDB(b, benchRows()))
 	by := []string{"outcome", "tagged"}
@@ -55,6 +55,12 @@ func BenchmarkBy(b *testing.B) {
 			return err
 		}
 	}
+	judge := func(by []string) func() error {
+		return func() error {
+			_, _, err := analyze.Judge(db, analyze.JudgeOptions{Experiment: "bench", Step: time.Second, By: by})
+			return err
+		}
+	}
 	b.Run("peaks-whole", func(b *testing.B) { timeWarm(b, peaks(nil)) })
 	b.Run("peaks-by", func(b *testing.B) { timeWarm(b, peaks(by)) })
 	b.Run("retries-whole", func(b *testing.B) { timeWarm(b, retries(nil)) })
@@ -67,4 +73,6 @@ func BenchmarkBy(b *testing.B) {
 	b.Run("falsification-by", func(b *testing.B) { timeWarm(b, fals(by)) })
 	b.Run("stop-damage-whole", func(b *testing.B) { timeWarm(b, stop(nil)) })
 	b.Run("stop-damage-by", func(b *testing.B) { timeWarm(b, stop(by)) })
+	b.Run("judge-whole", func(b *testing.B) { timeWarm(b, judge(nil)) })
+	b.Run("judge-by", func(b *testing.B) { timeWarm(b, judge(by)) })
 }
