@@ -26,6 +26,7 @@ type BurnRateOptions struct {
 	Step time.Duration
 	// Partial evaluates windows that reach before the run's start.
 	Partial bool
+	By      []string // fields whose values split each run into groups (docs/by.md)
 }
 
 // BurnRate replays multi-window, multi-burn-rate alerts over each run: when
@@ -47,34 +48,47 @@ func BurnRate(db store.Querier, o BurnRateOptions) (*Result, error) {
 	if err := hypothesis.RequireGoodLatency(db, good, "experiment = ?", e.Name); err != nil {
 		return nil, err
 	}
+	g, err := groupBy(db, e.Name, o.By)
+	if err != nil {
+		return nil, err
+	}
 	rules := o.Rules
 	if len(rules) == 0 {
 		rules = hypothesis.DefaultBurnRules
 	}
-	res, err := Query(db, "burn-rate", store.Units("burn_rate"), o.sql(good, rules), e.Name)
+	res, err := Query(db, "burn-rate", store.Units("burn_rate"), o.sql(good, rules, g), e.Name)
 	if err != nil {
 		return nil, err
 	}
 	if len(res.Rows) == 0 {
 		return nil, fmt.Errorf("experiment %q has no t_ms: burn rates are evaluated over time and need send times", e.Name)
 	}
-	res.Notes = burnNotes(res, rules, o.Partial)
+	res.Notes = burnNotes(res, rules, o.Partial, len(o.By))
 	return res, nil
 }
 
-func (o BurnRateOptions) sql(good string, rules []hypothesis.BurnRule) string {
-	return hypothesis.BurnQuery{SLO: o.SLO, Rules: rules, Good: good, Period: o.Period, Step: o.Step, Partial: o.Partial}.SQL()
+func (o BurnRateOptions) sql(good string, rules []hypothesis.BurnRule, g grouping) string {
+	q := hypothesis.BurnQuery{SLO: o.SLO, Rules: rules, Good: good, Period: o.Period, Step: o.Step, Partial: o.Partial}
+	if g.key != "" {
+		q.Group, q.Select = g.key, g.sel("*")
+	}
+	return q.SQL()
 }
 
 // burnNotes says which rules cannot fire within a run, and how many rows are
 // no SLI event, from the macro's run_ms and unjudged columns, which it then
-// drops from res (one row per run and rule, in run order).
-func burnNotes(res *Result, rules []hypothesis.BurnRule, partial bool) []string {
+// drops from res (one row per run and rule, in run order; with groups, the
+// first fields columns, per group and run, and a note names its group).
+func burnNotes(res *Result, rules []hypothesis.BurnRule, partial bool, fields int) []string {
 	runCol, msCol, noneCol := res.Col("run"), res.Col("run_ms"), res.Col("unjudged")
 	var notes []string
 	for i, row := range res.Rows {
 		if i%len(rules) != 0 {
 			continue
+		}
+		run := fmt.Sprint(row[runCol])
+		if fields > 0 {
+			run += " (" + groupText(res.Columns[:fields], row[:fields]) + ")"
 		}
 		ms, _ := row[msCol].(float64)
 		none, _ := row[noneCol].(int64)
@@ -87,10 +101,10 @@ func burnNotes(res *Result, rules []hypothesis.BurnRule, partial bool) []string 
 		}
 		if len(long) > 0 {
 			notes = append(notes, fmt.Sprintf("run %s lasts %s, less than the long window of %s: cannot fire (--partial evaluates windows that reach before the start)",
-				row[runCol], d, strings.Join(long, ", ")))
+				run, d, strings.Join(long, ", ")))
 		}
 		if none > 0 {
-			notes = append(notes, fmt.Sprintf("run %s: %d of its request rows have good NULL and are not counted", row[runCol], none))
+			notes = append(notes, fmt.Sprintf("run %s: %d of its request rows have good NULL and are not counted", run, none))
 		}
 	}
 	res.Columns = res.Columns[:msCol]

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -166,4 +167,18 @@ func (g grouping) sel(cols string) string {
 		cols = "* EXCLUDE (grp)"
 	}
 	return "unnest(grp), " + cols
+}
+
+// groupText names a group in a note: method=GET, status=-, its fields'
+// values as the table prints them (NULL as -).
+func groupText(cols []Column, vals []any) string {
+	parts := make([]string, len(cols))
+	for i, c := range cols {
+		v := "-"
+		if vals[i] != nil {
+			v = fmt.Sprint(vals[i])
+		}
+		parts[i] = c.Name + "=" + v
+	}
+	return strings.Join(parts, ", ")
 }

@@ -36,7 +36,32 @@ var byAnalyses = []struct{ name, call string }{
 	{"retries", "%s, 1000, 3000)"},
 	{"amplification", "%s)"},
 	{"amplification", "%s, tick_ms := 7, fault_from_ms := 100, fault_to_ms := 900, normal_rate := 2)"},
+	{"burn_rate", "%s, (outcome = 'ok'), slo := 0.9, rules := " + byBurnRules + ", partial := true)"},
+	{"burn_rate", "%s, (latency_ms < 50), slo := 0.99, rules := " + byBurnRules + ", step_ms := 30)"},
+	{"burn_rate", "%s, (status < 400), rules := " + byBurnRules + ")"},
+	{"falsification", "%s, size_n := 7, control_role := 'control', " + bySides + ")"},
+	{"falsification", "%s, size_ms := 250, metric := 'error_rate', margins := [0, 0.1], " + bySplit + ")"},
+	{"falsification", "%s, size_n := 3)"},
+	{"hypothesis_sweep", "%s, [{'f': 1200000::HUGEINT, 'a': 0::HUGEINT}, {'f': 0::HUGEINT, 'a': 200000000000::HUGEINT}], size_n := 4, metric := 'p95', " + bySplit + ")"},
+	{"stop_damage", "%s, size_n := 5, ks := [1, 2, 3], " + bySides + ")"},
+	{"stop_damage", "%s, size_ms := 100, margin := 0.05, " + bySplit + ")"},
+	{"stop_damage", "%s, size_n := 2, metric := 'max', f := 0, a := 100000000000, " + bySides + ")"},
 }
+
+// The sides of a hypothesis for logs without roles: the table's first run
+// against its last, or the first run before and after its median send
+// (a subquery over the whole table: the same for a group's own log).
+const (
+	bySides = "control_run := (SELECT min(run) FROM requests), treatment_run := (SELECT max(run) FROM requests)"
+	bySplit = "control_run := (SELECT min(run) FROM requests), treatment_run := (SELECT min(run) FROM requests), " +
+		"split_ms := (SELECT median(t_ms) FROM requests WHERE run = (SELECT min(run) FROM requests))"
+)
+
+// byBurnRules fire within the seconds the real logs last.
+// (Their shortest window sets the bucket, a 64th of it: 250 ms keeps a
+// 30 s log to some 8000 buckets.)
+const byBurnRules = `[{name: 'a', short_ms: 250, long_ms: 1000, factor: 1}, {name: 'b', short_ms: 500, long_ms: 3000, factor: 2},
+	{name: 'c', short_ms: 1000, long_ms: 20000, factor: 0.5}]`
 
 // A group's rows of NAME_by are NAME over the log filtered to the group,
 // for every group of every case: the experiment's rows of one group are

@@ -20,6 +20,7 @@ type FalsificationOptions struct {
 	// Thresholds, when given, replace Margins: one kind (tolerance, max,
 	// min or margin), swept.
 	Bounds []hypothesis.Bound
+	By     []string // fields whose values split each side into groups (docs/by.md)
 }
 
 // DefaultMargins are the margins the seed sweeps.
@@ -50,6 +51,10 @@ func Falsification(db store.Querier, o FalsificationOptions) (*Result, error) {
 	if err := checkWindowMetric(metric, w); err != nil {
 		return nil, err
 	}
+	g, err := groupBy(db, e.Name, o.By)
+	if err != nil {
+		return nil, err
+	}
 	n, ms := w.SQLArgs()
 	var res *Result
 	if ths[0].Kind == "margin" {
@@ -57,11 +62,11 @@ func Falsification(db store.Querier, o FalsificationOptions) (*Result, error) {
 		for i, t := range ths {
 			margins[i] = hypothesis.TrimRat(new(big.Rat).Abs(t.A)) + "::DECIMAL(18,6)"
 		}
-		q := fmt.Sprintf(`SELECT * FROM falsification(?, size_n := ?, size_ms := ?, margins := [%s]%s)`,
-			strings.Join(margins, ", "), s.Args())
+		q := fmt.Sprintf(`SELECT %s FROM %s, size_n := ?, size_ms := ?, margins := [%s]%s)`,
+			g.sel("*"), g.call("falsification"), strings.Join(margins, ", "), s.Args())
 		res, err = Query(db, "falsification", sweepUnits("falsification", metric, "margin"), q, e.Name, n, ms)
 	} else {
-		res, err = sweep(db, e, s, w, ths)
+		res, err = sweep(db, e, s, w, ths, g)
 	}
 	if err != nil {
 		return res, err
@@ -123,9 +128,9 @@ func sweepUnits(macro, metric, kind string) map[string]string {
 	return units
 }
 
-// sweep runs hypothesis_sweep; the first column, named after the
-// thresholds' kind, shows each as given.
-func sweep(db store.Querier, e store.Experiment, s hypothesis.Sides, w hypothesis.Window, ths []hypothesis.Bound) (*Result, error) {
+// sweep runs hypothesis_sweep; the first column (after a group's), named
+// after the thresholds' kind, shows each as given.
+func sweep(db store.Querier, e store.Experiment, s hypothesis.Sides, w hypothesis.Window, ths []hypothesis.Bound, g grouping) (*Result, error) {
 	structs := make([]string, len(ths))
 	labels := make([]string, len(ths))
 	for i, t := range ths {
@@ -138,9 +143,13 @@ func sweep(db store.Querier, e store.Experiment, s hypothesis.Sides, w hypothesi
 	}
 	kind := ths[0].Kind
 	n, ms := w.SQLArgs()
-	q := fmt.Sprintf(`SELECT l.label AS %s, s.* EXCLUDE (i)
-		FROM hypothesis_sweep(?, [%s], size_n := ?, size_ms := ?%s) s JOIN (VALUES %s) l(i, label) USING (i)
-		ORDER BY i`, kind, strings.Join(structs, ", "), s.Args(), strings.Join(labels, ", "))
+	cols, order := "l.label AS "+kind+", s.* EXCLUDE (i)", "i"
+	if g.key != "" {
+		cols, order = "unnest(s.grp), l.label AS "+kind+", s.* EXCLUDE (i, grp)", "s.grp, i"
+	}
+	q := fmt.Sprintf(`SELECT %s
+		FROM %s, [%s], size_n := ?, size_ms := ?%s) s JOIN (VALUES %s) l(i, label) USING (i)
+		ORDER BY %s`, cols, g.call("hypothesis_sweep"), strings.Join(structs, ", "), s.Args(), strings.Join(labels, ", "), order)
 	return Query(db, "falsification", sweepUnits("hypothesis_sweep", s.Metric, kind), q, e.Name, n, ms)
 }
 

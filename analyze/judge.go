@@ -26,6 +26,7 @@ type JudgeOptions struct {
 	// each over the steps from Warmup (a growing window) or, with
 	// Lookback > 0, over the last Lookback. Multiples of Step.
 	Interval, Warmup, Lookback time.Duration
+	By                         []string // fields whose values split each side into groups (docs/by.md)
 }
 
 // Kayenta's MannWhitneyClassifier parameters in NetflixACAJudge.
@@ -77,15 +78,51 @@ func Judge(db store.Querier, o JudgeOptions) (metrics, scores *Result, err error
 	if err := o.checkMetrics(); err != nil {
 		return nil, nil, err
 	}
-	arrays, err := judgeSteps(db, e.Name, o)
+	g, err := groupBy(db, e.Name, o.By)
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, role := range []string{"control", "experiment"} {
-		if !hasRole(arrays, role) {
-			return nil, nil, param.Errorf("role", "experiment %q has no requests%s with role %s: the judge compares the runs with role control to those with role experiment (rewind ingest {role} RUN=control {role} RUN=experiment)",
-				e.Name, map[bool]string{true: "", false: " with t_ms"}[o.StepN > 0], role)
+	groups, fields, err := judgeSteps(db, e.Name, o, g)
+	if err != nil {
+		return nil, nil, err
+	}
+	metrics = &Result{Name: "judge", Columns: append(slices.Clone(fields), judgeMetricColumns()...)}
+	scores = &Result{Name: "judge scores", Columns: append(slices.Clone(fields), judgeScoreColumns()...)}
+	if len(groups) == 0 { // no row with a role: the error below
+		groups = []judgeGroup{{arrays: map[string]judgeArrays{}}}
+	}
+	for _, grp := range groups {
+		if role := missingRole(grp.arrays); role != "" && len(fields) > 0 {
+			// a group of one side only is not judged, and says so
+			scores.Notes = append(scores.Notes, groupText(fields, grp.vals)+": not judged: it has no "+role+" request"+
+				map[bool]string{true: "", false: " with t_ms"}[o.StepN > 0])
+			continue
 		}
+		m, s, err := judgeOne(o, grp.arrays, e.Name)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, r := range m.Rows {
+			metrics.Rows = append(metrics.Rows, append(slices.Clone(grp.vals), r...))
+		}
+		for _, r := range s.Rows {
+			scores.Rows = append(scores.Rows, append(slices.Clone(grp.vals), r...))
+		}
+		for _, n := range s.Notes {
+			if len(fields) > 0 {
+				n = groupText(fields, grp.vals) + ": " + n
+			}
+			scores.Notes = append(scores.Notes, n)
+		}
+	}
+	return metrics, scores, nil
+}
+
+// judgeOne judges one log's arrays (a group's, with --by).
+func judgeOne(o JudgeOptions, arrays map[string]judgeArrays, exp string) (metrics, scores *Result, err error) {
+	if role := missingRole(arrays); role != "" {
+		return nil, nil, param.Errorf("role", "experiment %q has no requests%s with role %s: the judge compares the runs with role control to those with role experiment (rewind ingest {role} RUN=control {role} RUN=experiment)",
+			exp, map[bool]string{true: "", false: " with t_ms"}[o.StepN > 0], role)
 	}
 	ivs, err := o.intervals(arrays)
 	if err != nil {
@@ -134,6 +171,16 @@ func (o JudgeOptions) checkMetrics() error {
 	return nil
 }
 
+// missingRole is the first side without a step, or "".
+func missingRole(arrays map[string]judgeArrays) string {
+	for _, role := range []string{"control", "experiment"} {
+		if !hasRole(arrays, role) {
+			return role
+		}
+	}
+	return ""
+}
+
 func hasRole(arrays map[string]judgeArrays, role string) bool {
 	for _, a := range arrays {
 		if len(a.value[role]) > 0 {
@@ -143,8 +190,17 @@ func hasRole(arrays map[string]judgeArrays, role string) bool {
 	return false
 }
 
-// judgeSteps runs queries/judge.sql once for every metric.
-func judgeSteps(db store.Querier, exp string, o JudgeOptions) (map[string]judgeArrays, error) {
+// judgeGroup is one group's arrays and its fields' values (none without
+// --by).
+type judgeGroup struct {
+	vals   []any
+	arrays map[string]judgeArrays
+}
+
+// judgeSteps runs queries/judge.sql once for every metric; with a group,
+// judge_by, whose rows come ordered by group. fields are the group's
+// columns.
+func judgeSteps(db store.Querier, exp string, o JudgeOptions, g grouping) ([]judgeGroup, []Column, error) {
 	names := make([]string, len(o.Metrics))
 	for i, m := range o.Metrics {
 		names[i] = sqlString(m.Name)
@@ -153,28 +209,47 @@ func judgeSteps(db store.Querier, exp string, o JudgeOptions) (map[string]judgeA
 	if o.StepN > 0 {
 		step = fmt.Sprintf("step_n := %d", o.StepN)
 	}
-	rows, err := db.Query(fmt.Sprintf(`SELECT metric, role, coalesce(start_ms, 'NaN'::DOUBLE), coalesce(value, 'NaN'::DOUBLE)
-		FROM judge(?, %s, metrics := [%s])`, step, strings.Join(names, ", ")), exp)
+	rows, err := db.Query(fmt.Sprintf(`SELECT %s FROM %s, %s, metrics := [%s])`,
+		g.sel("metric, role, coalesce(start_ms, 'NaN'::DOUBLE), coalesce(value, 'NaN'::DOUBLE)"),
+		g.call("judge"), step, strings.Join(names, ", ")), exp)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer rows.Close()
-	out := map[string]judgeArrays{}
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, nil, err
+	}
+	var fields []Column
+	for _, c := range cols[:len(cols)-4] {
+		fields = append(fields, Column{Name: c})
+	}
+	var out []judgeGroup
+	last := ""
 	for rows.Next() {
+		vals := make([]any, len(fields))
 		var metric, role string
 		var start, value float64
-		if err := rows.Scan(&metric, &role, &start, &value); err != nil {
-			return nil, err
+		dest := []any{}
+		for i := range vals {
+			dest = append(dest, &vals[i])
 		}
-		a, ok := out[metric]
+		if err := rows.Scan(append(dest, &metric, &role, &start, &value)...); err != nil {
+			return nil, nil, err
+		}
+		if key := fmt.Sprintf("%#v", vals); len(out) == 0 || key != last {
+			out, last = append(out, judgeGroup{vals: vals, arrays: map[string]judgeArrays{}}), key
+		}
+		arrays := out[len(out)-1].arrays
+		a, ok := arrays[metric]
 		if !ok {
 			a = judgeArrays{start: map[string][]float64{}, value: map[string][]float64{}}
-			out[metric] = a
+			arrays[metric] = a
 		}
 		a.start[role] = append(a.start[role], start)
 		a.value[role] = append(a.value[role], value)
 	}
-	return out, rows.Err()
+	return out, fields, rows.Err()
 }
 
 // judgeInterval classifies every metric over the interval's steps,

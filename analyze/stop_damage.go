@@ -18,6 +18,7 @@ type StopDamageOptions struct {
 	Ks         []int64 // default 1, 2, 3, 4
 	Hypothesis hypothesis.Hypothesis
 	Bound      *hypothesis.Bound // replaces Margin when set
+	By         []string          // fields whose values split each side into groups (docs/by.md)
 }
 
 // StopDamage sweeps the stop criterion "k consecutive falsified windows".
@@ -53,9 +54,13 @@ func StopDamage(db store.Querier, o StopDamageOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	g, err := groupBy(db, e.Name, o.By)
+	if err != nil {
+		return nil, err
+	}
 	n, ms := w.SQLArgs()
-	q := fmt.Sprintf(`SELECT * FROM stop_damage(?, size_n := ?, size_ms := ?, ks := [%s], f := %s, a := %s%s)`,
-		strings.Join(parts, ", "), f, a, s.Args())
+	q := fmt.Sprintf(`SELECT %s FROM %s, size_n := ?, size_ms := ?, ks := [%s], f := %s, a := %s%s)`,
+		g.sel("*"), g.call("stop_damage"), strings.Join(parts, ", "), f, a, s.Args())
 	res, err := Query(db, "stop-damage", store.Units("stop_damage"), q, e.Name, n, ms)
 	if err != nil {
 		return nil, err

@@ -152,6 +152,10 @@ type BurnQuery struct {
 	Period  time.Duration
 	Step    time.Duration
 	Partial bool
+	// Group, when not "", is the SQL of a --by group (analyze's groupBy);
+	// Select then comes before the macro's columns (the group's fields),
+	// and the query calls burn_rate_by.
+	Group, Select string
 }
 
 // SQL is the query; its one parameter is the experiment.
@@ -177,7 +181,11 @@ func (b BurnQuery) SQL() string {
 	if b.Step > 0 {
 		step = msLit(b.Step)
 	}
-	return fmt.Sprintf(`SELECT * FROM burn_rate(?, (%s), slo := '%s'::DECIMAL(18,9), rules := [%s], period_ms := %s, step_ms := %s, partial := %t)`,
+	call := "SELECT * FROM burn_rate(?, "
+	if b.Group != "" {
+		call = "SELECT " + b.Select + " FROM burn_rate_by(?, " + b.Group + ", "
+	}
+	return fmt.Sprintf(call+`(%s), slo := '%s'::DECIMAL(18,9), rules := [%s], period_ms := %s, step_ms := %s, partial := %t)`,
 		good, b.SLO, strings.Join(parts, ", "), msLit(period), step, b.Partial)
 }
 

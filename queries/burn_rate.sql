@@ -30,7 +30,10 @@
 --   period_ms  BIGINT            ms, the SLO period the budget is counted over (default 30 days)
 --   step_ms    BIGINT            ms between evaluations; NULL (default): at every change
 --   partial    BOOLEAN           evaluate windows that reach before the run's start (default false)
+--   grp        ANY               burn_rate_by only, its second: the group, an expression over
+--                                the columns of requests (docs/by.md)
 -- Columns:
+--   grp              ANY      burn_rate_by only, first: the group's value
 --   run              VARCHAR  run (one test)
 --   rule             VARCHAR  the rule, SHORT/LONG>FACTOR
 --   fired_at_ms      DOUBLE   ms of test time when both windows first burn faster than factor; NULL when never
@@ -43,6 +46,9 @@
 --   note             VARCHAR  why a rule did not fire: 'did not fire', or that its long window is longer than the run
 --   run_ms           DOUBLE   ms, the run's length: from its first send to its last end
 --   unjudged         BIGINT   rows of the run for which good is NULL (not counted)
+-- Units: burn_rate_by: grp=- run=- rule=- fired_at_ms=ms short_burn=x long_burn=x requests_before=requests
+-- Units: burn_rate_by: failed_before=requests budget_consumed=share failed_total=requests note=-
+-- Units: burn_rate_by: run_ms=ms unjudged=-
 -- Units: burn_rate: run=- rule=- fired_at_ms=ms short_burn=x long_burn=x requests_before=requests
 -- Units: burn_rate: failed_before=requests budget_consumed=share failed_total=requests note=-
 -- Units: burn_rate: run_ms=ms unjudged=-
@@ -74,8 +80,8 @@ CREATE OR REPLACE MACRO _br_floor(x, g) AS x // g - CASE WHEN x % g < 0 THEN 1 E
 
 -- Per request: run, t_ms, ns of send and end on the log's clock, as SLI
 -- events how many requests and how many bad, and 1 when it is none.
-CREATE OR REPLACE MACRO _br_points(exp, good) AS TABLE
-    SELECT run, t_ms, round(t_ms * 1e6)::BIGINT AS send_ns,
+CREATE OR REPLACE MACRO _br_points(exp, good, grp) AS TABLE
+    SELECT run, {'v': grp} AS gk, t_ms, round(t_ms * 1e6)::BIGINT AS send_ns,
            round(t_ms * 1e6)::BIGINT + coalesce(round(latency_ms * 1e6)::BIGINT, 0) AS end_ns,
            CASE WHEN (good) IS NOT NULL THEN count ELSE 0 END AS n,
            CASE WHEN NOT (good) THEN count ELSE 0 END AS bad,
@@ -83,9 +89,9 @@ CREATE OR REPLACE MACRO _br_points(exp, good) AS TABLE
     FROM requests
     WHERE experiment = exp AND t_ms IS NOT NULL;
 
-CREATE OR REPLACE MACRO burn_rate(exp, good, slo := 0.999, rules := _br_default_rules(),
-                                  period_ms := 2592000000, step_ms := NULL, partial := false,
-                                  bucket_ns := NULL) AS TABLE
+CREATE OR REPLACE MACRO burn_rate_by(exp, grp, good, slo := 0.999, rules := _br_default_rules(),
+                                     period_ms := 2592000000, step_ms := NULL, partial := false,
+                                     bucket_ns := NULL) AS TABLE
     WITH r AS (SELECT id, unnest(s) FROM (SELECT unnest(rules) AS s, generate_subscripts(rules, 1) AS id)),
     rr AS (
         SELECT id, name, round(short_ms * 1e6)::BIGINT AS short_ns, round(long_ms * 1e6)::BIGINT AS long_ns,
@@ -106,31 +112,31 @@ CREATE OR REPLACE MACRO burn_rate(exp, good, slo := 0.999, rules := _br_default_
         SELECT rr.*, g, (short_ns + g - 1) // g AS s_up, short_ns // g AS s_dn, (long_ns + g - 1) // g AS l_up, long_ns // g AS l_dn
         FROM rr, gs
     ),
-    -- one pass over the requests: per run and bucket of end times
+    -- one pass over the requests: per run, group and bucket of end times
     bsum AS MATERIALIZED (
-        SELECT run, _br_floor(end_ns, g) AS k, sum(n) AS n, sum(bad) AS bad, sum(none) AS none, min(send_ns) AS s0, max(end_ns) AS e1
-        FROM _br_points(exp, good), gs
+        SELECT run, gk, _br_floor(end_ns, g) AS k, sum(n) AS n, sum(bad) AS bad, sum(none) AS none, min(send_ns) AS s0, max(end_ns) AS e1
+        FROM _br_points(exp, good, grp), gs
         GROUP BY ALL
     ),
     -- a run's clock starts at its first send; it lasts to its last end
     runs AS (
-        SELECT run, min(s0) AS t0, max(e1) AS e1, max(e1) - min(s0) AS dur,
+        SELECT run, gk, min(s0) AS t0, max(e1) AS e1, max(e1) - min(s0) AS dur,
                sum(n)::BIGINT AS total, sum(bad)::BIGINT AS bad_total, sum(none)::BIGINT AS unjudged
-        FROM bsum GROUP BY run
+        FROM bsum GROUP BY run, gk
     ),
     -- prefix sums over every bucket of a run
     pre AS (
-        SELECT b.run, b.k, sum(coalesce(s.n, 0)) OVER o AS cn, sum(coalesce(s.bad, 0)) OVER o AS cb
-        FROM (SELECT run, unnest(range(_br_floor(t0, g), _br_floor(e1, g) + 1)) AS k FROM runs, gs) b
-        LEFT JOIN bsum s USING (run, k)
-        WINDOW o AS (PARTITION BY b.run ORDER BY b.k)
+        SELECT b.run, b.gk, b.k, sum(coalesce(s.n, 0)) OVER o AS cn, sum(coalesce(s.bad, 0)) OVER o AS cb
+        FROM (SELECT run, gk, unnest(range(_br_floor(t0, g), _br_floor(e1, g) + 1)) AS k FROM runs, gs) b
+        LEFT JOIN bsum s USING (run, gk, k)
+        WINDOW o AS (PARTITION BY b.run, b.gk ORDER BY b.k)
     ),
     -- per rule and bucket: the sums over its union and intersection (over
     -- buckets a..b, c[b] - c[a - 1]; an intersection of no bucket is
     -- empty), and [lo, hi], the moments of the bucket a candidate may take:
     -- within the run, after the long window unless partial, on a step
     sums AS (
-        SELECT run, id, k, thr, lo, hi,
+        SELECT run, gk, id, k, thr, lo, hi,
                cn - lag(cn, s_up + 1, 0) OVER o AS un_s, cb - lag(cb, s_up + 1, 0) OVER o AS ub_s,
                CASE WHEN s_dn >= 1 THEN lag(cn, 1, 0) OVER o - lag(cn, s_dn, 0) OVER o ELSE 0 END AS in_s,
                CASE WHEN s_dn >= 1 THEN lag(cb, 1, 0) OVER o - lag(cb, s_dn, 0) OVER o ELSE 0 END AS ib_s,
@@ -142,23 +148,23 @@ CREATE OR REPLACE MACRO burn_rate(exp, good, slo := 0.999, rules := _br_default_
                      CASE WHEN step.ns IS NULL THEN lo0
                           ELSE runs.t0 + (greatest(lo0 - runs.t0, step.ns) + step.ns - 1) // step.ns * step.ns END AS lo,
                      least((pre.k + 1) * rb.g - 1, runs.e1) AS hi
-              FROM pre JOIN runs USING (run), rb, step)
-        WINDOW o AS (PARTITION BY run, id ORDER BY k)
+              FROM pre JOIN runs USING (run, gk), rb, step)
+        WINDOW o AS (PARTITION BY run, gk, id ORDER BY k)
     ),
     first_sure AS (
-        SELECT run, id, min(k) AS kc FROM sums
+        SELECT run, gk, id, min(k) AS kc FROM sums
         WHERE lo <= hi AND ib_s > thr * un_s AND ib_l > thr * un_l
-        GROUP BY run, id
+        GROUP BY run, gk, id
     ),
     poss AS MATERIALIZED (
-        SELECT s.run, s.id, s.k, s.lo, s.hi FROM sums s LEFT JOIN first_sure f USING (run, id)
+        SELECT s.run, s.gk, s.id, s.k, s.lo, s.hi FROM sums s LEFT JOIN first_sure f USING (run, gk, id)
         WHERE s.lo <= s.hi AND ub_s > thr * in_s AND ub_l > thr * in_l AND (f.kc IS NULL OR s.k <= f.kc)
     ),
     -- the points the candidates need: a point gives a candidate in bucket K
     -- (its end, or its end plus a window) from bucket K, K - w // g or
     -- K - w // g - 1, and a probe at T - w of a T in K reads one of those
     pb AS (
-        SELECT DISTINCT p.run, p.k - unnest([0, rb.s_dn, rb.s_dn + 1, rb.l_dn, rb.l_dn + 1]) AS k
+        SELECT DISTINCT p.run, p.gk, p.k - unnest([0, rb.s_dn, rb.s_dn + 1, rb.l_dn, rb.l_dn + 1]) AS k
         FROM poss p JOIN rb USING (id)
     ),
     -- (read within the sends those buckets can hold, so that a scan skips
@@ -168,25 +174,25 @@ CREATE OR REPLACE MACRO burn_rate(exp, good, slo := 0.999, rules := _br_default_
         FROM pb, gs GROUP BY g
     ),
     fp AS MATERIALIZED (
-        SELECT p.* FROM (SELECT q.run, q.end_ns AS t, q.n, q.bad, _br_floor(q.end_ns, g) AS k
-                         FROM _br_points(exp, good) q, gs
+        SELECT p.* FROM (SELECT q.run, q.gk, q.end_ns AS t, q.n, q.bad, _br_floor(q.end_ns, g) AS k
+                         FROM _br_points(exp, good, grp) q, gs
                          WHERE q.t_ms BETWEEN (SELECT lo_ms FROM pr) AND (SELECT hi_ms FROM pr)) p
-        SEMI JOIN pb USING (run, k)
+        SEMI JOIN pb USING (run, gk, k)
     ),
     -- the candidates in the possible buckets: every moment a window's
     -- content changes (a request ends, or leaves a window), the moment the
     -- long window first lies within the run; with step_ms, every step
     cand AS (
-        SELECT DISTINCT c.run, c.id, c.t
-        FROM (SELECT c.run, c.id, c.t, _br_floor(c.t, rb.g) AS k
-              FROM (SELECT fp.run, rb.id, fp.t + unnest([0, rb.short_ns, rb.long_ns]) AS t FROM fp, rb, step WHERE step.ns IS NULL
+        SELECT DISTINCT c.run, c.gk, c.id, c.t
+        FROM (SELECT c.run, c.gk, c.id, c.t, _br_floor(c.t, rb.g) AS k
+              FROM (SELECT fp.run, fp.gk, rb.id, fp.t + unnest([0, rb.short_ns, rb.long_ns]) AS t FROM fp, rb, step WHERE step.ns IS NULL
                     UNION ALL
-                    SELECT run, id, t0 + long_ns FROM runs, rb, step WHERE step.ns IS NULL AND NOT partial
+                    SELECT run, gk, id, t0 + long_ns FROM runs, rb, step WHERE step.ns IS NULL AND NOT partial
                     UNION ALL
-                    SELECT run, id, unnest(range(lo, hi + 1, step.ns)) FROM poss, step WHERE step.ns IS NOT NULL) c
-              JOIN rb USING (id) JOIN runs USING (run)
+                    SELECT run, gk, id, unnest(range(lo, hi + 1, step.ns)) FROM poss, step WHERE step.ns IS NOT NULL) c
+              JOIN rb USING (id) JOIN runs USING (run, gk)
               WHERE c.t <= runs.e1 AND (partial OR c.t >= runs.t0 + rb.long_ns)) c
-        SEMI JOIN poss ON poss.run = c.run AND poss.id = c.id AND poss.k = c.k
+        SEMI JOIN poss ON poss.run = c.run AND poss.gk = c.gk AND poss.id = c.id AND poss.k = c.k
     ),
     -- each candidate's counts at T, T - short and T - long: the prefix sum
     -- of the buckets before the probe's, plus a running sum over the
@@ -194,38 +200,38 @@ CREATE OR REPLACE MACRO burn_rate(exp, good, slo := 0.999, rules := _br_default_
     -- adds nothing; one at the same time as a point comes after it).
     -- Times are integer ns, so (T - w, T] is exact.
     probes AS (
-        SELECT c.run, c.id, c.t AS tc, kk.k, c.t - CASE kk.k WHEN 0 THEN 0 WHEN 1 THEN rb.short_ns ELSE rb.long_ns END AS pos
+        SELECT c.run, c.gk, c.id, c.t AS tc, kk.k, c.t - CASE kk.k WHEN 0 THEN 0 WHEN 1 THEN rb.short_ns ELSE rb.long_ns END AS pos
         FROM cand c JOIN rb USING (id), (SELECT unnest([0, 1, 2]) AS k) kk
     ),
     cum AS (
-        SELECT id, tc, k, sum(n) OVER o AS cn, sum(bad) OVER o AS cb, run, b
-        FROM (SELECT run, t AS pos, n, bad, k AS b, NULL::BIGINT AS id, NULL::BIGINT AS tc, NULL::INTEGER AS k FROM fp
+        SELECT id, tc, k, sum(n) OVER o AS cn, sum(bad) OVER o AS cb, run, gk, b
+        FROM (SELECT run, gk, t AS pos, n, bad, k AS b, NULL::BIGINT AS id, NULL::BIGINT AS tc, NULL::INTEGER AS k FROM fp
               UNION ALL
-              SELECT run, pos, 0, 0, _br_floor(pos, g), id, tc, k FROM probes, gs)
-        WINDOW o AS (PARTITION BY run, b ORDER BY pos)
+              SELECT run, gk, pos, 0, 0, _br_floor(pos, g), id, tc, k FROM probes, gs)
+        WINDOW o AS (PARTITION BY run, gk, b ORDER BY pos)
     ),
     vals AS (
-        SELECT c.run, c.id, c.tc, c.k, c.cn + coalesce(p.cn, 0) AS cn, c.cb + coalesce(p.cb, 0) AS cb
-        FROM cum c LEFT JOIN pre p ON p.run = c.run AND p.k = c.b - 1
+        SELECT c.run, c.gk, c.id, c.tc, c.k, c.cn + coalesce(p.cn, 0) AS cn, c.cb + coalesce(p.cb, 0) AS cb
+        FROM cum c LEFT JOIN pre p ON p.run = c.run AND p.gk = c.gk AND p.k = c.b - 1
         WHERE c.id IS NOT NULL
     ),
     w AS (
-        SELECT c.run, c.id, c.tc - runs.t0 AS t, rr.thr,
+        SELECT c.run, c.gk, c.id, c.tc - runs.t0 AS t, rr.thr,
                (max(cn) FILTER (WHERE k = 0) - max(cn) FILTER (WHERE k = 1))::BIGINT AS n_s,
                (max(cb) FILTER (WHERE k = 0) - max(cb) FILTER (WHERE k = 1))::BIGINT AS bad_s,
                (max(cn) FILTER (WHERE k = 0) - max(cn) FILTER (WHERE k = 2))::BIGINT AS n_l,
                (max(cb) FILTER (WHERE k = 0) - max(cb) FILTER (WHERE k = 2))::BIGINT AS bad_l,
                max(cn) FILTER (WHERE k = 0)::BIGINT AS n_t, max(cb) FILTER (WHERE k = 0)::BIGINT AS bad_t
-        FROM vals c JOIN rr USING (id) JOIN runs USING (run)
-        GROUP BY c.run, c.id, c.tc, rr.thr, runs.t0
+        FROM vals c JOIN rr USING (id) JOIN runs USING (run, gk)
+        GROUP BY c.run, c.gk, c.id, c.tc, rr.thr, runs.t0
     ),
     fired AS (
-        SELECT run, id, min({t: t, n_s: n_s, bad_s: bad_s, n_l: n_l, bad_l: bad_l, n_t: n_t, bad_t: bad_t}) AS f
+        SELECT run, gk, id, min({t: t, n_s: n_s, bad_s: bad_s, n_l: n_l, bad_l: bad_l, n_t: n_t, bad_t: bad_t}) AS f
         FROM w
         WHERE bad_s > thr * n_s AND bad_l > thr * n_l
-        GROUP BY run, id
+        GROUP BY run, gk, id
     )
-    SELECT runs.run, rr.name AS rule, f.f.t / 1e6 AS fired_at_ms,
+    SELECT runs.gk.v AS grp, runs.run, rr.name AS rule, f.f.t / 1e6 AS fired_at_ms,
            -- one rounding each: the budget in billionths is an integer
            (f.f.bad_s::HUGEINT * 1000000000)::DOUBLE / (f.f.n_s::HUGEINT * b.units)::DOUBLE AS short_burn,
            (f.f.bad_l::HUGEINT * 1000000000)::DOUBLE / (f.f.n_l::HUGEINT * b.units)::DOUBLE AS long_burn,
@@ -239,5 +245,19 @@ CREATE OR REPLACE MACRO burn_rate(exp, good, slo := 0.999, rules := _br_default_
            runs.dur / 1e6 AS run_ms, runs.unjudged
     FROM runs CROSS JOIN rr
     CROSS JOIN (SELECT ((1 - slo::DECIMAL(18,9)) * 1000000000)::BIGINT AS units) b
-    LEFT JOIN fired f ON f.run = runs.run AND f.id = rr.id
-    ORDER BY runs.run, rr.id;
+    LEFT JOIN fired f ON f.run = runs.run AND f.gk = runs.gk AND f.id = rr.id
+    ORDER BY runs.gk, runs.run, rr.id;
+
+-- burn rates per group: burn_rate_by(exp, grp, good, ...) splits each
+-- run's rows by the value of grp, an expression over the columns of
+-- requests (rewind's --by builds a struct of the fields); each group, NULL
+-- included, is read as a log of its own: its clock starts at its own first
+-- send and its budget is counted at its own mean rate. Its first column is
+-- that value, grp; the others are those of burn_rate, ordered by grp, then
+-- run and rule.
+CREATE OR REPLACE MACRO burn_rate(exp, good, slo := 0.999, rules := _br_default_rules(),
+                                  period_ms := 2592000000, step_ms := NULL, partial := false,
+                                  bucket_ns := NULL) AS TABLE
+    SELECT * EXCLUDE (grp)
+    FROM burn_rate_by(exp, true, good, slo := slo, rules := rules, period_ms := period_ms, step_ms := step_ms,
+                      partial := partial, bucket_ns := bucket_ns);

@@ -37,6 +37,8 @@
 --   first_falsified_window  BIGINT  1-based window number; NULL when none
 -- Units: falsification: margin=share baseline=(metric) control_falsified=- control_windows=-
 -- Units: falsification: experiment_falsified=- experiment_windows=- first_falsified_window=-
+-- Units: falsification_by: grp=- margin=share baseline=(metric) control_falsified=- control_windows=-
+-- Units: falsification_by: experiment_falsified=- experiment_windows=- first_falsified_window=-
 
 CREATE OR REPLACE MACRO falsification(exp, size_n := NULL, size_ms := NULL, margins := [0, 0.05, 0.10, 0.20],
         metric := 'ok_share', control_exp := NULL, control_run := NULL, control_role := NULL,
@@ -49,3 +51,19 @@ CREATE OR REPLACE MACRO falsification(exp, size_n := NULL, size_ms := NULL, marg
                           treatment_exp := treatment_exp, treatment_run := treatment_run,
                           treatment_role := treatment_role, split_ms := split_ms) s
     ORDER BY margin;
+
+-- falsification per group (docs/by.md): falsification_by(exp, grp, ...)
+-- gives grp, the group's value, then falsification's columns, ordered by
+-- grp, then margin; each group is read as a log of its own
+-- (hypothesis_sweep_by), its baseline from its own control windows.
+CREATE OR REPLACE MACRO falsification_by(exp, grp, size_n := NULL, size_ms := NULL, margins := [0, 0.05, 0.10, 0.20],
+        metric := 'ok_share', control_exp := NULL, control_run := NULL, control_role := NULL,
+        treatment_exp := NULL, treatment_run := NULL, treatment_role := NULL, split_ms := NULL) AS TABLE
+    SELECT s.grp, margins[s.i]::DOUBLE AS margin, s.baseline, s.control_falsified, s.control_windows,
+           s.experiment_falsified, s.experiment_windows, s.first_falsified_window
+    FROM hypothesis_sweep_by(exp, grp, list_transform(margins, lambda m: _margin_threshold(metric, m)),
+                             size_n := size_n, size_ms := size_ms, metric := metric,
+                             control_exp := control_exp, control_run := control_run, control_role := control_role,
+                             treatment_exp := treatment_exp, treatment_run := treatment_run,
+                             treatment_role := treatment_role, split_ms := split_ms) s
+    ORDER BY s.grp, margin;

@@ -23,21 +23,25 @@
 --   step_ms  DOUBLE     step length in ms (default 60000, Kayenta's step), or NULL
 --   step_n   BIGINT     requests per step (count steps), or NULL; given, it wins
 --   metrics  VARCHAR[]  metrics to list (default mean, p50, p95, p99, error_rate)
+--   grp      ANY        judge_by only, its second: the group, an expression over the
+--                       columns of requests (docs/by.md)
 -- Columns:
+--   grp       ANY      judge_by only, first: the group's value
 --   metric    VARCHAR  the metric
 --   role      VARCHAR  control or experiment
 --   step      BIGINT   1-based step: duration steps count from t = 0, so both sides share numbers
 --   start_ms  DOUBLE   ms, test time the step starts (NULL for count steps)
 --   requests  BIGINT   requests in the step
 --   value     DOUBLE   the metric in its unit; NULL when the step has none
+-- Units: judge_by: grp=- metric=- role=- step=- start_ms=ms requests=requests value=-
 -- Units: judge: metric=- role=- step=- start_ms=ms requests=requests value=-
-CREATE OR REPLACE MACRO _judge_rows(exp, step_ms, step_n) AS TABLE
-    SELECT role, floor(t_ms / step_ms)::BIGINT AS w, count, outcome = 'ok' AS ok,
+CREATE OR REPLACE MACRO _judge_rows(exp, grp, step_ms, step_n) AS TABLE
+    SELECT {'v': grp} AS gk, role, floor(t_ms / step_ms)::BIGINT AS w, count, outcome = 'ok' AS ok,
            round(latency_ms * 1000)::BIGINT AS lat_us
     FROM requests
     WHERE step_n IS NULL AND experiment = exp AND role IN ('control', 'experiment') AND t_ms IS NOT NULL
     UNION ALL
-    SELECT role, ((row_number() OVER (PARTITION BY role ORDER BY run, seq) - 1) // step_n)::BIGINT,
+    SELECT {'v': grp}, role, ((row_number() OVER (PARTITION BY role, {'v': grp} ORDER BY run, seq) - 1) // step_n)::BIGINT,
            count, outcome = 'ok', round(latency_ms * 1000)::BIGINT
     FROM requests
     WHERE step_n IS NOT NULL AND experiment = exp AND role IN ('control', 'experiment');
@@ -52,48 +56,48 @@ CREATE OR REPLACE MACRO _judge_rows(exp, step_ms, step_n) AS TABLE
 -- and was many times slower. The
 -- running counts are taken only when a quantile metric is asked for
 -- (need_q).
-CREATE OR REPLACE MACRO _judge_steps(exp, step_ms, step_n, need_q) AS TABLE
+CREATE OR REPLACE MACRO _judge_steps(exp, grp, step_ms, step_n, need_q) AS TABLE
     WITH h AS (
-        SELECT role, w, lat_us, sum(count) AS c, coalesce(sum(count) FILTER (WHERE ok), 0) AS c_ok
-        FROM _judge_rows(exp, step_ms, step_n)
-        GROUP BY role, w, lat_us
+        SELECT gk, role, w, lat_us, sum(count) AS c, coalesce(sum(count) FILTER (WHERE ok), 0) AS c_ok
+        FROM _judge_rows(exp, grp, step_ms, step_n)
+        GROUP BY gk, role, w, lat_us
     ),
     g AS (
-        SELECT role, w, sum(c)::BIGINT AS requests, sum(c_ok)::BIGINT AS ok,
+        SELECT gk, role, w, sum(c)::BIGINT AS requests, sum(c_ok)::BIGINT AS ok,
                sum(c) FILTER (WHERE lat_us IS NOT NULL) AS lat_n,
                sum(lat_us * c) AS lat_sum
         FROM h
-        GROUP BY role, w
+        GROUP BY gk, role, w
     ),
     run AS (
-        SELECT role, w, lat_us, sum(c) OVER (PARTITION BY role, w ORDER BY lat_us ROWS UNBOUNDED PRECEDING) AS cum
+        SELECT gk, role, w, lat_us, sum(c) OVER (PARTITION BY gk, role, w ORDER BY lat_us ROWS UNBOUNDED PRECEDING) AS cum
         FROM h
         WHERE need_q AND lat_us IS NOT NULL
     ),
     q AS (
-        SELECT r.role, r.w,
+        SELECT r.gk, r.role, r.w,
                [min(r.lat_us) FILTER (WHERE r.cum >= greatest(1, ceil(0.5::DECIMAL(4, 3) * g.lat_n))),
                 min(r.lat_us) FILTER (WHERE r.cum >= greatest(1, ceil(0.9::DECIMAL(4, 3) * g.lat_n))),
                 min(r.lat_us) FILTER (WHERE r.cum >= greatest(1, ceil(0.95::DECIMAL(4, 3) * g.lat_n))),
                 min(r.lat_us) FILTER (WHERE r.cum >= greatest(1, ceil(0.99::DECIMAL(4, 3) * g.lat_n))),
                 min(r.lat_us) FILTER (WHERE r.cum >= greatest(1, ceil(0.999::DECIMAL(4, 3) * g.lat_n))),
                 max(r.lat_us)] AS lat_q
-        FROM run r JOIN g ON g.role = r.role AND g.w = r.w
-        GROUP BY r.role, r.w
+        FROM run r JOIN g ON g.gk = r.gk AND g.role = r.role AND g.w = r.w
+        GROUP BY r.gk, r.role, r.w
     ),
-    span AS (SELECT role, unnest(range(min(w), max(w) + 1)) AS w FROM g GROUP BY role)
-    SELECT span.role, span.w, coalesce(g.requests, 0) AS requests, g.ok, g.lat_n, g.lat_sum, q.lat_q
+    span AS (SELECT gk, role, unnest(range(min(w), max(w) + 1)) AS w FROM g GROUP BY gk, role)
+    SELECT span.gk, span.role, span.w, coalesce(g.requests, 0) AS requests, g.ok, g.lat_n, g.lat_sum, q.lat_q
     FROM span
-    LEFT JOIN g ON g.role = span.role AND g.w = span.w
-    LEFT JOIN q ON q.role = span.role AND q.w = span.w;
+    LEFT JOIN g ON g.gk = span.gk AND g.role = span.role AND g.w = span.w
+    LEFT JOIN q ON q.gk = span.gk AND q.role = span.role AND q.w = span.w;
 
 CREATE OR REPLACE MACRO _judge_q_index(metric) AS
     CASE metric WHEN 'p50' THEN 1 WHEN 'p90' THEN 2 WHEN 'p95' THEN 3 WHEN 'p99' THEN 4
                 WHEN 'p99.9' THEN 5 WHEN 'max' THEN 6 END;
 
-CREATE OR REPLACE MACRO judge(exp, step_ms := 60000, step_n := NULL,
+CREATE OR REPLACE MACRO judge_by(exp, grp, step_ms := 60000, step_n := NULL,
         metrics := ['mean', 'p50', 'p95', 'p99', 'error_rate']) AS TABLE
-    SELECT m.metric, s.role, s.w + 1 AS step,
+    SELECT s.gk.v AS grp, m.metric, s.role, s.w + 1 AS step,
            CASE WHEN step_n IS NULL THEN s.w * step_ms END::DOUBLE AS start_ms,
            s.requests,
            CASE WHEN NOT _is_metric(m.metric) THEN error('unknown metric ' || m.metric || ': want mean, p50, p90, p95, p99, p99.9, max, error_rate, ok_share or throughput')
@@ -104,6 +108,17 @@ CREATE OR REPLACE MACRO judge(exp, step_ms := 60000, step_n := NULL,
                     CASE WHEN step_n IS NOT NULL THEN error('metric throughput: requests per second need duration steps (step_ms)')
                          ELSE s.requests * 1000 / step_ms END
                 ELSE s.lat_q[_judge_q_index(m.metric)] / 1000 END::DOUBLE AS value
-    FROM _judge_steps(exp, step_ms, step_n, list_has_any(metrics, ['p50', 'p90', 'p95', 'p99', 'p99.9', 'max'])) s,
+    FROM _judge_steps(exp, grp, step_ms, step_n, list_has_any(metrics, ['p50', 'p90', 'p95', 'p99', 'p99.9', 'max'])) s,
          (SELECT unnest(metrics) AS metric) m
-    ORDER BY m.metric, s.role, step;
+    ORDER BY s.gk, m.metric, s.role, step;
+
+-- judge per group (docs/by.md): judge_by(exp, grp, ...) splits each side's
+-- rows by the value of grp, an expression over the columns of requests;
+-- each group, NULL included, is read as a log of its own (count steps of
+-- its own requests; its steps from its own first to its last). Its first
+-- column is that value, grp; the others are those of judge, ordered by
+-- grp, then as judge orders them.
+CREATE OR REPLACE MACRO judge(exp, step_ms := 60000, step_n := NULL,
+        metrics := ['mean', 'p50', 'p95', 'p99', 'error_rate']) AS TABLE
+    SELECT * EXCLUDE (grp) FROM judge_by(exp, true, step_ms := step_ms, step_n := step_n, metrics := metrics)
+    ORDER BY metric, role, step;

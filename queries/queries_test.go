@@ -57,6 +57,8 @@ func coveredBy(name string) bool {
 		return true
 	case "omission_windows", "omission_requests", "omission_dropped", "omission_backfill": // cmd/rewind/testdata/cli/omission
 		return true
+	case "hypothesis_sweep_by", "stop_damage_by": // cmd/rewind/testdata/cli/falsification-by (--tolerance, stop-damage)
+		return true
 	}
 	return false
 }

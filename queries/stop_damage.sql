@@ -27,6 +27,8 @@
 --   total_damage       BIGINT  requests, tagged and not ok, in the whole experiment run
 -- Units: stop_damage: k=- stop_window=- damage_until_stop=requests extra_over_k1=requests
 -- Units: stop_damage: total_damage=requests
+-- Units: stop_damage_by: grp=- k=- stop_window=- damage_until_stop=requests extra_over_k1=requests
+-- Units: stop_damage_by: total_damage=requests
 CREATE OR REPLACE MACRO _streaks(exp, size_n, size_ms, metric, f, a, control_exp, control_run, control_role,
         treatment_exp, treatment_run, treatment_role, split_ms) AS TABLE
     WITH v AS (
@@ -70,3 +72,55 @@ CREATE OR REPLACE MACRO stop_damage(exp, size_n := NULL, size_ms := NULL, margin
     FROM dmg
     WHERE list_contains(ks, k)
     ORDER BY k;
+
+-- stop damage per group (docs/by.md): stop_damage_by(exp, grp, ...) gives
+-- grp, the group's value, then stop_damage's columns, ordered by grp, then
+-- k; each group is read as a log of its own (_judged_windows_by), its
+-- streaks over its own windows. Every group of the sides' experiments has
+-- its rows, as stop_damage gives them for a log without a treatment window.
+CREATE OR REPLACE MACRO _streaks_by(exp, grp, size_n, size_ms, metric, f, a, control_exp, control_run, control_role,
+        treatment_exp, treatment_run, treatment_role, split_ms) AS TABLE
+    WITH v AS (
+        SELECT c.gk, c.window_no, c.requests, c.ok, c.damage, c.value_den IS NOT NULL AS valued,
+               _breaks(c.value_num, c.value_den, c.sl, c.w, c.l, f, a, _metric_lower_bad(metric)) AS falsified
+        FROM _judged_windows_by(exp, grp, size_n, size_ms, metric, control_exp, control_run, control_role,
+                                treatment_exp, treatment_run, treatment_role, split_ms) c
+        WHERE c.role = 'experiment' AND (c.w > 0 OR f = 0)
+    ),
+    o AS (SELECT *, sum(valued::INTEGER) OVER (PARTITION BY gk ORDER BY window_no ROWS UNBOUNDED PRECEDING) AS ord FROM v)
+    SELECT *, ord - coalesce(max(CASE WHEN valued AND NOT falsified THEN ord END)
+                                 OVER (PARTITION BY gk ORDER BY window_no ROWS UNBOUNDED PRECEDING), 0) AS streak
+    FROM o;
+
+CREATE OR REPLACE MACRO stop_damage_by(exp, grp, size_n := NULL, size_ms := NULL, margin := 0.10, ks := [1, 2, 3, 4],
+        metric := 'ok_share', f := NULL, a := NULL, control_exp := NULL, control_run := NULL, control_role := NULL,
+        treatment_exp := NULL, treatment_run := NULL, treatment_role := NULL, split_ms := NULL) AS TABLE
+    WITH s AS MATERIALIZED (
+        SELECT * FROM _streaks_by(exp, grp, size_n, size_ms, metric,
+                                  coalesce(f, _margin_threshold(metric, margin).f),
+                                  coalesce(a, _margin_threshold(metric, margin).a),
+                                  control_exp, control_run, control_role, treatment_exp, treatment_run, treatment_role, split_ms)
+    ),
+    gs AS (
+        SELECT DISTINCT {'v': grp} AS gk FROM requests
+        WHERE experiment IN (exp, coalesce(control_exp, exp), coalesce(treatment_exp, exp))
+    ),
+    stops AS (
+        SELECT gs.gk, kk.k, min(s.window_no) AS stop_window
+        FROM gs CROSS JOIN (SELECT unnest(list_distinct(list_append(ks, 1))) AS k) kk
+        LEFT JOIN s ON s.gk = gs.gk AND s.streak >= kk.k
+        GROUP BY gs.gk, kk.k
+    ),
+    dmg AS (
+        SELECT st.gk, st.k, st.stop_window, coalesce(sum(s.damage), 0) AS damage_until_stop
+        FROM stops st LEFT JOIN s ON s.gk = st.gk AND (st.stop_window IS NULL OR s.window_no <= st.stop_window)
+        GROUP BY st.gk, st.k, st.stop_window
+    ),
+    tot AS (SELECT gs.gk, coalesce(sum(s.damage), 0) AS total FROM gs LEFT JOIN s ON s.gk = gs.gk GROUP BY gs.gk)
+    SELECT d.gk.v AS grp, d.k::BIGINT AS k, d.stop_window,
+           d.damage_until_stop::BIGINT AS damage_until_stop,
+           (d.damage_until_stop - d1.damage_until_stop)::BIGINT AS extra_over_k1,
+           tot.total::BIGINT AS total_damage
+    FROM dmg d JOIN dmg d1 ON d1.gk = d.gk AND d1.k = 1 JOIN tot ON tot.gk = d.gk
+    WHERE list_contains(ks, d.k)
+    ORDER BY d.gk, d.k;

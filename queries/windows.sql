@@ -26,6 +26,9 @@
 -- Units: hypothesis_sweep: i=- baseline=(metric) threshold=(metric) control_falsified=-
 -- Units: hypothesis_sweep: control_windows=- experiment_falsified=- experiment_windows=-
 -- Units: hypothesis_sweep: first_falsified_window=-
+-- Units: hypothesis_sweep_by: grp=- i=- baseline=(metric) threshold=(metric) control_falsified=-
+-- Units: hypothesis_sweep_by: control_windows=- experiment_falsified=- experiment_windows=-
+-- Units: hypothesis_sweep_by: first_falsified_window=-
 
 -- One side of a hypothesis: the rows of one run of an experiment
 -- (run_name), or of every run with a role (role_name, when run_name is
@@ -394,3 +397,122 @@ CREATE OR REPLACE MACRO _experiment_rows(exp, start_at) AS TABLE
 CREATE OR REPLACE MACRO experiment_window(exp, start_at) AS TABLE
     SELECT *, _first_pos(start_at) + row_number() OVER (ORDER BY run, seq) - 1 AS pos
     FROM _experiment_rows(exp, start_at);
+
+-- --by (docs/by.md): the same windows per group. grp is an expression over
+-- the columns of requests; each group, NULL included, is read as a log of
+-- its own, so a count window holds N of the group's requests, numbered in
+-- (run, seq) order within the group (_role_rows's order): one sort, where
+-- side_windows's fast paths read the positions of the whole run. These
+-- macros are apart from those above, which stay as fast as they are.
+
+-- A side's rows as _side_input, with their group gk.
+CREATE OR REPLACE MACRO _side_input_by(exp, grp, run_name, role_name, from_ms, until_ms, need_lat) AS TABLE
+    SELECT {'v': grp} AS gk, run, seq, t_ms, count, outcome = 'ok' AS ok, tagged, tagged AND outcome <> 'ok' AS damaged,
+           CASE WHEN need_lat THEN round(latency_ms * 1000)::BIGINT END AS lat_us
+    FROM requests
+    WHERE experiment = exp
+      AND CASE WHEN run_name IS NULL THEN role = role_name ELSE run = run_name END
+      AND (from_ms IS NULL OR t_ms >= from_ms)
+      AND (until_ms IS NULL OR t_ms < until_ms);
+
+-- side_windows per group: its columns after gk, the group.
+CREATE OR REPLACE MACRO _side_windows_by(exp, grp, run_name, role_name, size_n, size_ms, from_ms, until_ms, metric) AS TABLE
+    WITH r AS (
+        SELECT gk, CASE WHEN size_n IS NOT NULL THEN ((row_number() OVER (PARTITION BY gk ORDER BY run, seq) - 1) // size_n)::BIGINT
+                        ELSE error('windows: give size_n (requests) or size_ms (milliseconds)') END AS w,
+               t_ms, count, ok, tagged, damaged, lat_us
+        FROM _side_input_by(exp, grp, run_name, role_name, from_ms, until_ms, _metric_needs_latency(metric))
+        WHERE size_ms IS NULL
+        UNION ALL
+        SELECT gk, floor((t_ms - coalesce(from_ms, 0)) / size_ms)::BIGINT, t_ms, count, ok, tagged, damaged, lat_us
+        FROM _side_input_by(exp, grp, run_name, role_name, from_ms, until_ms, _metric_needs_latency(metric))
+        WHERE size_ms IS NOT NULL AND t_ms IS NOT NULL
+    ),
+    g AS (
+        SELECT gk, w + 1 AS window_no,
+               min(t_ms) AS first_t_ms,
+               max(t_ms) AS last_t_ms,
+               sum(count)::BIGINT AS requests,
+               coalesce(sum(count) FILTER (WHERE ok), 0)::BIGINT AS ok,
+               coalesce(sum(count) FILTER (WHERE damaged), 0)::BIGINT AS damage,
+               coalesce(sum(count) FILTER (WHERE tagged), 0)::BIGINT AS tagged,
+               sum(count) FILTER (WHERE lat_us IS NOT NULL) AS lat_n,
+               sum(lat_us::HUGEINT * count) AS lat_sum,
+               quantile_disc(lat_us, coalesce(_metric_q(metric), 0.5)) AS lat_q,
+               max(count) FILTER (WHERE lat_us IS NOT NULL) AS lat_weight
+        FROM r
+        GROUP BY gk, w
+    ),
+    v AS (
+        SELECT gk, window_no, first_t_ms, last_t_ms, requests, ok, damage, tagged,
+               CASE WHEN NOT _is_metric(metric) THEN error('unknown metric ' || metric || ': want ok_share, error_rate, p50, p90, p95, p99, p99.9, max, mean or throughput')
+                    WHEN metric = 'ok_share' THEN ok
+                    WHEN metric = 'error_rate' THEN requests - ok
+                    WHEN metric = 'mean' THEN lat_sum
+                    WHEN metric = 'throughput' THEN requests * 1000000
+                    WHEN lat_weight > 1 THEN error('metric ' || metric || ': latency quantiles need one row per request, and this log has rows that stand for several (count > 1); use mean')
+                    ELSE lat_q END::HUGEINT AS value_num,
+               CASE WHEN metric IN ('ok_share', 'error_rate') THEN requests
+                    WHEN metric = 'mean' THEN lat_n
+                    WHEN metric = 'throughput' THEN
+                        CASE WHEN size_ms IS NULL THEN error('metric throughput: requests per second need duration windows (e.g. size_ms := 10000)')
+                             ELSE round(size_ms * 1000) END
+                    WHEN lat_n > 0 THEN 1 END::HUGEINT AS value_den
+        FROM g
+    )
+    SELECT * REPLACE (CASE WHEN value_den > 0 THEN value_num END AS value_num,
+                      CASE WHEN value_den > 0 THEN value_den END AS value_den),
+           CASE WHEN value_den > 0 THEN value_num::DOUBLE / value_den / _metric_per(metric) END AS value
+    FROM v;
+
+-- _judged_windows per group: each group's baseline and tags are its own;
+-- a group without a control window has w 0, l 1 and sl 0, one without a
+-- treatment request no tags.
+CREATE OR REPLACE MACRO _judged_windows_by(exp, grp, size_n, size_ms, metric, control_exp, control_run, control_role,
+        treatment_exp, treatment_run, treatment_role, split_ms) AS TABLE
+    WITH c AS MATERIALIZED (
+        SELECT 'control' AS role, * FROM _side_windows_by(coalesce(control_exp, exp), grp, control_run,
+            coalesce(control_role, 'control'), size_n, size_ms, NULL, split_ms, metric)
+        UNION ALL
+        SELECT 'experiment' AS role, * FROM _side_windows_by(coalesce(treatment_exp, exp), grp, treatment_run,
+            coalesce(treatment_role, 'experiment'), size_n, size_ms, split_ms, NULL, metric)
+    ),
+    ls AS (SELECT gk, _lcm_of(value_den) AS l FROM c WHERE role = 'control' AND value_den IS NOT NULL GROUP BY gk),
+    b AS (
+        SELECT gk, count(*)::HUGEINT AS w, any_value(l) AS l, _scaled_ok(value_num, value_den, l) AS sl
+        FROM c JOIN ls USING (gk)
+        WHERE role = 'control' AND value_den IS NOT NULL
+        GROUP BY gk
+    ),
+    t AS (SELECT gk, coalesce(sum(tagged), 0) > 0 AS has_tags FROM c WHERE role = 'experiment' GROUP BY gk)
+    SELECT c.* REPLACE (CASE WHEN coalesce(t.has_tags, false) THEN c.damage ELSE c.requests - c.ok END AS damage),
+           coalesce(b.w, 0) AS w, coalesce(b.l, 1) AS l, coalesce(b.sl, 0) AS sl, coalesce(t.has_tags, false) AS has_tags
+    FROM c LEFT JOIN b ON b.gk = c.gk LEFT JOIN t ON t.gk = c.gk;
+
+-- hypothesis_sweep per group: hypothesis_sweep_by(exp, grp, thresholds,
+-- ...) gives grp, the group's value, then hypothesis_sweep's columns,
+-- ordered by grp, then i.
+CREATE OR REPLACE MACRO hypothesis_sweep_by(exp, grp, thresholds, size_n := NULL, size_ms := NULL, metric := 'ok_share',
+        control_exp := NULL, control_run := NULL, control_role := NULL,
+        treatment_exp := NULL, treatment_run := NULL, treatment_role := NULL, split_ms := NULL) AS TABLE
+    WITH m AS (SELECT unnest(thresholds) AS th, generate_subscripts(thresholds, 1) AS i),
+    v AS (
+        SELECT c.gk, m.i, c.role, c.window_no, c.value_den IS NOT NULL AS valued,
+               _breaks(c.value_num, c.value_den, c.sl, c.w, c.l, m.th.f, m.th.a, _metric_lower_bad(metric)) AS falsified,
+               CASE WHEN c.w > 0 THEN c.sl / (c.w * c.l) END AS baseline,
+               (m.th.f * CASE WHEN c.w > 0 THEN c.sl / (c.w * c.l) ELSE 0 END + m.th.a) / 1000000 AS threshold
+        FROM _judged_windows_by(exp, grp, size_n, size_ms, metric, control_exp, control_run, control_role,
+                                treatment_exp, treatment_run, treatment_role, split_ms) c, m
+        WHERE c.w > 0 OR m.th.f = 0
+    )
+    SELECT gk.v AS grp, i::BIGINT AS i,
+           (any_value(baseline) / _metric_per(metric))::DOUBLE AS baseline,
+           (any_value(threshold) / _metric_per(metric))::DOUBLE AS threshold,
+           count(*) FILTER (WHERE role = 'control' AND falsified) AS control_falsified,
+           count(*) FILTER (WHERE role = 'control' AND valued) AS control_windows,
+           count(*) FILTER (WHERE role = 'experiment' AND falsified) AS experiment_falsified,
+           count(*) FILTER (WHERE role = 'experiment' AND valued) AS experiment_windows,
+           min(window_no) FILTER (WHERE role = 'experiment' AND falsified) AS first_falsified_window
+    FROM v
+    GROUP BY gk, i
+    ORDER BY gk, i;

@@ -24,12 +24,14 @@ reach before the start).
 Columns: run, rule, fired_at_ms (test time since the run's first request),
 short_burn, long_burn (then), requests_before, failed_before (bad requests
 ended by then), budget_consumed (share of the --period's error budget at the
-run's mean request rate), failed_total, note.
+run's mean request rate), failed_total, note. With --by, the same per run
+and group, each group read as a log of its own (docs/by.md).
 
 Examples:
   rewind analyze burn-rate --slo 99.9%
   rewind analyze burn-rate --slo 99% --rules '1m/10m>10,5m/30m>2' --format csv
-  rewind analyze burn-rate --slo 99.5% --good "latency_ms < 300 AND outcome = 'ok'" --rules '30s/5m>14.4'`
+  rewind analyze burn-rate --slo 99.5% --good "latency_ms < 300 AND outcome = 'ok'" --rules '30s/5m>14.4'
+  rewind analyze burn-rate --slo 99% --rules '1s/10s>2' --by name`
 
 func init() {
 	registerAnalysis(analysisCommand{name: "burn-rate", summary: "multi-window burn-rate SLO alerts replayed: when each fires, the damage before", run: runBurnRate})
@@ -47,6 +49,7 @@ func runBurnRate(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&period, "period", "30d", "the SLO period the error budget is counted over")
 	fs.StringVar(&step, "step", "", "evaluate every `DURATION` of test time (default: at every change)")
 	fs.BoolVar(&o.Partial, "partial", false, "evaluate windows that reach before the run's start")
+	addBy(fs, &o.By)
 	if err := parse(fs, args); err != nil {
 		return err
 	}

@@ -15,7 +15,8 @@ control run's per-window ok shares; a window below the threshold is
 falsified (decided exactly: a tie does not falsify). Columns: margin,
 baseline, control_falsified, control_windows, experiment_falsified,
 experiment_windows, first_falsified_window (control = the baseline side,
-experiment = the treatment side).
+experiment = the treatment side). With --by, the same per group, each
+group read as a log of its own: its own windows and baseline (docs/by.md).
 
 ` + hypothesisHelp + `
 
@@ -29,7 +30,8 @@ Examples:
   rewind analyze falsification --window 40 --margins 0,0.05,0.1,0.2 --format csv
   rewind analyze falsification --control baseline --treatment canary --metric p95 --window 30s --tolerance 10%,20%,50%
   rewind analyze falsification --treatment canary --baseline-until 2m --metric p95 --window 30s
-  rewind analyze falsification --metric error_rate --max 1% --window 30s`
+  rewind analyze falsification --metric error_rate --max 1% --window 30s
+  rewind analyze falsification --control baseline --treatment canary --window 30s --by name`
 
 func init() {
 	registerAnalysis(analysisCommand{name: "falsification", summary: "steady-state hypothesis swept over margins", run: runFalsification})
@@ -45,6 +47,7 @@ func runFalsification(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&window, "window", "", "window: requests (40) or a duration (1s) (default: the stored window)")
 	fs.StringVar(&margins, "margins", "0,0.05,0.10,0.20", "margins to sweep, as shares")
 	h.add(fs, true, false)
+	addBy(fs, &o.By)
 	if err := parse(fs, args); err != nil {
 		return err
 	}

@@ -38,13 +38,15 @@ NodataFailMetric, Error), critical, decided_by (the gate that decided),
 control_n, experiment_n (steps judged), lower, upper (the interval of the
 shift experiment - control), estimate, bound (tolerance·|estimate|),
 effect_size, mean_ratio, reason (Kayenta's). Then, per interval: from_ms,
-until_ms, score, classification, group_scores, reason.
+until_ms, score, classification, group_scores, reason. With --by, both per
+group, each group judged as a log of its own (docs/by.md).
 
 Examples:
   rewind analyze judge --step 1s
   rewind analyze judge --step 1s --direction increase --critical error_rate --weights latency=60,errors=40
   rewind analyze judge --step 1s --interval 5s --warmup 5s --scores
-  rewind analyze judge --step-requests 20 --metrics p95,error_rate --effect-size cles`
+  rewind analyze judge --step-requests 20 --metrics p95,error_rate --effect-size cles
+  rewind analyze judge --step 30s --by name --scores`
 
 func init() {
 	registerAnalysis(analysisCommand{name: "judge", summary: "Kayenta's canary judge: Mann-Whitney per metric, group scores, the weighted summary", run: runJudge})
@@ -88,6 +90,7 @@ func runJudge(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&f.warmup, "warmup", "", "leave out the steps of the first `DURATION`")
 	fs.StringVar(&f.lookback, "lookback", "", "judge each interval over the last `DURATION` only (default: every step since the warm-up)")
 	fs.BoolVar(&f.scores, "scores", false, "print only the intervals' scores")
+	addBy(fs, &o.By)
 	if err := parse(fs, args); err != nil {
 		return err
 	}

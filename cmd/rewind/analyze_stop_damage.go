@@ -14,7 +14,9 @@ The stop criterion "stop after k consecutive falsified windows", swept
 over k: the window where the experiment stops and the damage until then.
 Damage is tagged treatment requests not ok; when the treatment side has no
 tagged request, every treatment request not ok (a note says so). Columns:
-k, stop_window, damage_until_stop, extra_over_k1, total_damage.
+k, stop_window, damage_until_stop, extra_over_k1, total_damage. With --by,
+the same per group, each group read as a log of its own: its own windows,
+baseline and streaks (docs/by.md).
 
 ` + hypothesisHelp + `
 
@@ -26,7 +28,8 @@ Examples:
   rewind analyze stop-damage
   rewind analyze stop-damage --margin 0.05 --k 1,2,3 --format json
   rewind analyze stop-damage --control baseline --treatment canary --metric p95 --window 30s --tolerance 20%
-  rewind analyze stop-damage --metric p99 --max 800ms --window 30s`
+  rewind analyze stop-damage --metric p99 --max 800ms --window 30s
+  rewind analyze stop-damage --window 20 --by status_class`
 
 func init() {
 	registerAnalysis(analysisCommand{name: "stop-damage", summary: "damage before a k-consecutive-window stop, swept over k", run: runStopDamage})
@@ -43,6 +46,7 @@ func runStopDamage(ctx context.Context, e *env, args []string) error {
 	fs.Float64Var(&o.Margin, "margin", hypothesis.DefaultMargin, "margin below the baseline, as a share")
 	fs.StringVar(&ks, "k", "1,2,3,4", "consecutive falsified windows that stop the experiment")
 	h.add(fs, false, false)
+	addBy(fs, &o.By)
 	if err := parse(fs, args); err != nil {
 		return err
 	}

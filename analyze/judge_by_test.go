@@ -1,0 +1,85 @@
+package analyze
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/rewind-dev/rewind/store"
+)
+
+// A group's rows of Judge with By are Judge over the log filtered to the
+// group (splitGroups), metrics and scores alike, for every group of real
+// logs with both roles; a group the filtered log cannot judge (one side
+// only) has no row and a note.
+func TestJudgeByEqualsFiltered(t *testing.T) {
+	cases := []struct {
+		file string
+		by   []string
+		o    JudgeOptions
+	}{
+		{"../fixtures/hypotheses/checkout.ndjson", []string{"name"}, JudgeOptions{Step: 30 * time.Second}},
+		{"../fixtures/hypotheses/checkout.ndjson", []string{"name"}, JudgeOptions{StepN: 10, Interval: 0}},
+		{"../fixtures/hypotheses/checkout.ndjson", []string{"status_class"}, JudgeOptions{Step: 20 * time.Second,
+			Interval: time.Minute, Warmup: 40 * time.Second, Lookback: 2 * time.Minute}},
+		{"../fixtures/chaos/gunluk.json", []string{"outcome"}, JudgeOptions{StepN: 25}},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%s/%v/%d", c.file, c.by, len(c.o.Metrics)+int(c.o.StepN)), func(t *testing.T) {
+			db := ingestedDB(t, c.file)
+			e, err := store.FindExperiment(db, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := groupBy(db, e.Name, c.by)
+			if err != nil {
+				t.Fatal(err)
+			}
+			groups := splitGroups(t, db, e.Name, g.key)
+			o := c.o
+			o.Experiment, o.By = e.Name, c.by
+			m, s, err := Judge(db, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			judged, skipped := 0, 0
+			for i := 1; i <= groups; i++ {
+				vals := mustSQL(t, db, fmt.Sprintf(`SELECT unnest(k) FROM by_groups WHERE i = %d`, i)).Rows[0]
+				o.Experiment, o.By = fmt.Sprintf("by-%d", i), nil
+				fm, fs, err := Judge(db, o)
+				gm, gs := groupRows(m, vals), groupRows(s, vals)
+				if err != nil {
+					if len(gm)+len(gs) > 0 {
+						t.Fatalf("group %v: the filtered log is not judged (%v), the grouped one is", vals, err)
+					}
+					skipped++
+					continue
+				}
+				if diff := cmp.Diff(fm.Rows, gm); diff != "" {
+					t.Fatalf("group %v metrics (-filtered log +grouped):\n%s", vals, diff)
+				}
+				if diff := cmp.Diff(fs.Rows, gs); diff != "" {
+					t.Fatalf("group %v scores (-filtered log +grouped):\n%s", vals, diff)
+				}
+				judged++
+			}
+			if judged == 0 || len(m.Rows) == 0 {
+				t.Fatalf("no group judged")
+			}
+			t.Logf("%d groups judged, %d not (notes: %q)", judged, skipped, s.Notes)
+		})
+	}
+}
+
+// groupRows are r's rows whose first len(vals) columns are vals, without
+// them.
+func groupRows(r *Result, vals []any) [][]any {
+	var out [][]any
+	for _, row := range r.Rows {
+		if fmt.Sprint(row[:len(vals)]) == fmt.Sprint(vals) {
+			out = append(out, row[len(vals):])
+		}
+	}
+	return out
+}
