@@ -37,7 +37,7 @@ func TestRefused(t *testing.T) {
 			mustIngest(t, db, Options{}, chaosFixture)
 			before := snapshot(t, db)
 			_, err := Files(context.Background(), db, Options{}, []string{path})
-			if err == nil || !strings.HasPrefix(err.Error(), path+": "+want) {
+			if err == nil || !strings.HasPrefix(flagged(err), path+": "+want) {
 				t.Fatalf("error %v\nwant %s: %s", err, path, want)
 			}
 			if seen[want] {
