@@ -403,11 +403,7 @@ func resolutionSection(q store.Querier, e store.Experiment, o Options) (*Section
 	if err != nil {
 		return nil, err
 	}
-	peaks, err := analyze.Peaks(q, analyze.PeaksOptions{Experiment: e.Name, ResolutionsMs: []int64{100, 1000}})
-	if err != nil {
-		return nil, err
-	}
-	cmp, err := analyze.ComparePeaks(peaks)
+	cmp, err := peaks100msVs1s(q, e.Name)
 	if err != nil {
 		return nil, err
 	}

@@ -74,11 +74,7 @@ func burstVerdict(q store.Querier, e store.Experiment, o Options) ([]Value, erro
 	if err := q.QueryRow(`SELECT count(*) FROM requests WHERE experiment = ? AND t_ms IS NOT NULL`, e.Name).Scan(&n); err != nil || n == 0 {
 		return nil, err
 	}
-	peaks, err := analyze.Peaks(q, analyze.PeaksOptions{Experiment: e.Name, ResolutionsMs: []int64{100, 1000}})
-	if err != nil {
-		return nil, err
-	}
-	cmp, err := analyze.ComparePeaks(peaks)
+	cmp, err := peaks100msVs1s(q, e.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -87,4 +83,14 @@ func burstVerdict(q store.Querier, e store.Experiment, o Options) ([]Value, erro
 		return nil, nil
 	}
 	return []Value{"1 s view", "hides a burst", strings.Join(b, "; ")}, nil
+}
+
+// peaks100msVs1s is the peaks comparison at 100 ms and 1 s of an
+// experiment, which the resolution section and the burst verdict read.
+func peaks100msVs1s(q store.Querier, experiment string) (*analyze.Result, error) {
+	peaks, err := analyze.Peaks(q, analyze.PeaksOptions{Experiment: experiment, ResolutionsMs: []int64{100, 1000}})
+	if err != nil {
+		return nil, err
+	}
+	return analyze.ComparePeaks(peaks)
 }
