@@ -197,11 +197,7 @@ func (s shown) Float64() float64 { return s.f }
 func resultTable(r *analyze.Result, caption string) Table {
 	t := Table{Caption: caption}
 	for _, c := range r.Columns {
-		unit := c.Unit
-		if unit == "share" || unit == "x" {
-			unit = "" // the cell carries it: 96.00 %, 4.00×
-		}
-		t.Columns = append(t.Columns, Column{Name: c.Name, Unit: unit})
+		t.Columns = append(t.Columns, Column{Name: c.Name, Unit: c.Unit})
 	}
 	for _, row := range r.Rows {
 		cells := make([]Value, len(row))

@@ -152,11 +152,20 @@ func rightAligned(row []Value, c int, numCol bool) bool {
 
 // header is a column heading with its unit, e.g. "p99 (ms)", but "p99_ms":
 // the rule of analyze's tables (analyze.Header).
-func (c Column) header() string { return analyze.Header(c.Name, c.Unit) }
+func (c Column) header() string { return analyze.Header(c.Name, c.headUnit()) }
 
 // shownUnit is the unit a heading shows: none when the name states it.
 func (c Column) shownUnit() string {
-	if analyze.NameStatesUnit(c.Name, c.Unit) {
+	if u := c.headUnit(); !analyze.NameStatesUnit(c.Name, u) {
+		return u
+	}
+	return ""
+}
+
+// headUnit is the unit a heading may name: none for the units the cells
+// show themselves (a share as 96.00 %, a ratio as 4.00×).
+func (c Column) headUnit() string {
+	if c.Unit == "share" || c.Unit == "x" {
 		return ""
 	}
 	return c.Unit

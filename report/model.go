@@ -56,7 +56,9 @@ type Table struct {
 }
 
 // Column names a table column and its unit ("ms", "req/s", "%"; empty for
-// none). Units go into headers so cells stay plain numbers.
+// none). Units go into headers so cells stay plain numbers, except "share"
+// and "x", which the cells show (96.00 %, 4.00×) and headers leave out;
+// RenderJSON gives every unit, beside the plain number.
 type Column struct {
 	Name string
 	Unit string

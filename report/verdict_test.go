@@ -17,12 +17,35 @@ import (
 // bundled fixture, against testdata/verdict/NAME.txt (go test -run
 // Verdict -update rewrites them).
 func TestVerdictGoldens(t *testing.T) {
-	cases := []struct {
-		name  string
-		in    ingest.Options
-		paths []string
-		opts  report.Options
-	}{
+	for _, c := range fixtureReports(t) {
+		t.Run(c.name, func(t *testing.T) {
+			doc := c.build(t)
+			if len(doc.Sections) == 0 || doc.Sections[0].Title != "Verdict" {
+				t.Fatalf("the report does not lead with the verdict: %q", titles(doc))
+			}
+			var buf bytes.Buffer
+			doc.Sections = doc.Sections[:1]
+			doc.Title, doc.Subtitle = "", ""
+			if err := report.RenderText(&buf, doc); err != nil {
+				t.Fatal(err)
+			}
+			goldenReport(t, "testdata/verdict/"+c.name+".txt", buf.Bytes())
+		})
+	}
+}
+
+// fixtureReport is the report of a bundled fixture, with options.
+type fixtureReport struct {
+	name  string
+	in    ingest.Options
+	paths []string
+	opts  report.Options
+}
+
+// fixtureReports are the reports of every bundled fixture that the verdict
+// goldens and the JSON test read.
+func fixtureReports(t *testing.T) []fixtureReport {
+	return []fixtureReport{
 		{"chaos", ingest.Options{}, []string{"../fixtures/chaos/gunluk.json"}, report.Options{Planned: "tag_hash(20260731, req) < 0.05"}},
 		{"chaos-one-window", ingest.Options{}, []string{"../fixtures/chaos/gunluk.json"}, report.Options{Window: hypothesis.Window{N: 400}, Planned: "tag_hash(20260731, req) < 0.05"}},
 		{"chaos-k2-no-plan", ingest.Options{}, []string{"../fixtures/chaos/gunluk.json"}, report.Options{StopAfter: 2}},
@@ -42,34 +65,26 @@ func TestVerdictGoldens(t *testing.T) {
 		{"retry", ingest.Options{}, []string{"../fixtures/retry/tiny.ndjson"}, report.Options{}},
 		{"live-experiment", ingest.Options{}, []string{"../fixtures/chaos/live-experiment.ndjson"}, report.Options{}},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "rewind.duckdb")
-			ctx := context.Background()
-			db, err := store.Open(ctx, path, store.Options{Mode: store.Write})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			if _, err := ingest.Files(ctx, db, c.in, c.paths); err != nil {
-				t.Fatal(err)
-			}
-			doc, err := report.Build(db, c.opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(doc.Sections) == 0 || doc.Sections[0].Title != "Verdict" {
-				t.Fatalf("the report does not lead with the verdict: %q", titles(doc))
-			}
-			var buf bytes.Buffer
-			doc.Sections = doc.Sections[:1]
-			doc.Title, doc.Subtitle = "", ""
-			if err := report.RenderText(&buf, doc); err != nil {
-				t.Fatal(err)
-			}
-			goldenReport(t, "testdata/verdict/"+c.name+".txt", buf.Bytes())
-		})
+}
+
+// build ingests the fixture into a new database and builds its report.
+func (c fixtureReport) build(t *testing.T) report.Document {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "rewind.duckdb")
+	ctx := context.Background()
+	db, err := store.Open(ctx, path, store.Options{Mode: store.Write})
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer db.Close()
+	if _, err := ingest.Files(ctx, db, c.in, c.paths); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := report.Build(db, c.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
 }
 
 func mustRules(t *testing.T, s string) []hypothesis.BurnRule {

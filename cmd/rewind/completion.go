@@ -113,6 +113,9 @@ func completions(ctx context.Context, words []string) []string {
 	case "--from":
 		return withPrefix(ingest.Formats, cur)
 	case "--format", "-f":
+		if before[0] == "report" {
+			return withPrefix(reportFormats, cur)
+		}
 		return withPrefix(analyze.Formats, cur)
 	case "--metric":
 		return withPrefix(hypothesis.Metrics, cur)

@@ -29,6 +29,8 @@ func TestCompletions(t *testing.T) {
 		{[]string{"ingest", "--ma"}, []string{"--map", "--max-record", "--max-ratio"}},
 		{[]string{"ingest", "--from", "ve"}, []string{"vegeta"}},
 		{[]string{"analyze", "falsification", "--format", "j"}, []string{"json"}},
+		{[]string{"report", "--format", ""}, []string{"table", "json"}},
+		{[]string{"sql", "--format", ""}, []string{"table", "json", "csv"}},
 		{[]string{"analyze", "falsification", "--db", db, "--experiment", ""}, []string{"gunluk"}},
 		{[]string{"completion", "z"}, []string{"zsh"}},
 		{[]string{"replay", "--me"}, []string{"--metric", "--memory-limit"}}, // each flag once, in --help order

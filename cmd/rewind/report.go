@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -21,7 +22,8 @@ A report of one experiment: a section for each analysis the log supports
 (blast radius, falsification sweep, stop-damage, the timeline of ok share
 per window with the stop marked as 'rewind replay' decides it, the 100 ms vs
 1 s resolution comparison with its peaks, amplification, retries), with the
-same numbers as 'rewind analyze'. Printed as text, or with --html
+same numbers as 'rewind analyze'. Printed as text, with --format json as
+one JSON object (the verdict first, numbers as numbers), or with --html
 written as one self-contained page with charts (no network needed to view
 it). FILE arguments are ingested into --db first (an identical file is
 skipped), so one command goes from a log to a report; the report itself is
@@ -49,12 +51,14 @@ Examples:
   rewind report --metric p95 --max 250ms --window 10s --html canary.html fixtures/hypotheses/checkout.ndjson
   rewind report --html chaos.html
   rewind report --db storm.duckdb --experiment storm --window 1s
+  rewind report --format json | jq -r '.verdict.answers[] | .question + ": " + .verdict'
   rewind report --slo 99% --rules '1s/5s>10' --threshold 'http_req_failed: rate<0.01'`
 
 type reportOptions struct {
 	hyp    hypothesisFlags // the timeline's hypothesis (readHypothesis)
 	db     dbFlags
 	html   string
+	format string
 	force  bool
 	window string
 	slo    reportSLOFlags
@@ -72,6 +76,7 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	o.hyp.add(fs, false, false)
 	fs.Int64Var(&o.lib.Start, "start", 0, "the treatment run's position where the fault starts, shaded on the charts (default: the stored 'start' or the Chaos Toolkit actions)")
 	fs.StringVar(&o.html, "html", "", "write an HTML page to `FILE` (- for stdout) instead of text to stdout")
+	fs.StringVarP(&o.format, "format", "f", "table", "output format: table (the text report) or json (the same sections as one JSON object, the verdict first)")
 	fs.BoolVar(&o.force, "force", false, "replace an existing --html file that is not a page rewind wrote (never the database or an input)")
 	fs.StringVar(&o.lib.Planned, "planned", "", "the blast-radius plan: a SQL boolean over request columns (default: the stored 'planned')")
 	fs.StringVar(&o.window, "window", "", "window: requests (40) or a duration (1s) (default: the stored window)")
@@ -102,6 +107,9 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	}
 	if fs.Changed("html") && o.html == "" {
 		return usagef(`--html "": want a FILE, or - for stdout`)
+	}
+	if err := o.checkFormat(fs); err != nil {
+		return err
 	}
 	if o.html != "" && o.html != "-" {
 		protected := dbGuards(o.db.db)
@@ -139,6 +147,24 @@ func (o *reportOptions) readHypothesis(fs *pflag.FlagSet) error {
 	}
 	if o.lib.StartSet = fs.Changed("start"); o.lib.StartSet && o.lib.Start < 0 {
 		return usagef("--start %d: want a position, 0 or more", o.lib.Start)
+	}
+	return nil
+}
+
+// reportFormats are the values of report's --format.
+var reportFormats = []string{"table", "json"}
+
+// checkFormat refuses a --format the report has no writer for: a report
+// is sections of tables, not one table (csv), and --html is a format of its
+// own.
+func (o *reportOptions) checkFormat(fs *pflag.FlagSet) error {
+	switch {
+	case o.format == "csv":
+		return usagef("--format csv: a report is many tables, not one; want table or json (each analysis prints csv: rewind analyze NAME --format csv)")
+	case !slices.Contains(reportFormats, o.format):
+		return usagef("--format %q: want table or json", o.format)
+	case o.html != "" && fs.Changed("format"):
+		return usagef("--format with --html: the page is its own format; give one of them")
 	}
 	return nil
 }
@@ -182,6 +208,9 @@ func writeReport(ctx context.Context, e *env, db *store.DB, o *reportOptions) er
 	}
 	switch o.html {
 	case "":
+		if o.format == "json" {
+			return rpt.RenderJSON(e.stdout, doc)
+		}
 		return rpt.RenderText(e.stdout, doc)
 	case "-":
 		return rpt.RenderHTML(e.stdout, doc)
