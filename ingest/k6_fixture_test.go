@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rewind-dev/rewind/internal/golden"
 )
 
 // The README's k6 walk-through runs on fixtures/k6/baseline.json and
@@ -21,7 +23,7 @@ func TestK6WalkthroughFixtures(t *testing.T) {
 	for name, fault := range map[string]bool{"baseline": false, "chaos": true} {
 		path := "../fixtures/k6/" + name + ".json"
 		got := k6Fixture(fault)
-		if *update {
+		if golden.Updating() {
 			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 				t.Fatal(err)
 			}

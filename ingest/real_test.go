@@ -2,16 +2,15 @@ package ingest
 
 import (
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/real")
+	"github.com/rewind-dev/rewind/internal/golden"
+)
 
 // canonicalCSV renders a file's canonical rows, one per line, for goldens.
 const canonicalCSV = `SELECT concat_ws(',', run, role, seq - min(seq) OVER (), coalesce(req::VARCHAR, ''), coalesce(req_text, ''), attempt,
@@ -58,8 +57,8 @@ func TestRealFiles(t *testing.T) {
 			if res[0].Format != format {
 				t.Errorf("detected as %q, want %q", res[0].Format, format)
 			}
-			golden(t, filepath.Join(dir, "want.csv"), canonicalHeader, queryStrings(t, db, canonicalCSV), true)
-			golden(t, filepath.Join(dir, "events.csv"), eventsHeader, queryStrings(t, db, eventsCSV), false)
+			goldenRows(t, filepath.Join(dir, "want.csv"), canonicalHeader, queryStrings(t, db, canonicalCSV), true)
+			goldenRows(t, filepath.Join(dir, "events.csv"), eventsHeader, queryStrings(t, db, eventsCSV), false)
 		})
 	}
 	if n == 0 {
@@ -78,12 +77,12 @@ func realOptions(input string) Options {
 	return opts
 }
 
-// golden compares rows with a golden file; with -update it writes it. A
+// goldenRows compares rows with a golden file; with -update it writes it. A
 // golden that is optional (events) is only written when there are rows.
-func golden(t *testing.T, path, header string, rows []string, required bool) {
+func goldenRows(t *testing.T, path, header string, rows []string, required bool) {
 	t.Helper()
 	got := header + "\n" + strings.Join(rows, "\n") + "\n"
-	if *update {
+	if golden.Updating() {
 		if len(rows) == 0 && !required {
 			os.Remove(path)
 			return

@@ -15,6 +15,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/rewind-dev/rewind/internal/golden"
 )
 
 // arrowFile writes one batch of the given columns (3 rows each) as an Arrow
@@ -162,7 +164,7 @@ func TestMutatedTypedFiles(t *testing.T) {
 
 // With -update, the seeds of FuzzArrow and FuzzParquet are written anew.
 func TestFuzzSeeds(t *testing.T) {
-	if !*update {
+	if !golden.Updating() {
 		for _, p := range []string{"testdata/fuzz-seeds/small.arrow", "testdata/fuzz-seeds/small.parquet"} {
 			if _, err := os.Stat(p); err != nil {
 				t.Errorf("fuzz seed missing: %v (go test -run TestFuzzSeeds -update writes it)", err)

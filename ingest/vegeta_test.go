@@ -18,6 +18,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/klauspost/compress/gzip"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/rewind-dev/rewind/internal/golden"
 )
 
 const vegetaReal = "testdata/real/vegeta"
@@ -68,7 +70,7 @@ func TestVegetaDerivedEncodings(t *testing.T) {
 			}
 		}
 		path = filepath.Join(vegetaReal, path)
-		if *update {
+		if golden.Updating() {
 			if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
 				t.Fatal(err)
 			}

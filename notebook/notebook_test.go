@@ -4,19 +4,17 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/rewind-dev/rewind/internal/golden"
 	"github.com/rewind-dev/rewind/report"
 
 	_ "github.com/duckdb/duckdb-go/v2"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 // openDB gives each test its own in-memory database.
 func openDB(t *testing.T) *sql.DB {
@@ -43,35 +41,18 @@ func render(t *testing.T, db *sql.DB, file string, f Format, opts Options) []byt
 	return buf.Bytes()
 }
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(want, got) {
-		t.Errorf("%s differs; run go test -update and review the diff.\ngot:\n%s", path, got)
-	}
-}
-
 // inlineAssets matches the page's inline styles and scripts other than the
 // data block: they are report's and uPlot's, tested there, and would
 // make this golden change with every library upgrade.
 var inlineAssets = regexp.MustCompile(`(?s)<style>.*?</style>|<script>.*?</script>`)
 
 func TestMarkdownGolden(t *testing.T) {
-	golden(t, "walkthrough.out.md", render(t, openDB(t), "walkthrough.md", Markdown, Options{}))
+	golden.Check(t, "testdata/walkthrough.out.md", render(t, openDB(t), "walkthrough.md", Markdown, Options{}))
 }
 
 func TestHTMLGolden(t *testing.T) {
 	page := render(t, openDB(t), "walkthrough.md", HTML, Options{})
-	golden(t, "walkthrough.out.html", inlineAssets.ReplaceAll(page, []byte("<!-- asset -->")))
+	golden.Check(t, "testdata/walkthrough.out.html", inlineAssets.ReplaceAll(page, []byte("<!-- asset -->")))
 	for _, bad := range []string{"<b>HTML</b>", "<script>alert(1)</script>"} {
 		if bytes.Contains(page, []byte(bad)) {
 			t.Errorf("page contains %q as markup", bad)

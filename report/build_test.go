@@ -3,7 +3,6 @@ package report_test
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rewind-dev/rewind/ingest"
+	"github.com/rewind-dev/rewind/internal/golden"
 	"github.com/rewind-dev/rewind/report"
 	"github.com/rewind-dev/rewind/report/pagetest"
 	"github.com/rewind-dev/rewind/store"
@@ -20,7 +20,6 @@ import (
 
 // updating is the package's -update flag (sample_test.go): rewrite golden
 // files such as testdata/latency-report.txt.
-func updating() bool { return flag.Lookup("update").Value.String() == "true" }
 
 // TestBuildReportSectionsAndProgress checks which sections the chaos log
 // gets and that progress is reported once per section, ending at the total.
@@ -89,7 +88,7 @@ func TestBuildReportLatency(t *testing.T) {
 	if err := report.RenderText(&buf, doc); err != nil {
 		t.Fatal(err)
 	}
-	goldenReport(t, "testdata/latency-report.txt", buf.Bytes())
+	golden.Check(t, "testdata/latency-report.txt", buf.Bytes())
 
 	want := []string{"Verdict", "Experiment", "Control vs experiment", "Blast radius", "Falsification sweep", "Stop-damage", "Timeline", "Resolution", "Latency"}
 	if diff := cmp.Diff(want, titles(doc)); diff != "" {
@@ -208,22 +207,6 @@ func keys(c report.Chart) []string {
 		out = append(out, s.Key)
 	}
 	return out
-}
-
-func goldenReport(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if updating() {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -run Report -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s (-want +got):\n%s", path, diff)
-	}
 }
 
 func ingestChaos(t *testing.T, path string) {

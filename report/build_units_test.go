@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/rewind-dev/rewind/ingest"
 	"github.com/rewind-dev/rewind/store"
 )

@@ -1,15 +1,9 @@
 package report
 
 import (
-	"flag"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
-	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 // hostile is a run name that would run script if it reached the page as markup.
 const hostile = "<script>alert(1)</script>"
@@ -138,24 +132,6 @@ func latencyCharts() []Chart {
 			Series: []Series{{Name: "p50", X: bx, Y: p50}, {Name: "p99", X: bx, Y: p99}}},
 		{Title: "Ok share per 1 s", Kind: KindStep, XLabel: "t (s)", YLabel: "ok share (%)", Half: true,
 			Series: []Series{{Name: "control", X: bx, Y: share}}},
-	}
-}
-
-// golden compares got with testdata/name, or rewrites it under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != string(got) {
-		t.Errorf("%s differs from output; run go test -update and review the diff.\ngot:\n%s", path, got)
 	}
 }
 

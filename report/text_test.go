@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/rewind-dev/rewind/internal/golden"
 )
 
 func TestRenderTextGolden(t *testing.T) {
@@ -11,7 +13,7 @@ func TestRenderTextGolden(t *testing.T) {
 	if err := RenderText(&buf, sampleDocument()); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "sample.txt", buf.Bytes())
+	golden.Check(t, "testdata/sample.txt", buf.Bytes())
 }
 
 func TestRenderTextEscapesControlCharacters(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"github.com/rewind-dev/rewind/analyze"
 	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/ingest"
+	"github.com/rewind-dev/rewind/internal/golden"
 	"github.com/rewind-dev/rewind/report"
 	"github.com/rewind-dev/rewind/store"
 )
@@ -29,7 +30,7 @@ func TestVerdictGoldens(t *testing.T) {
 			if err := report.RenderText(&buf, doc); err != nil {
 				t.Fatal(err)
 			}
-			goldenReport(t, "testdata/verdict/"+c.name+".txt", buf.Bytes())
+			golden.Check(t, "testdata/verdict/"+c.name+".txt", buf.Bytes())
 		})
 	}
 }

@@ -3,17 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/rewind-dev/rewind/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // TestCLI runs the end-to-end cases under testdata/cli. A case is a folder:
 //
@@ -38,8 +35,8 @@ func TestCLI(t *testing.T) {
 		argsFile := filepath.Join(dir, "args")
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			stdout, stderr := runCase(t, argsFile, root)
-			golden(t, filepath.Join(dir, "stdout"), stdout)
-			golden(t, filepath.Join(dir, "stderr"), stderr)
+			golden.Check(t, filepath.Join(dir, "stdout"), []byte(stdout))
+			golden.Check(t, filepath.Join(dir, "stderr"), []byte(stderr))
 		})
 	}
 }
@@ -69,23 +66,6 @@ func runCase(t *testing.T, argsFile, root string) (string, string) {
 	}
 	clean := func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, root, "$ROOT"), work, "$WORK") }
 	return clean(stdout.String()), clean(stderr.String())
-}
-
-func golden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./cmd/rewind -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
 }
 
 // splitArgs splits a command line on spaces, honouring single and double

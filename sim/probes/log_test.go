@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/rewind-dev/rewind/internal/golden"
 )
 
 // logLine is any line of the canonical NDJSON log, decoded without the
@@ -270,7 +272,7 @@ func TestLogGolden(t *testing.T) {
 			b.WriteString(text)
 		}
 	}
-	golden(t, "log.golden", b.String())
+	golden.Check(t, "testdata/log.golden", []byte(b.String()))
 }
 
 func ExampleReport_Text() {

@@ -3,16 +3,12 @@ package retry
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/rewind-dev/rewind/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // tiny is a model small enough to read: five clients, a 0.5 s freeze.
 func tiny() Config {
@@ -28,19 +24,7 @@ func tiny() Config {
 
 func TestLogGolden(t *testing.T) {
 	got := logBytes(t, tiny())
-	path := filepath.Join("testdata", "tiny.ndjson")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("log (-want +got):\n%s", diff)
-	}
+	golden.Check(t, filepath.Join("testdata", "tiny.ndjson"), got)
 }
 
 // TestLogShape checks the metadata lines the analyses take defaults from.

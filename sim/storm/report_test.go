@@ -3,43 +3,17 @@ package storm
 import (
 	"bytes"
 	"context"
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/rewind-dev/rewind/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// golden compares got with testdata/name, or rewrites the file with -update.
-// The golden files pin the layout; the seed's numbers are checked against
-// the transcription in seed_test.go, so -update cannot bless a wrong number
-// without that test failing too.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./sim/storm -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got):\n%s", path, diff)
-	}
-}
 
 func TestGoldenReport(t *testing.T) {
 	var out bytes.Buffer
 	if err := Run(context.Background(), DefaultConfig(), &out, nil); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "report.golden", out.Bytes())
+	golden.Check(t, "testdata/report.golden", out.Bytes())
 }
 
 // An excerpt of the log pins its format: the experiment line, the run line
@@ -59,7 +33,7 @@ func TestGoldenLogExcerpt(t *testing.T) {
 			got = append(got, line...)
 		}
 	}
-	golden(t, "log_excerpt.golden", got)
+	golden.Check(t, "testdata/log_excerpt.golden", got)
 }
 
 // inExcerpt keeps the calls from 4990 ms to 5030 ms.
@@ -85,7 +59,7 @@ func TestGoldenOutageOnly(t *testing.T) {
 	if err := Run(context.Background(), cfg, &out, nil); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "outage_only.golden", out.Bytes())
+	golden.Check(t, "testdata/outage_only.golden", out.Bytes())
 }
 
 // Expected strings are what JavaScript's toFixed prints for the same inputs.
