@@ -52,27 +52,31 @@ func TestJSONIsTheDocument(t *testing.T) {
 type parsedDoc struct {
 	Title    string
 	Subtitle string
-	Verdict  *struct {
-		Summary string
-		Answers []map[string]any
-	}
+	Verdict  *parsedVerdict
 	Sections []struct {
 		ID, Title, Note string
 		Tables          []parsedTable
-		Charts          []struct {
-			Title  string
-			Series []map[string]any
-			Lines  []struct {
-				Label string
-				Y     *float64
-			}
-			Bands []struct {
-				Label    string
-				From, To *float64
-			}
-		}
+		Charts          []parsedChart
 	}
 	Footer string
+}
+
+type parsedChart struct {
+	Title  string
+	Series []map[string]any
+	Lines  []struct {
+		Label string
+		Y     *float64
+	}
+	Bands []struct {
+		Label    string
+		From, To *float64
+	}
+}
+
+type parsedVerdict struct {
+	Summary string
+	Answers []map[string]any
 }
 
 type parsedTable struct {
@@ -93,10 +97,7 @@ func renderJSON(t *testing.T, doc report.Document) parsedDoc {
 	return got
 }
 
-func checkVerdict(t *testing.T, got *struct {
-	Summary string
-	Answers []map[string]any
-}, want report.Section) {
+func checkVerdict(t *testing.T, got *parsedVerdict, want report.Section) {
 	t.Helper()
 	if got == nil || got.Summary != want.Note {
 		t.Fatalf("verdict %+v, want the summary %q", got, want.Note)
@@ -168,18 +169,7 @@ func sameCell(got any, cell report.Value) bool {
 
 // checkChart compares a chart's summary with the chart: a series per
 // series, each counting its finite points, and the same reference lines.
-func checkChart(t *testing.T, got struct {
-	Title  string
-	Series []map[string]any
-	Lines  []struct {
-		Label string
-		Y     *float64
-	}
-	Bands []struct {
-		Label    string
-		From, To *float64
-	}
-}, want report.Chart) {
+func checkChart(t *testing.T, got parsedChart, want report.Chart) {
 	t.Helper()
 	if got.Title != want.Title || len(got.Series) != len(want.Series) || len(got.Lines) != len(want.HLines) || len(got.Bands) != len(want.Bands) {
 		t.Fatalf("chart %q: %d series, %d lines, %d bands; want %q: %d, %d, %d", got.Title, len(got.Series), len(got.Lines), len(got.Bands),
