@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -72,16 +73,7 @@ const byBurnRules = `[{name: 'a', short_ms: 250, long_ms: 1000, factor: 1}, {nam
 func TestByEqualsFiltered(t *testing.T) {
 	for _, c := range byCases {
 		t.Run(strings.TrimPrefix(c.file, "../")+"/"+strings.Join(c.by, ","), func(t *testing.T) {
-			db := ingestedDB(t, c.file)
-			e, err := store.FindExperiment(db, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			g, err := groupBy(db, e.Name, c.by)
-			if err != nil {
-				t.Fatal(err)
-			}
-			groups := splitGroups(t, db, e.Name, g.key)
+			db, e, g, groups := splitFile(t, c.file, c.by)
 			for _, a := range byAnalyses {
 				total := 0
 				for i := 1; i <= groups; i++ {
@@ -102,6 +94,23 @@ func TestByEqualsFiltered(t *testing.T) {
 			}
 		})
 	}
+}
+
+// splitFile ingests file and splits its experiment into one per group of
+// the by fields (splitGroups), returning the database, the experiment, its
+// grouping and how many groups there are.
+func splitFile(t *testing.T, file string, by []string) (*store.DB, store.Experiment, grouping, int) {
+	t.Helper()
+	db := ingestedDB(t, file)
+	e, err := store.FindExperiment(db, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := groupBy(db, e.Name, by)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, e, g, splitGroups(t, db, e.Name, g.key)
 }
 
 // splitGroups copies each group's rows to an experiment by-N (N from 1, in

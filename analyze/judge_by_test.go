@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/rewind-dev/rewind/store"
 )
 
 // A group's rows of Judge with By are Judge over the log filtered to the
@@ -27,16 +26,7 @@ func TestJudgeByEqualsFiltered(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%s/%v/%d", c.file, c.by, len(c.o.Metrics)+int(c.o.StepN)), func(t *testing.T) {
-			db := ingestedDB(t, c.file)
-			e, err := store.FindExperiment(db, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			g, err := groupBy(db, e.Name, c.by)
-			if err != nil {
-				t.Fatal(err)
-			}
-			groups := splitGroups(t, db, e.Name, g.key)
+			db, e, _, groups := splitFile(t, c.file, c.by)
 			o := c.o
 			o.Experiment, o.By = e.Name, c.by
 			m, s, err := Judge(db, o)

@@ -39,7 +39,7 @@ func TestRecordCapOneCSVReader(t *testing.T) {
 		{FormatVegeta, "testdata/real/vegeta/csv-ratelimiter/input.csv", 1, ",", "latency"},
 	} {
 		t.Run(c.from+"/"+c.path, func(t *testing.T) {
-			lines := bytes.SplitAfter(plainBytes(t, c.path), []byte("\n"))
+			lines := bytes.SplitAfter(readInput(t, c.path), []byte("\n"))
 			first := strings.TrimRight(string(lines[c.keep-1]), "\r\n")
 			cells := strings.Split(first, c.comma)
 			cells[2] = quotedBomb()

@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,7 +48,7 @@ func TestRecordCapEveryFormat(t *testing.T) {
 	inputs, _ := filepath.Glob("testdata/real/*/*/input.*")
 	inputs = append(inputs, "testdata/map/input.ndjson", "../fixtures/peaks/sekil1.csv", chaosFixture)
 	for _, in := range inputs {
-		data := plainBytes(t, in)
+		data := readInput(t, in)
 		from := filepath.Base(filepath.Dir(filepath.Dir(in)))
 		switch in {
 		case "testdata/map/input.ndjson":
@@ -84,27 +83,6 @@ func TestRecordCapEveryFormat(t *testing.T) {
 	if len(seen) < 12 {
 		t.Errorf("only %d formats tried: %v", len(seen), seen)
 	}
-}
-
-// plainBytes reads a file, gunzipped when it ends in .gz.
-func plainBytes(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasSuffix(path, ".gz") {
-		return b
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 const okLine = `{"run":"a","req":1,"t_ms":1,"latency_ms":5,"outcome":"ok"}` + "\n"

@@ -26,7 +26,7 @@ func canonicalRows(t *testing.T, db *sql.DB) []string {
 // the caddy adapter gives: a mapped column's source field reaches the
 // mapping raw instead of failing the canonical ts decoder.
 func TestMapRawCaddy(t *testing.T) {
-	data := plainBytes(t, caddyReal)
+	data := readInput(t, caddyReal)
 	db, _ := openDB(t)
 	mustIngest(t, db, Options{From: FormatCaddy}, writeBytes(t, t.TempDir(), "input.log", data))
 	want := canonicalRows(t, db)

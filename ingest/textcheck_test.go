@@ -23,7 +23,7 @@ func TestInvalidTextEveryFormat(t *testing.T) {
 	seen := map[string]bool{}
 	inputs, _ := filepath.Glob("testdata/real/*/*/input.*")
 	for _, in := range inputs {
-		data := plainBytes(t, in)
+		data := readInput(t, in)
 		from := filepath.Base(filepath.Dir(filepath.Dir(in)))
 		if seen[from] || bytes.IndexByte(data, 0) >= 0 || strings.HasSuffix(in, ".binpb") {
 			continue
