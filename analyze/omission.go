@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"database/sql"
 	"errors"
 	"fmt"
 	"math/big"
@@ -131,15 +132,13 @@ func (s omissionSrc) checkSchedule(exp string) error {
 
 // schedule runs omission and omission_windows (or omission_requests).
 func schedule(db store.Querier, exp string, o OmissionOptions) (*Result, *Result, error) {
-	num, den := "NULL", "1"
-	if !o.Interval.IsZero() {
-		num, den = strconv.FormatInt(o.Interval.Num, 10), strconv.FormatInt(o.Interval.Den, 10)
-	}
-	args := fmt.Sprintf("?, interval_num := %s, interval_den := %s", num, den)
+	args := "?, interval_num := " + strconv.FormatInt(o.Interval.Num, 10) + ", interval_den := " + strconv.FormatInt(o.Interval.Den, 10)
 	if o.Interval.IsZero() {
-		if err := checkInferred(db, exp); err != nil {
+		intervals, err := inferIntervals(db, exp)
+		if err != nil {
 			return nil, nil, err
 		}
+		args = "?, intervals := " + intervals
 	}
 	if o.Requests {
 		r, err := Query(db, "omission requests", store.Units("omission_requests"), `SELECT * FROM omission_requests(`+args+`)`, exp)
@@ -159,22 +158,47 @@ func schedule(db store.Querier, exp string, o OmissionOptions) (*Result, *Result
 	return m, w, err
 }
 
-// checkInferred refuses a run whose interval cannot be inferred: no two
-// consecutive req, or a median gap of 0.
-func checkInferred(db store.Querier, exp string) error {
-	var bad, runs string
-	err := db.QueryRow(`WITH i AS (SELECT * FROM _om_interval(?, NULL, 1)),
+// inferIntervals infers each run's interval once (the costly part: a sort
+// of each run by req) for the macros that follow, as a MAP literal of run
+// to us. A run whose interval cannot be inferred (no two consecutive req,
+// or a median gap of 0) is refused.
+func inferIntervals(db store.Querier, exp string) (string, error) {
+	var bad string
+	var runs []string
+	var nums []int64
+	rows, err := db.Query(`WITH i AS (SELECT * FROM _om_interval(?, NULL, 1, NULL)),
 			r AS (SELECT DISTINCT run FROM requests WHERE experiment = ?)
-		SELECT coalesce(string_agg(r.run || CASE WHEN i.num IS NULL THEN ' (no two consecutive req)' ELSE ' (median gap ' || i.num || ' us)' END, ', ' ORDER BY r.run)
-			FILTER (WHERE i.num IS NULL OR i.num <= 0), ''), string_agg(r.run, ', ' ORDER BY r.run)
-		FROM r LEFT JOIN i USING (run)`, exp, exp).Scan(&bad, &runs)
+		SELECT r.run, i.num FROM r LEFT JOIN i USING (run) ORDER BY r.run`, exp, exp)
 	if err != nil {
-		return err
+		return "", err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var run string
+		var num sql.NullInt64
+		if err := rows.Scan(&run, &num); err != nil {
+			return "", err
+		}
+		switch {
+		case !num.Valid:
+			bad += ", " + run + " (no two consecutive req)"
+		case num.Int64 <= 0:
+			bad += fmt.Sprintf(", %s (median gap %d us)", run, num.Int64)
+		default:
+			runs, nums = append(runs, run), append(nums, num.Int64)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return "", err
 	}
 	if bad != "" {
-		return param.Errorf("rate", "experiment %q: the rate cannot be inferred from the gaps between consecutive sends of run %s: give {rate} N/DURATION", exp, bad)
+		return "", param.Errorf("rate", "experiment %q: the rate cannot be inferred from the gaps between consecutive sends of run %s: give {rate} N/DURATION", exp, bad[2:])
 	}
-	return nil
+	entries := make([]string, len(runs))
+	for i, run := range runs {
+		entries[i] = sqlString(run) + ": " + strconv.FormatInt(nums[i], 10)
+	}
+	return "MAP {" + strings.Join(entries, ", ") + "}", nil
 }
 
 func scheduleNotes(m *Result, o OmissionOptions) []string {

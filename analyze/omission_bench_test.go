@@ -11,8 +11,12 @@ import (
 // benchmark's log (REWIND_BENCH_ROWS, default 1 M; bench/omission.sh runs
 // 10 M), its req read as the schedule's sequence: "rate" with --rate given
 // (percentiles and 1 s windows), "inferred" with the interval inferred per
-// run, "backfill" HdrHistogram's back-fill at e = 10 ms. Each reports its
-// median (median-s).
+// run (the omission macro alone: Omission infers for Vegeta logs only),
+// "backfill" HdrHistogram's back-fill at e = 10 ms. Each reports its
+// median (median-s). The anchors, on the same rows in the same run:
+// "anchor-quantiles" is one pass of the six recorded latency percentiles
+// per run (the floor of any percentile analysis), "anchor-sort" the sort
+// of each run by req that inferring the interval needs.
 func BenchmarkOmission(b *testing.B) {
 	db := benchDB(b, benchRows())
 	run := func(o analyze.OmissionOptions) func() error {
@@ -26,6 +30,20 @@ func BenchmarkOmission(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	anchor := func(q string) func() error {
+		return func() error { _, err := analyze.Query(store.Querier(db), "anchor", nil, q); return err }
+	}
+	b.Run("anchor-quantiles", func(b *testing.B) {
+		timeWarm(b, anchor(`SELECT run, quantile_disc(latency_ms, [0.5, 0.9, 0.95, 0.99, 0.999, 1.0]::DECIMAL(4, 3)[]) FROM requests WHERE experiment = 'bench' GROUP BY run`))
+	})
+	b.Run("anchor-sort", func(b *testing.B) {
+		timeWarm(b, anchor(`SELECT run, count(*) FROM (SELECT run, req, t_ms FROM requests WHERE experiment = 'bench' ORDER BY run, req, t_ms) GROUP BY run`))
+	})
 	b.Run("rate", func(b *testing.B) { timeWarm(b, run(analyze.OmissionOptions{Interval: rate})) })
+	// The bench log is NDJSON, whose req Omission does not take for a
+	// schedule without a rate: "inferred" runs the macros, inferring in SQL.
+	b.Run("inferred", func(b *testing.B) {
+		timeWarm(b, anchor(`SELECT * FROM omission('bench')`))
+	})
 	b.Run("backfill", func(b *testing.B) { timeWarm(b, run(analyze.OmissionOptions{Expected: 10e6})) })
 }

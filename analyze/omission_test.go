@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"database/sql"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -177,4 +178,87 @@ func TestOmissionCount(t *testing.T) {
 	if got := strRows(t, m)[:2]; !cmp.Equal(got, []string{"a p50 12 100 false 10 10 0", "a p90 12 100 false 10 160 150"}) {
 		t.Errorf("count 3: %v", got)
 	}
+}
+
+// omission and omission_windows find t0 in the pass that reads the
+// percentiles (a shift keeps the order); they equal the percentiles and
+// windows read from omission_requests' per-request rows, which join every
+// row to its run's t0, over random late logs with repeated and missing req,
+// at a given rational rate and inferred (by the macro itself and from the
+// intervals Go infers once).
+func TestOmissionOnePass(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	var b strings.Builder
+	for _, run := range []string{"x", "y", "z"} {
+		late := 0
+		for n := 0; n < 300; n++ {
+			if rng.Intn(10) == 0 {
+				continue // a record lost
+			}
+			late = max(0, late+rng.Intn(40)-25)
+			us := n*1000000/7 + late*1000 + rng.Intn(5)
+			for range 1 + rng.Intn(2) {
+				fmt.Fprintf(&b, `{"run":%q,"req":%d,"t_ms":%d.%03d,"latency_ms":%d.%03d,"outcome":"ok"}`+"\n", run, n, us/1000, us%1000, rng.Intn(90), rng.Intn(1000))
+			}
+		}
+	}
+	db := logsDB(t, b.String())
+	var exp string
+	if err := db.QueryRow(`SELECT any_value(experiment) FROM requests`).Scan(&exp); err != nil {
+		t.Fatal(err)
+	}
+	intervals, err := inferIntervals(db, exp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := func(args string) (string, string) {
+		qs := "[0.5, 0.9, 0.95, 0.99, 0.999, 1.0]::DECIMAL(4, 3)[]"
+		return `WITH r AS (SELECT * FROM omission_requests(` + args + `)),
+			g AS (SELECT run, count(latency_ms) AS n, quantile_disc(latency_ms, ` + qs + `) AS l,
+				quantile_disc(corrected_ms, ` + qs + `) AS c, quantile_disc(lag_ms, ` + qs + `) AS g FROM r GROUP BY run)
+			SELECT run, qs.quantile, n, l[qs.i], c[qs.i], g[qs.i] FROM g, _om_quantiles() qs ORDER BY run, qs.i`,
+			`WITH r AS (SELECT * FROM omission_requests(` + args + `))
+			SELECT run, floor(start_ms / 250)::BIGINT, count(*), max(lag_ms) FROM r GROUP BY ALL ORDER BY ALL`
+	}
+	for _, args := range []string{"'" + exp + "', 1000000, 7", "'" + exp + "', intervals := " + intervals, "'" + exp + "'"} {
+		main, windows := ref(args)
+		want, got := queryStrings(t, db, main), queryStrings(t, db, `SELECT run, quantile, requests, latency_ms, corrected_ms, lag_ms FROM omission(`+args+`)`)
+		if d := cmp.Diff(want, got); d != "" || len(got) != 18 {
+			t.Errorf("omission(%s) against the per-request rows (-want +got):\n%s", args, d)
+		}
+		want = queryStrings(t, db, windows)
+		got = queryStrings(t, db, `SELECT run, "window", sent, max_lag_ms FROM omission_windows(`+args+`, win_ms := 250) WHERE sent > 0 ORDER BY ALL`)
+		if d := cmp.Diff(want, got); d != "" || len(got) < 3*40 {
+			t.Errorf("omission_windows(%s) against the per-request rows (-want +got):\n%s", args, d)
+		}
+	}
+}
+
+// queryStrings is a query's rows, each as its values joined by spaces.
+func queryStrings(t *testing.T, db interface {
+	Query(string, ...any) (*sql.Rows, error)
+}, q string) []string {
+	t.Helper()
+	rows, err := db.Query(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var out []string
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, strings.TrimSuffix(fmt.Sprintln(vals...), "\n"))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

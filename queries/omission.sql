@@ -46,6 +46,8 @@
 --   exp           VARCHAR  experiment
 --   interval_num  BIGINT   us, numerator of the interval between sends; NULL: inferred per run
 --   interval_den  BIGINT   its denominator (default 1)
+--   intervals     MAP      run -> us, the intervals inferred once by a caller (analyze/omission.go) that
+--                          runs several of these macros; NULL (default): each macro infers them
 --   win_ms        DOUBLE   ms, window length (omission_windows, default 1000)
 --   interval_us   BIGINT   us, HdrHistogram's expected interval e (omission_backfill); NULL: derived per run
 -- Columns: of omission (one row per run and quantile):
@@ -97,87 +99,100 @@ CREATE OR REPLACE MACRO _om_rows(exp) AS TABLE
     WHERE experiment = exp AND t_ms IS NOT NULL AND req IS NOT NULL;
 
 -- Each run's interval I = num / den us: given, or the median gap over
--- consecutive req.
-CREATE OR REPLACE MACRO _om_interval(exp, interval_num, interval_den) AS TABLE
+-- consecutive req; intervals (a MAP of run to us, NULL: none) holds runs'
+-- intervals inferred once by a caller that runs several of these macros.
+CREATE OR REPLACE MACRO _om_interval(exp, interval_num, interval_den, intervals) AS TABLE
     WITH g AS (
         SELECT run, n - lag(n) OVER w AS dn, start_us - lag(start_us) OVER w AS gap
         FROM _om_rows(exp)
-        WHERE interval_num IS NULL
+        WHERE interval_num IS NULL AND intervals IS NULL
         WINDOW w AS (PARTITION BY run ORDER BY n, start_us)
     )
     SELECT run, quantile_disc(gap, 0.5::DECIMAL(4, 3))::BIGINT AS num, 1::BIGINT AS den, true AS inferred
     FROM g WHERE dn = 1 GROUP BY run
     UNION ALL
+    SELECT run, intervals[run]::BIGINT, 1::BIGINT, true
+    FROM (SELECT DISTINCT run FROM requests WHERE experiment = exp AND interval_num IS NULL AND intervals IS NOT NULL)
+    WHERE intervals[run] IS NOT NULL
+    UNION ALL
     SELECT DISTINCT run, interval_num::BIGINT, interval_den::BIGINT, false
     FROM requests WHERE experiment = exp AND interval_num IS NOT NULL;
 
+-- The intervals, refused unless above 0.
+CREATE OR REPLACE MACRO _om_checked(exp, interval_num, interval_den, intervals) AS TABLE
+    SELECT * FROM _om_interval(exp, interval_num, interval_den, intervals)
+    WHERE CASE WHEN num > 0 AND den > 0 THEN true
+               ELSE error('run ' || run || ': the interval between sends is ' || num || '/' || den || ' us: want one above 0') END;
+
 -- Every row with its scaled times (units of 1 / den us): a = start - n I,
 -- t0 = the run's min a, lag = a - t0.
-CREATE OR REPLACE MACRO _om_sched(exp, interval_num, interval_den) AS TABLE
-    WITH i AS (
-        SELECT * FROM _om_interval(exp, interval_num, interval_den)
-        WHERE CASE WHEN num > 0 AND den > 0 THEN true
-                   ELSE error('run ' || run || ': the interval between sends is ' || num || '/' || den || ' us: want one above 0') END
+CREATE OR REPLACE MACRO _om_sched(exp, interval_num, interval_den, intervals) AS TABLE
+    WITH r AS (
+        SELECT r.*, i.num, i.den, i.inferred, r.start_us * i.den - r.n * i.num AS a
+        FROM _om_rows(exp) r JOIN _om_checked(exp, interval_num, interval_den, intervals) i USING (run)
     ),
-    r AS (SELECT r.*, i.num, i.den, i.inferred, r.start_us * i.den - r.n * i.num AS a FROM _om_rows(exp) r JOIN i USING (run)),
     t AS (SELECT run, min(a) AS t0 FROM r GROUP BY run)
     SELECT r.*, t.t0, r.a - t.t0 AS lag_s FROM r JOIN t USING (run);
 
--- The nearest-rank quantiles of one histogram per (run, kind): h has
--- run, kind, v, c.
-CREATE OR REPLACE MACRO omission(exp, interval_num := NULL, interval_den := 1) AS TABLE
-    WITH s AS MATERIALIZED (SELECT * FROM _om_sched(exp, interval_num, interval_den)),
+-- One pass over the rows: a quantile of lag = a - t0 is the quantile of a
+-- less t0 (a shift keeps the order), and so is the corrected latency's
+-- (l + a), so t0 is found in the same pass as the percentiles and no
+-- row is joined to it.
+CREATE OR REPLACE MACRO omission(exp, interval_num := NULL, interval_den := 1, intervals := NULL) AS TABLE
+    WITH i AS (SELECT * FROM _om_checked(exp, interval_num, interval_den, intervals)),
+    r AS NOT MATERIALIZED (
+        SELECT r.run, r.count, r.lat_us * i.den AS l, r.start_us * i.den - r.n * i.num AS a
+        FROM _om_rows(exp) r JOIN i USING (run)
+    ),
     -- One row per request: a row with count k is written out k times (most
     -- have 1); quantile_disc with DECIMAL quantiles is the nearest rank
-    -- (analyze/judge_sql_test.go holds it so), and over a few large groups
-    -- it is many times faster than a running count over every distinct value.
+    -- (analyze/judge_sql_test.go holds it so).
     one AS (
-        SELECT run, lat_us, lag_s, den FROM s WHERE count = 1
+        SELECT run, l, a FROM r WHERE count = 1
         UNION ALL
-        SELECT run, lat_us, lag_s, den FROM s, range(s.count) WHERE s.count > 1
-    ),
-    v AS (
-        SELECT run, 'latency' AS kind, lat_us * den AS v FROM one WHERE lat_us IS NOT NULL
-        UNION ALL
-        SELECT run, 'corrected', lat_us * den + lag_s FROM one WHERE lat_us IS NOT NULL
-        UNION ALL
-        SELECT run, 'lag', lag_s FROM one
+        SELECT run, l, a FROM r, range(r.count) WHERE r.count > 1
     ),
     qk AS (
-        SELECT run, kind, count(*) AS n, quantile_disc(v, [0.5, 0.9, 0.95, 0.99, 0.999, 1.0]::DECIMAL(4, 3)[]) AS vs
-        FROM v GROUP BY run, kind
-    ),
-    runs AS (SELECT run, any_value(num) AS num, any_value(den) AS den, any_value(inferred) AS inferred FROM s GROUP BY run)
-    SELECT runs.run, qs.quantile, (max(qk.n) FILTER (WHERE qk.kind = 'latency'))::BIGINT AS requests,
-           runs.num / runs.den / 1000 AS interval_ms, runs.inferred,
-           (max(qk.vs[qs.i]) FILTER (WHERE qk.kind = 'latency') / runs.den / 1000)::DOUBLE AS latency_ms,
-           (max(qk.vs[qs.i]) FILTER (WHERE qk.kind = 'corrected') / runs.den / 1000)::DOUBLE AS corrected_ms,
-           (max(qk.vs[qs.i]) FILTER (WHERE qk.kind = 'lag') / runs.den / 1000)::DOUBLE AS lag_ms
-    FROM runs JOIN qk USING (run), _om_quantiles() qs
-    GROUP BY runs.run, qs.quantile, qs.i, runs.num, runs.den, runs.inferred
-    ORDER BY runs.run, qs.i;
+        SELECT run, min(a) AS t0, nullif(count(l), 0) AS n,
+               quantile_disc(l, [0.5, 0.9, 0.95, 0.99, 0.999, 1.0]::DECIMAL(4, 3)[]) AS lat,
+               quantile_disc(l + a, [0.5, 0.9, 0.95, 0.99, 0.999, 1.0]::DECIMAL(4, 3)[]) AS cor,
+               quantile_disc(a, [0.5, 0.9, 0.95, 0.99, 0.999, 1.0]::DECIMAL(4, 3)[]) AS lag
+        FROM one GROUP BY run
+    )
+    SELECT qk.run, qs.quantile, qk.n::BIGINT AS requests, i.num / i.den / 1000 AS interval_ms, i.inferred,
+           (qk.lat[qs.i] / i.den / 1000)::DOUBLE AS latency_ms,
+           ((qk.cor[qs.i] - qk.t0) / i.den / 1000)::DOUBLE AS corrected_ms,
+           ((qk.lag[qs.i] - qk.t0) / i.den / 1000)::DOUBLE AS lag_ms
+    FROM qk JOIN i USING (run), _om_quantiles() qs
+    ORDER BY qk.run, qs.i;
 
-CREATE OR REPLACE MACRO omission_requests(exp, interval_num := NULL, interval_den := 1) AS TABLE
+CREATE OR REPLACE MACRO omission_requests(exp, interval_num := NULL, interval_den := 1, intervals := NULL) AS TABLE
     SELECT run, n AS req, start_us / 1000 AS start_ms, ((t0 + n * num) / den / 1000)::DOUBLE AS intended_ms,
            (lag_s / den / 1000)::DOUBLE AS lag_ms, lat_us / 1000 AS latency_ms,
            ((lat_us * den + lag_s) / den / 1000)::DOUBLE AS corrected_ms
-    FROM _om_sched(exp, interval_num, interval_den)
+    FROM _om_sched(exp, interval_num, interval_den, intervals)
     ORDER BY run, req, start_ms;
 
 -- Expected ticks in a window [lo, hi) (scaled): the n >= n0 with
--- t0 + n num in it and no later than the last send.
-CREATE OR REPLACE MACRO omission_windows(exp, interval_num := NULL, interval_den := 1, win_ms := 1000) AS TABLE
-    WITH s AS MATERIALIZED (SELECT * FROM _om_sched(exp, interval_num, interval_den)),
+-- t0 + n num in it and no later than the last send. One pass groups the
+-- rows by window; t0, n0 and the last send are the windows' extremes, and
+-- a window's largest lag is its largest a less t0.
+CREATE OR REPLACE MACRO omission_windows(exp, interval_num := NULL, interval_den := 1, win_ms := 1000, intervals := NULL) AS TABLE
+    WITH i AS (SELECT * FROM _om_checked(exp, interval_num, interval_den, intervals)),
     p AS (SELECT round(win_ms * 1000)::BIGINT AS win_us),
+    ws AS (
+        SELECT r.run, _om_floor(r.start_us, p.win_us) AS w, sum(r.count) AS sent,
+               min(r.start_us * i.den - r.n * i.num) AS min_a, max(r.start_us * i.den - r.n * i.num) AS max_a,
+               min(r.n) AS n0, max(r.start_us) AS last_us
+        FROM _om_rows(exp) r JOIN i USING (run), p
+        GROUP BY ALL
+    ),
     runs AS (
-        SELECT run, any_value(num) AS num, any_value(den) AS den, any_value(t0) AS t0,
-               min(n) AS n0, max(start_us) * any_value(den) AS last_s
-        FROM s GROUP BY run
+        SELECT ws.run, any_value(i.num) AS num, any_value(i.den) AS den, min(ws.min_a) AS t0,
+               min(ws.n0) AS n0, max(ws.last_us) * any_value(i.den) AS last_s
+        FROM ws JOIN i USING (run) GROUP BY ws.run
     ),
-    sent AS (
-        SELECT run, _om_floor(start_us, p.win_us) AS w, sum(count) AS sent, max(lag_s) AS max_lag_s
-        FROM s, p GROUP BY ALL
-    ),
+    sent AS (SELECT ws.run, ws.w, ws.sent, ws.max_a - runs.t0 AS max_lag_s FROM ws JOIN runs USING (run)),
     span AS (
         SELECT run, unnest(range(_om_floor(t0 + n0 * num, p.win_us * den), _om_floor(last_s, p.win_us * den) + 1)) AS w
         FROM runs, p
