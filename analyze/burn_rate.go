@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rewind-dev/rewind/hypothesis"
+	"github.com/rewind-dev/rewind/internal/param"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -79,9 +80,9 @@ func (o BurnRateOptions) sql(good string, rules []hypothesis.BurnRule, g groupin
 // no SLI event, from the macro's run_ms and unjudged columns, which it then
 // drops from res (one row per run and rule, in run order; with groups, the
 // first fields columns, per group and run, and a note names its group).
-func burnNotes(res *Result, rules []hypothesis.BurnRule, partial bool, fields int) []string {
+func burnNotes(res *Result, rules []hypothesis.BurnRule, partial bool, fields int) []*param.Error {
 	runCol, msCol, noneCol := res.Col("run"), res.Col("run_ms"), res.Col("unjudged")
-	var notes []string
+	var notes []*param.Error
 	for i, row := range res.Rows {
 		if i%len(rules) != 0 {
 			continue
@@ -100,11 +101,11 @@ func burnNotes(res *Result, rules []hypothesis.BurnRule, partial bool, fields in
 			}
 		}
 		if len(long) > 0 {
-			notes = append(notes, fmt.Sprintf("run %s lasts %s, less than the long window of %s: cannot fire (--partial evaluates windows that reach before the start)",
+			notes = append(notes, param.Textf("run %s lasts %s, less than the long window of %s: cannot fire ({partial} evaluates windows that reach before the start)",
 				run, d, strings.Join(long, ", ")))
 		}
 		if none > 0 {
-			notes = append(notes, fmt.Sprintf("run %s: %d of its request rows have good NULL and are not counted", run, none))
+			notes = append(notes, param.Textf("run %s: %d of its request rows have good NULL and are not counted", run, none))
 		}
 	}
 	res.Columns = res.Columns[:msCol]

@@ -164,17 +164,17 @@ func checkWindowMetric(metric string, w hypothesis.Window) error {
 
 // sidesNotes state the hypothesis as judged: the sides, the windows and each
 // threshold.
-func sidesNotes(s hypothesis.Sides, w hypothesis.Window, ths []hypothesis.Bound) []string {
-	var notes []string
+func sidesNotes(s hypothesis.Sides, w hypothesis.Window, ths []hypothesis.Bound) []*param.Error {
+	var notes []*param.Error
 	if s.Split != "" {
-		notes = append(notes, fmt.Sprintf("baseline: %s, before %s; treatment: the same run from then on (windows counted within each part)",
+		notes = append(notes, param.Textf("baseline: %s, before %s; treatment: the same run from then on (windows counted within each part)",
 			runText(s.Control), s.Split))
 	} else {
 		ctl := runText(s.Control)
 		if !s.HasControl {
 			ctl = "none (absolute thresholds only)"
 		}
-		notes = append(notes, fmt.Sprintf("baseline: %s; treatment: %s", ctl, runText(s.Treatment)))
+		notes = append(notes, param.Textf("baseline: %s; treatment: %s", ctl, runText(s.Treatment)))
 	}
 	size := w.String() + " window"
 	if w.N > 0 {
@@ -184,9 +184,9 @@ func sidesNotes(s hypothesis.Sides, w hypothesis.Window, ths []hypothesis.Bound)
 	if !anyRelative(ths) {
 		base = "not needed (absolute thresholds)"
 	}
-	notes = append(notes, fmt.Sprintf("metric: %s (%s) per %s; baseline: %s", s.Metric, hypothesis.MetricUnit(s.Metric), size, base))
+	notes = append(notes, param.Textf("metric: %s (%s) per %s; baseline: %s", s.Metric, hypothesis.MetricUnit(s.Metric), size, base))
 	for _, t := range ths {
-		notes = append(notes, t.Text+": "+t.Describe(s.Metric))
+		notes = append(notes, param.Textf("%s: %s", t.Text, t.Describe(s.Metric)))
 	}
 	return notes
 }

@@ -234,9 +234,9 @@ func (s *gateSource) decisionResult(kind string, d gateDecision, end float64) (*
 	}
 	res.Rows = append(res.Rows, []any{kind, d.decision, at, int64(d.evals), n, bad, d.reason})
 	if math.IsNaN(d.at) {
-		res.Notes = append(res.Notes, fmt.Sprintf("the log ends (%s ms) before the gate decides: %s", hypothesis.TrimFloat(end), d.decision))
+		res.Notes = append(res.Notes, param.Textf("the log ends (%s ms) before the gate decides: %s", hypothesis.TrimFloat(end), d.decision))
 	} else {
-		res.Notes = append(res.Notes, fmt.Sprintf("the gate would have decided %s at %s ms, after %d requests of which %d not ok", d.decision, hypothesis.TrimFloat(d.at), n, bad))
+		res.Notes = append(res.Notes, param.Textf("the gate would have decided %s at %s ms, after %d requests of which %d not ok", d.decision, hypothesis.TrimFloat(d.at), n, bad))
 	}
 	return res, nil
 }

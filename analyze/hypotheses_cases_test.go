@@ -222,6 +222,10 @@ func (c *hypothesisCase) add(rec map[string]any, kvs []string, into map[string]a
 	return err
 }
 
+// asFlag names a parameter as the CLI's flag: the goldens read as the CLI
+// prints.
+func asFlag(p string) string { return "--" + p }
+
 // csvWithNotes is what a case expects: the CSV, then the notes.
 func csvWithNotes(t *testing.T, r *Result) string {
 	t.Helper()
@@ -229,7 +233,7 @@ func csvWithNotes(t *testing.T, r *Result) string {
 	if err := Write(&b, r, "csv"); err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range r.Notes {
+	for _, n := range r.SayNotes(asFlag) {
 		b.WriteString("note: " + n + "\n")
 	}
 	return b.String()
@@ -246,8 +250,7 @@ func runHypothesisCases(t *testing.T, dir string, run func(*testing.T, hypothesi
 			r, err := run(t, c)
 			got := ""
 			if err != nil {
-				// The goldens read as the CLI prints: parameters as flags.
-				got = "error: " + param.Say(err, func(p string) string { return "--" + p }) + "\n"
+				got = "error: " + param.Say(err, asFlag) + "\n"
 			} else {
 				got = csvWithNotes(t, r)
 			}

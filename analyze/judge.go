@@ -94,8 +94,8 @@ func Judge(db store.Querier, o JudgeOptions) (metrics, scores *Result, err error
 	for _, grp := range groups {
 		if role := missingRole(grp.arrays); role != "" && len(fields) > 0 {
 			// a group of one side only is not judged, and says so
-			scores.Notes = append(scores.Notes, groupText(fields, grp.vals)+": not judged: it has no "+role+" request"+
-				map[bool]string{true: "", false: " with t_ms"}[o.StepN > 0])
+			scores.Notes = append(scores.Notes, param.Textf("%s: not judged: it has no %s request%s", groupText(fields, grp.vals), role,
+				map[bool]string{true: "", false: " with t_ms"}[o.StepN > 0]))
 			continue
 		}
 		m, s, err := judgeOne(o, grp.arrays, e.Name)
@@ -110,7 +110,7 @@ func Judge(db store.Querier, o JudgeOptions) (metrics, scores *Result, err error
 		}
 		for _, n := range s.Notes {
 			if len(fields) > 0 {
-				n = groupText(fields, grp.vals) + ": " + n
+				n = param.Textf("%s: %w", groupText(fields, grp.vals), n)
 			}
 			scores.Notes = append(scores.Notes, n)
 		}
@@ -340,15 +340,15 @@ func scoreRow(iv judgeIv, s judgeScore) []any {
 }
 
 // judgeNotes say at which interval the canary would first have failed.
-func judgeNotes(scores *Result, o JudgeOptions) []string {
+func judgeNotes(scores *Result, o JudgeOptions) []*param.Error {
 	if o.Interval == 0 {
 		return nil
 	}
 	c := scores.Col("classification")
 	for _, r := range scores.Rows {
 		if r[c] == "Fail" {
-			return []string{fmt.Sprintf("the canary would have failed at interval %d (until %v ms)", r[0], r[scores.Col("until_ms")])}
+			return []*param.Error{param.Textf("the canary would have failed at interval %d (until %v ms)", r[0], r[scores.Col("until_ms")])}
 		}
 	}
-	return []string{fmt.Sprintf("no interval scores below --marginal %s: the canary would not have failed", hypothesis.TrimFloat(o.Marginal))}
+	return []*param.Error{param.Textf("no interval scores below {marginal} %s: the canary would not have failed", hypothesis.TrimFloat(o.Marginal))}
 }

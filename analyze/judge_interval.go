@@ -1,7 +1,6 @@
 package analyze
 
 import (
-	"fmt"
 	"math"
 	"time"
 
@@ -45,9 +44,9 @@ func (o JudgeOptions) intervals(arrays map[string]judgeArrays) ([]judgeIv, error
 	for _, d := range []struct {
 		name string
 		v    time.Duration
-	}{{"--interval", o.Interval}, {"--warmup", o.Warmup}, {"--lookback", o.Lookback}} {
+	}{{"interval", o.Interval}, {"warmup", o.Warmup}, {"lookback", o.Lookback}} {
 		if d.v%o.Step != 0 {
-			return nil, fmt.Errorf("%s %v is not a whole number of steps of %v: a judgement takes whole steps", d.name, d.v, o.Step)
+			return nil, param.Errorf(d.name, "{"+d.name+"} %v is not a whole number of steps of %v: a judgement takes whole steps", d.v, o.Step)
 		}
 	}
 	step, warm := msOf(o.Step), msOf(o.Warmup)

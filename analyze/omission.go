@@ -114,8 +114,8 @@ func omissionSource(db store.Querier, exp string) (omissionSrc, error) {
 }
 
 func (s omissionSrc) cannotTell(exp string) error {
-	return fmt.Errorf("experiment %q (%s): %w whether requests went out late: it records when each request started, not when it was meant to (no Vegeta seq, no intended send time, no k6 dropped_iterations); "+
-		"give --rate N/DURATION when it was sent at a constant rate with req numbering the sends, or --closed-loop (or --expected-interval DURATION) for HdrHistogram's back-fill, a bound", exp, s.formats, ErrCannotTell)
+	return param.Errorf("rate", "experiment %q (%s): %w whether requests went out late: it records when each request started, not when it was meant to (no Vegeta seq, no intended send time, no k6 dropped_iterations); "+
+		"give {rate} N/DURATION when it was sent at a constant rate with req numbering the sends, or {closed-loop} (or {expected-interval} DURATION) for HdrHistogram's back-fill, a bound", exp, s.formats, ErrCannotTell)
 }
 
 func (s omissionSrc) checkSchedule(exp string) error {
@@ -201,8 +201,8 @@ func inferIntervals(db store.Querier, exp string) (string, error) {
 	return "MAP {" + strings.Join(entries, ", ") + "}", nil
 }
 
-func scheduleNotes(m *Result, o OmissionOptions) []string {
-	notes := []string{"schedule: request req of a run was meant to start at t0 + req * interval, t0 the latest that puts none ahead of it: each lag is at most the true one"}
+func scheduleNotes(m *Result, o OmissionOptions) []*param.Error {
+	notes := []*param.Error{param.Textf("schedule: request req of a run was meant to start at t0 + req * interval, t0 the latest that puts none ahead of it: each lag is at most the true one")}
 	if !o.Interval.IsZero() {
 		return notes
 	}
@@ -211,7 +211,7 @@ func scheduleNotes(m *Result, o OmissionOptions) []string {
 		run := r[0].(string)
 		if !seen[run] {
 			seen[run] = true
-			notes = append(notes, fmt.Sprintf("run %s: the interval between sends %s ms is inferred (the median gap between consecutive req), not recorded: give --rate N/DURATION to state it", run, hypothesis.TrimFloat(r[m.Col("interval_ms")].(float64))))
+			notes = append(notes, param.Textf("run %s: the interval between sends %s ms is inferred (the median gap between consecutive req), not recorded: give {rate} N/DURATION to state it", run, hypothesis.TrimFloat(r[m.Col("interval_ms")].(float64))))
 		}
 	}
 	return notes
@@ -220,21 +220,21 @@ func scheduleNotes(m *Result, o OmissionOptions) []string {
 // seqGaps names runs whose req between their first and last are not all
 // there: Vegeta numbers a request when it sends it, so a missing seq is a
 // record lost from the log (a cut file), which reads as deficit.
-func seqGaps(db store.Querier, exp string) ([]string, error) {
+func seqGaps(db store.Querier, exp string) ([]*param.Error, error) {
 	rows, err := db.Query(`SELECT run, max(req) - min(req) + 1 - count(*) AS missing, min(req), max(req)
 		FROM requests WHERE experiment = ? AND req IS NOT NULL GROUP BY run HAVING missing > 0 ORDER BY run`, exp)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var notes []string
+	var notes []*param.Error
 	for rows.Next() {
 		var run string
 		var missing, lo, hi int64
 		if err := rows.Scan(&run, &missing, &lo, &hi); err != nil {
 			return nil, err
 		}
-		notes = append(notes, fmt.Sprintf("run %s: %d of req %d..%d are not in the log (records lost or cut, not unsent): they count as deficit", run, missing, lo, hi))
+		notes = append(notes, param.Textf("run %s: %d of req %d..%d are not in the log (records lost or cut, not unsent): they count as deficit", run, missing, lo, hi))
 	}
 	return notes, rows.Err()
 }
@@ -248,7 +248,7 @@ func dropped(db store.Querier, exp string, o OmissionOptions, src omissionSrc) (
 	if r != nil {
 		r.Columns[r.Col("expected")].Unit, r.Columns[r.Col("sent")].Unit = "iterations", "iterations"
 		r.Columns[r.Col("deficit")].Unit, r.Columns[r.Col("backlog")].Unit = "iterations", "iterations"
-		r.Notes = []string{fmt.Sprintf("k6's arrival-rate executors start an iteration on schedule or drop it: the %d iterations dropped are the deficit; the requests sent were not delayed by the schedule, so their latencies need no correction, and the dropped ones have none (corrected percentiles cannot be told); sent counts iterations by their end", src.dropped)}
+		r.Notes = []*param.Error{param.Textf("k6's arrival-rate executors start an iteration on schedule or drop it: the %d iterations dropped are the deficit; the requests sent were not delayed by the schedule, so their latencies need no correction, and the dropped ones have none (corrected percentiles cannot be told); sent counts iterations by their end", src.dropped)}
 	}
 	return r, err
 }
@@ -273,6 +273,6 @@ func backfill(db store.Querier, exp string, o OmissionOptions) (*Result, error) 
 	if o.Expected == 0 {
 		how = "derived per run: the median gap between consecutive starts of one client_id (of the run without client_id)"
 	}
-	r.Notes = []string{"bound_ms is HdrHistogram's expected-interval back-fill (recordValueWithExpectedInterval: v, v - e, v - 2e, ... while >= e): a bound on what a schedule of one request every e would have read, not a measurement; e " + how}
+	r.Notes = []*param.Error{param.Textf("bound_ms is HdrHistogram's expected-interval back-fill (recordValueWithExpectedInterval: v, v - e, v - 2e, ... while >= e): a bound on what a schedule of one request every e would have read, not a measurement; e %s", how)}
 	return r, nil
 }

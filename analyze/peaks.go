@@ -55,7 +55,7 @@ func Peaks(db store.Querier, o PeaksOptions) (*Result, error) {
 	}
 	q := fmt.Sprintf(`SELECT %s FROM %s, %s, sliding := ?)`, g.sel(cols), g.call("peaks"), bigintList(res))
 	r, err := Query(db, "peaks", store.Units("peaks"), q, e.Name, o.Sliding)
-	if r != nil && note != "" {
+	if r != nil && note != nil {
 		r.Notes = append(r.Notes, note)
 	}
 	return r, err
@@ -65,11 +65,11 @@ func Peaks(db store.Querier, o PeaksOptions) (*Result, error) {
 // times (recorded per file at ingest: k6's CSV has whole seconds): a 100 ms
 // bucket over whole-second times holds a second's requests or none, and a
 // "10x" peak ratio between them would be an artifact of the data.
-func finerThanData(db store.Querier, exp string, res []int64) ([]int64, string, error) {
+func finerThanData(db store.Querier, exp string, res []int64) ([]int64, *param.Error, error) {
 	var data sql.NullFloat64
 	err := db.QueryRow(`SELECT max(resolution_ms) FROM files WHERE list_contains(string_split(experiment, ', '), ?)`, exp).Scan(&data)
 	if err != nil || !data.Valid {
-		return res, "", nil // a database from before resolutions were recorded
+		return res, nil, nil // a database from before resolutions were recorded
 	}
 	var kept, dropped []string
 	var out []int64
@@ -82,14 +82,14 @@ func finerThanData(db store.Querier, exp string, res []int64) ([]int64, string, 
 		kept = append(kept, ResolutionName(r))
 	}
 	if len(dropped) == 0 {
-		return res, "", nil
+		return res, nil, nil
 	}
 	dataName := ResolutionName(int64(data.Float64))
 	if len(out) == 0 {
-		return nil, "", param.Errorf("resolutions", "the log's times are multiples of %s: no peak at %s can be told from it (ask for {resolutions} %s or coarser)",
+		return nil, nil, param.Errorf("resolutions", "the log's times are multiples of %s: no peak at %s can be told from it (ask for {resolutions} %s or coarser)",
 			dataName, strings.Join(dropped, ", "), dataName)
 	}
-	return out, fmt.Sprintf("peaks at %s left out: the log's times are multiples of %s, so a finer bucket only shows rounding", strings.Join(dropped, ", "), dataName), nil
+	return out, param.Textf("peaks at %s left out: the log's times are multiples of %s, so a finer bucket only shows rounding", strings.Join(dropped, ", "), dataName), nil
 }
 
 // resolutions checks and sorts the resolutions, finest first, so that the

@@ -23,8 +23,8 @@ func TestPeaksFinerThanTheData(t *testing.T) {
 		t.Errorf("rows %v, want one row at 1000 ms with peak 5", r.Rows)
 	}
 	want := "peaks at 100ms left out: the log's times are multiples of 1s, so a finer bucket only shows rounding"
-	if len(r.Notes) != 1 || r.Notes[0] != want {
-		t.Errorf("notes %q, want %q", r.Notes, want)
+	if notes := r.SayNotes(asFlag); len(notes) != 1 || notes[0] != want {
+		t.Errorf("notes %q, want %q", notes, want)
 	}
 	if _, err := Peaks(db, PeaksOptions{ResolutionsMs: []int64{100}}); err == nil || !strings.Contains(err.Error(), "no peak at 100ms") {
 		t.Errorf("only finer resolutions: %v", err)

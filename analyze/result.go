@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"time"
 
+	"github.com/rewind-dev/rewind/internal/param"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -25,8 +26,19 @@ type Result struct {
 	Rows    [][]any
 	// Notes say what a reader must know to read the rows right (a
 	// resolution left out, a definition chosen); the CLI prints them on
-	// stderr, so the output itself stays data.
-	Notes []string
+	// stderr, so the output itself stays data. A note is a param text: it
+	// names the parameters it suggests ({rate}) in the library's words, and
+	// a caller says them in its own (SayNotes).
+	Notes []*param.Error
+}
+
+// SayNotes are the notes with their parameters written as name says.
+func (r *Result) SayNotes(name func(param string) string) []string {
+	out := make([]string, len(r.Notes))
+	for i, n := range r.Notes {
+		out[i] = n.Say(name)
+	}
+	return out
 }
 
 // Col returns the index of a column, or -1.

@@ -35,7 +35,7 @@ func Retries(db store.Querier, o RetriesOptions) (*Result, error) {
 		return nil, err
 	}
 	span, err := AffectedSpan(e, o.Affected)
-	var note string
+	var note *param.Error
 	if errors.Is(err, ErrNoAffected) {
 		span, note, err = wholeRun(db, e.Name)
 	}
@@ -43,7 +43,7 @@ func Retries(db store.Querier, o RetriesOptions) (*Result, error) {
 		return nil, err
 	}
 	r, err := Query(db, "retries", store.Units("retries"), `SELECT `+g.sel("*")+` FROM `+g.call("retries")+`, ?, ?)`, e.Name, span.FromMs, span.ToMs)
-	if r != nil && note != "" {
+	if r != nil && note != nil {
 		r.Notes = append(r.Notes, note)
 	}
 	return r, err
@@ -55,10 +55,10 @@ func Retries(db store.Querier, o RetriesOptions) (*Result, error) {
 // max are its own, and DuckDB takes them from the table's statistics
 // without a scan (a tenth of a second at 10 M rows); any interval holding
 // every time of exp gives the same counts.
-func wholeRun(db store.Querier, exp string) (hypothesis.Span, string, error) {
+func wholeRun(db store.Querier, exp string) (hypothesis.Span, *param.Error, error) {
 	var only bool
 	if err := db.QueryRow(`SELECT count(*) = 1 AND bool_and(experiment = ?) FROM experiments`, exp).Scan(&only); err != nil {
-		return hypothesis.Span{}, "", err
+		return hypothesis.Span{}, nil, err
 	}
 	q, args := `SELECT min(t_ms), max(t_ms) FROM requests WHERE experiment = ?`, []any{exp}
 	if only {
@@ -66,14 +66,14 @@ func wholeRun(db store.Querier, exp string) (hypothesis.Span, string, error) {
 	}
 	var from, to sql.NullFloat64
 	if err := db.QueryRow(q, args...).Scan(&from, &to); err != nil {
-		return hypothesis.Span{}, "", err
+		return hypothesis.Span{}, nil, err
 	}
 	if !from.Valid {
-		return hypothesis.Span{}, "", fmt.Errorf("experiment %q has no times (t_ms or ts) and no affected interval: %w", exp, ErrNoAffected)
+		return hypothesis.Span{}, nil, fmt.Errorf("experiment %q has no times (t_ms or ts) and no affected interval: %w", exp, ErrNoAffected)
 	}
 	// The interval is half-open; one ms past the last start takes it in.
 	span := hypothesis.Span{FromMs: from.Float64, ToMs: to.Float64 + 1}
-	return span, fmt.Sprintf("no affected interval given or stored: the whole run (%s..%s) counts as affected; give --affected FROM..TO to narrow it",
+	return span, param.Textf("no affected interval given or stored: the whole run (%s..%s) counts as affected; give {affected} FROM..TO to narrow it",
 		hypothesis.FormatMs(span.FromMs), hypothesis.FormatMs(to.Float64)), nil
 }
 

@@ -80,7 +80,7 @@ func TestRetriesWholeRunByDefault(t *testing.T) {
 		t.Errorf("default interval differs from the whole run (-whole +default):\n%s", diff)
 	}
 	want := []string{"no affected interval given or stored: the whole run (8s..13s) counts as affected; give --affected FROM..TO to narrow it"}
-	if diff := cmp.Diff(want, r.Notes); diff != "" {
+	if diff := cmp.Diff(want, r.SayNotes(asFlag)); diff != "" {
 		t.Errorf("notes (-want +got):\n%s", diff)
 	}
 	// With a second experiment in the database (its times 2 s to 60 s),
@@ -99,7 +99,7 @@ func TestRetriesWholeRunByDefault(t *testing.T) {
 	if diff := cmp.Diff(whole.Rows, again.Rows); diff != "" {
 		t.Errorf("with a second experiment (-whole +default):\n%s", diff)
 	}
-	if diff := cmp.Diff(want, again.Notes); diff != "" {
+	if diff := cmp.Diff(want, again.SayNotes(asFlag)); diff != "" {
 		t.Errorf("notes with a second experiment (-want +got):\n%s", diff)
 	}
 }
@@ -241,7 +241,7 @@ func TestParseSpanEpochMsTie(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(whole.Notes) != 1 || !strings.Contains(whole.Notes[0], "("+texts[0]+".."+texts[3]+")") {
-		t.Fatalf("notes %q, want the run's bounds %s..%s", whole.Notes, texts[0], texts[3])
+	if notes := whole.SayNotes(asFlag); len(notes) != 1 || !strings.Contains(notes[0], "("+texts[0]+".."+texts[3]+")") {
+		t.Fatalf("notes %q, want the run's bounds %s..%s", notes, texts[0], texts[3])
 	}
 }

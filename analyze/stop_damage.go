@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rewind-dev/rewind/hypothesis"
+	"github.com/rewind-dev/rewind/internal/param"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -76,7 +77,7 @@ func StopDamage(db store.Querier, o StopDamageOptions) (*Result, error) {
 		return nil, err
 	}
 	if !tagged || !o.Hypothesis.IsDefault() {
-		res.Notes = append(res.Notes, hypothesis.DamageNote(tagged))
+		res.Notes = append(res.Notes, param.Textf("%s", hypothesis.DamageNote(tagged)))
 	}
 	return res, nil
 }

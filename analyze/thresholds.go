@@ -284,7 +284,7 @@ func sortedKeys(m map[string]string) []string {
 
 // timeNotes says what the evaluation leaves out or cannot do: rows without
 // t_ms, and windows longer than a run.
-func timeNotes(db store.Querier, exp string, o ThresholdsOptions) ([]string, error) {
+func timeNotes(db store.Querier, exp string, o ThresholdsOptions) ([]*param.Error, error) {
 	var untimed, timed int64
 	if err := db.QueryRow(`SELECT count(*) FILTER (WHERE t_ms IS NULL), count(t_ms) FROM requests WHERE experiment = ?`, exp).Scan(&untimed, &timed); err != nil {
 		return nil, err
@@ -292,9 +292,9 @@ func timeNotes(db store.Querier, exp string, o ThresholdsOptions) ([]string, err
 	if timed == 0 {
 		return nil, fmt.Errorf("experiment %q has no t_ms: thresholds are evaluated over test time and need send times", exp)
 	}
-	var notes []string
+	var notes []*param.Error
 	if untimed > 0 {
-		notes = append(notes, fmt.Sprintf("%d request rows without t_ms are left out", untimed))
+		notes = append(notes, param.Textf("%d request rows without t_ms are left out", untimed))
 	}
 	if o.Window == 0 {
 		return notes, nil
@@ -314,7 +314,7 @@ func timeNotes(db store.Querier, exp string, o ThresholdsOptions) ([]string, err
 		if err := rows.Scan(&run, &ns); err != nil {
 			return nil, err
 		}
-		notes = append(notes, fmt.Sprintf("run %s lasts %s, less than the %s window: its only window is the run so far",
+		notes = append(notes, param.Textf("run %s lasts %s, less than the %s window: its only window is the run so far",
 			run, time.Duration(ns).Round(time.Millisecond), hypothesis.ShortDuration(o.Window)))
 	}
 	return notes, rows.Err()
@@ -322,12 +322,12 @@ func timeNotes(db store.Querier, exp string, o ThresholdsOptions) ([]string, err
 
 // abortNotes names, per run, the threshold that aborts it: the verdict
 // columns are then those of that moment.
-func abortNotes(r *Result) []string {
+func abortNotes(r *Result) []*param.Error {
 	iRun, iAbort, iMetric, iTh := r.Col("run"), r.Col("abort_ms"), r.Col("metric"), r.Col("threshold")
 	if iAbort < 0 {
 		return nil
 	}
-	var notes []string
+	var notes []*param.Error
 	for i := 0; i < len(r.Rows); {
 		j, first := i, -1
 		for ; j < len(r.Rows) && r.Rows[j][iRun] == r.Rows[i][iRun]; j++ {
@@ -337,7 +337,7 @@ func abortNotes(r *Result) []string {
 		}
 		if first >= 0 {
 			row := r.Rows[first]
-			notes = append(notes, fmt.Sprintf("run %v: k6 aborts the test at %s ms of test time, when %v: %v fails; samples, value and pass are what it prints then",
+			notes = append(notes, param.Textf("run %v: k6 aborts the test at %s ms of test time, when %v: %v fails; samples, value and pass are what it prints then",
 				row[iRun], strconv.FormatFloat(row[iAbort].(float64), 'f', -1, 64), row[iMetric], row[iTh]))
 		}
 		i = j

@@ -2,7 +2,6 @@ package analyze
 
 import (
 	"database/sql"
-	"fmt"
 	"strings"
 
 	"github.com/rewind-dev/rewind/hypothesis"
@@ -38,7 +37,7 @@ func addWindowNote(db store.Querier, e store.Experiment, w hypothesis.Window, re
 	if err != nil || !data.Valid || w.Ms >= data.Float64 {
 		return err
 	}
-	res.Notes = append(res.Notes, fmt.Sprintf("windows of %s are shorter than the log's time resolution (%s): each holds the requests of whole time steps or none, so the sweep shows the rounding of the times (use --window %s or longer)",
+	res.Notes = append(res.Notes, param.Textf("windows of %s are shorter than the log's time resolution (%s): each holds the requests of whole time steps or none, so the sweep shows the rounding of the times (use {window} %s or longer)",
 		w, ResolutionName(int64(data.Float64)), ResolutionName(int64(data.Float64))))
 	return nil
 }

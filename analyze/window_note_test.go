@@ -31,7 +31,7 @@ func TestWindowShorterThanResolution(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := strings.Contains(strings.Join(res.Notes, "\n"), "shorter than the log's time resolution (1s)")
+		got := strings.Contains(strings.Join(res.SayNotes(asFlag), "\n"), "shorter than the log's time resolution (1s)")
 		if got != c.note {
 			t.Errorf("window %s: note %v, want %v (notes %q)", c.window, got, c.note, res.Notes)
 		}

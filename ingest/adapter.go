@@ -22,7 +22,7 @@ import (
 // touches the formats table below and that file, nothing else.
 type format struct {
 	name  string // the --from value
-	about string // what files it reads, for --help and the README
+	about string // what files it reads, for --help and the README: a param format ({log-format})
 	// detect tells from the first bytes of the decompressed content (up to
 	// 64 KiB) and the file's name (without a compression extension).
 	detect func(name string, head []byte) bool
@@ -94,7 +94,7 @@ var formats = []format{
 	{name: FormatTraefik, about: "Traefik's JSON access log", detect: detectTraefik, decode: decodeTraefik},
 	{name: FormatGCPLB, about: "Google Cloud HTTP(S) Load Balancer request logs (LogEntry NDJSON or a gcloud JSON array)", detect: detectGCPLB, decode: decodeGCPLB},
 	{name: FormatAccess, about: "JSON access logs (Envoy default JSON, nginx log_format escape=json)", detect: detectAccess, decode: decodeAccess},
-	{name: FormatCLF, about: "text access logs: NCSA common, combined, vhost_combined (nginx, Apache, Traefik) with their timing fields, or any layout given with --log-format",
+	{name: FormatCLF, about: "text access logs: NCSA common, combined, vhost_combined (nginx, Apache, Traefik) with their timing fields, or any layout given with {log-format}",
 		detect: detectCLF, decode: decodeCLF("")},
 	{name: FormatJSON, about: "a JSON array of canonical records", detect: func(name string, head []byte) bool {
 		t := jsonText(head)
@@ -134,11 +134,12 @@ var Formats = func() []string {
 	return out
 }()
 
-// FormatTable lists each format with what it reads, in detection order.
-func FormatTable() [][2]string {
+// FormatTable lists each format with what it reads, in detection order,
+// a parameter it names written as name says.
+func FormatTable(name func(param string) string) [][2]string {
 	out := make([][2]string, len(formats))
 	for i, f := range formats {
-		out[i] = [2]string{f.name, f.about}
+		out[i] = [2]string{f.name, param.Textf(f.about).Say(name)}
 	}
 	return out
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rewind-dev/rewind/analyze"
 	"github.com/rewind-dev/rewind/hypothesis"
+	"github.com/rewind-dev/rewind/internal/param"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -51,10 +52,28 @@ type Options struct {
 	// fault starts (--start); it wins over the shading's other sources.
 	Start    int64
 	StartSet bool
+	// Name, when set, writes each parameter a note or hint suggests
+	// ({window}, {planned}) as the caller spells it: the CLI names its
+	// flags. Unset, the report names the parameters as the library does.
+	Name func(param string) string
 	// roles maps a role to the key (and so the colour) of its series: the
 	// role's run when it has one, else the role itself.
 	roles map[string]string
 	chart *chartContext // the sides and the fault window every chart shares
+}
+
+// say is a note's text, its parameters written {name} in format and named
+// as o.Name says; only the format is rewritten, never a value.
+func (o Options) say(format string, args ...any) string {
+	return param.Textf(format, args...).Say(o.paramName)
+}
+
+// paramName is a parameter as o.Name says, or as the library names it.
+func (o Options) paramName(p string) string {
+	if o.Name == nil {
+		return p
+	}
+	return o.Name(p)
 }
 
 // sectionFunc builds one report section; nil means the experiment lacks what

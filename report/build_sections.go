@@ -30,7 +30,7 @@ func blastSection(q store.Querier, e store.Experiment, o Options) (*Section, err
 	}
 	planned, measured := column(r, "planned")[0], column(r, "measured")[0]
 	if planned != planned { // NaN: no plan
-		sec.Note += " No plan is stored: give --planned (a SQL boolean) to compare."
+		sec.Note += o.say(" No plan is stored: give {planned} (a SQL boolean) to compare.")
 	}
 	sec.Charts = []Chart{{
 		Title: "Planned vs measured", Kind: KindBar, XLabel: "blast radius", YLabel: "requests",

@@ -36,7 +36,7 @@ func thresholdsSection(q store.Querier, e store.Experiment, o Options) (*Section
 	}
 	note := "k6 thresholds replayed as k6 evaluates them (every 2 s of test time, over all samples so far): " +
 		"pass is the verdict k6 prints, at the abort when an abortOnFail threshold aborts the test."
-	return &Section{Title: "Thresholds", Note: withNotes(note, r.Notes), Tables: []Table{resultTable(r, "")}}, nil
+	return &Section{Title: "Thresholds", Note: withNotes(note, r, o), Tables: []Table{resultTable(r, "")}}, nil
 }
 
 // thresholdsVerdict is "passed", or how many failed and which, first.
@@ -78,7 +78,7 @@ func burnRateSection(q store.Querier, e store.Experiment, o Options) (*Section, 
 	}
 	note := fmt.Sprintf("Multi-window burn-rate alerts replayed over each run at SLO %s: a rule SHORT/LONG>FACTOR fires "+
 		"at the first moment both windows burn the error budget faster than FACTOR.", sloText(o.SLO))
-	return &Section{Title: "Burn rate", Note: withNotes(note, r.Notes), Tables: []Table{resultTable(r, "")}}, nil
+	return &Section{Title: "Burn rate", Note: withNotes(note, r, o), Tables: []Table{resultTable(r, "")}}, nil
 }
 
 // burnVerdict names, per run, the first rule that fires and when.
@@ -131,9 +131,10 @@ func sloText(slo hypothesis.Decimal) string {
 	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.6f", 100*f), "0"), ".") + " %"
 }
 
-// withNotes appends an analysis's notes to a section note, as sentences.
-func withNotes(note string, notes []string) string {
-	for _, n := range notes {
+// withNotes appends an analysis's notes to a section note, as sentences,
+// their parameters named as o says.
+func withNotes(note string, r *analyze.Result, o Options) string {
+	for _, n := range r.SayNotes(o.paramName) {
 		note += " " + strings.ToUpper(n[:1]) + n[1:] + "."
 	}
 	return note

@@ -72,7 +72,7 @@ func latencyReport(t *testing.T) report.Document {
 	if _, err := ingest.Files(ctx, db, ingest.Options{}, []string{"testdata/latency.ndjson"}); err != nil {
 		t.Fatal(err)
 	}
-	doc, err := report.Build(db, report.Options{})
+	doc, err := report.Build(db, report.Options{Name: asFlag})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -80,9 +80,9 @@ func headline(rows [][]Value) []string {
 // windowedWhy says why the hypothesis, stop and timeline are left out.
 func windowedWhy(e store.Experiment, o Options) string {
 	if _, err := analyze.WindowFor(e, o.Window); err != nil {
-		return "The falsification, stop-damage and timeline sections are left out: they need a window size; give --window 40 (requests) or --window 10s, or store one with --set window=40 at ingest."
+		return o.say("The falsification, stop-damage and timeline sections are left out: they need a window size; give {window} 40 (requests) or {window} 10s, or store one with {set} window=40 at ingest.")
 	}
-	return "The falsification, stop-damage and timeline sections are left out: they need a control and an experiment run; give the runs their roles with --role RUN=control --role RUN=experiment at ingest."
+	return o.say("The falsification, stop-damage and timeline sections are left out: they need a control and an experiment run; give the runs their roles with {role} RUN=control {role} RUN=experiment at ingest.")
 }
 
 // hypothesisVerdict judges the steady-state hypothesis at the report's
@@ -226,7 +226,7 @@ func blastVerdict(q store.Querier, e store.Experiment, o Options) (row []Value, 
 		return nil, "", err
 	}
 	if ok, err := blastApplies(q, e, o); err != nil || !ok {
-		return nil, "The blast-radius section is left out: the log tags no requests and has no plan; give --planned 'SQL boolean' (or store it with --set planned=…) to compare.", err
+		return nil, o.say("The blast-radius section is left out: the log tags no requests and has no plan; give {planned} 'SQL boolean' (or store it with {set} planned=…) to compare."), err
 	}
 	r, err := analyze.BlastRadius(q, analyze.BlastRadiusOptions{Experiment: e.Name, Planned: o.Planned})
 	if err != nil || len(r.Rows) == 0 {
@@ -234,7 +234,7 @@ func blastVerdict(q store.Querier, e store.Experiment, o Options) (row []Value, 
 	}
 	planned, measured := toFloat(r.Rows[0][r.Col("planned")]), toFloat(r.Rows[0][r.Col("measured")])
 	if math.IsNaN(planned) || planned == 0 {
-		return nil, "No blast-radius plan: give --planned 'SQL boolean' (or store it with --set planned=…) for the multiplier.", nil
+		return nil, o.say("No blast-radius plan: give {planned} 'SQL boolean' (or store it with {set} planned=…) for the multiplier."), nil
 	}
 	return []Value{"blast radius", analyze.Human(toFloat(r.Rows[0][r.Col("multiplier")]), "x"),
 		fmt.Sprintf("%s requests reached against %s planned", trimFloatText(measured), trimFloatText(planned))}, "", nil

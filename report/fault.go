@@ -53,7 +53,7 @@ func (f fault) secondsBand() []Band {
 // faultWindow finds the fault window of experiment e (see above).
 func faultWindow(q store.Querier, e store.Experiment, o Options, side hypothesis.Side) (fault, error) {
 	if o.StartSet {
-		return startFault(q, side, o.Start, fmt.Sprintf("fault window (from request %d, --start, to the run's end)", o.Start))
+		return startFault(q, side, o.Start, o.say("fault window (from request %d, {start}, to the run's end)", o.Start))
 	}
 	f, err := actionsFault(q, e.Name)
 	if err != nil || f.known() {

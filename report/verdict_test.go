@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rewind-dev/rewind/analyze"
@@ -32,6 +33,30 @@ func TestVerdictGoldens(t *testing.T) {
 			}
 			golden.Check(t, "testdata/verdict/"+c.name+".txt", buf.Bytes())
 		})
+	}
+}
+
+// TestHintsNameParameters: a hint names the parameters it suggests as
+// Options.Name says, or, unset, as the library does; the values given with
+// them (window=40) are never renamed.
+func TestHintsNameParameters(t *testing.T) {
+	in := ingest.Options{Experiment: "checkout", Roles: map[string]string{"baseline": "control", "chaos": "experiment"}}
+	_, db := buildFrom(t, in, report.Options{}, "../fixtures/k6/baseline.json", "../fixtures/k6/chaos.json")
+	for _, c := range []struct {
+		name func(string) string
+		want string
+	}{
+		{nil, "give window 40 (requests) or window 10s, or store one with set window=40 at ingest. " +
+			"The blast-radius section is left out: the log tags no requests and has no plan; give planned 'SQL boolean' (or store it with set planned=…) to compare."},
+		{func(p string) string { return "-" + strings.ToUpper(p) }, "give -WINDOW 40 (requests) or -WINDOW 10s, or store one with -SET window=40 at ingest."},
+	} {
+		doc, err := report.Build(db, report.Options{Name: c.name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if note := doc.Sections[0].Note; !strings.Contains(note, c.want) {
+			t.Errorf("verdict note %q, want it to hold %q", note, c.want)
+		}
 	}
 }
 
@@ -81,12 +106,18 @@ func (c fixtureReport) build(t *testing.T) report.Document {
 	if _, err := ingest.Files(ctx, db, c.in, c.paths); err != nil {
 		t.Fatal(err)
 	}
-	doc, err := report.Build(db, c.opts)
+	o := c.opts
+	o.Name = asFlag
+	doc, err := report.Build(db, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return doc
 }
+
+// asFlag names a parameter as the CLI's flag, so that the goldens read as
+// the CLI's report.
+func asFlag(p string) string { return "--" + p }
 
 func mustRules(t *testing.T, s string) []hypothesis.BurnRule {
 	t.Helper()

@@ -20,9 +20,10 @@ func init() {
 	register(command{name: "analyze", summary: "run an analysis of the SQL library", run: analyses.run})
 }
 
-// printResult writes a result in the chosen format.
+// printResult writes a result in the chosen format, its notes first, with
+// the parameters they suggest named as flags.
 func printResult(e *env, r *analyze.Result, format string) error {
-	for _, n := range r.Notes {
+	for _, n := range r.SayNotes(flagName) {
 		fmt.Fprintf(e.stderr, "Note: %s\n", n)
 	}
 	return analyze.Write(e.stdout, r, format)

@@ -87,7 +87,7 @@ func runIngest(ctx context.Context, e *env, args []string) (err error) {
 		return err
 	}
 	if o.listFormats {
-		for _, f := range ingest.FormatTable() {
+		for _, f := range ingest.FormatTable(flagName) {
 			fmt.Fprintf(e.stdout, "%-13s %s\n", f[0], f[1])
 		}
 		return nil

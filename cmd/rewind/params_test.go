@@ -17,11 +17,11 @@ var libraryParams = regexp.MustCompile(`(?:^|[^%])\{([a-z][a-z0-9-]*)\}|param\.E
 // stringLits finds Go string literals, interpreted and raw.
 var stringLits = regexp.MustCompile("\"(?:[^\"\\\\]|\\\\.)*\"|`[^`]*`")
 
-// Every parameter a library error names has its flag, so no message
-// reaches the user in library words.
+// Every parameter a library error, note or hint names has its flag, so no
+// message reaches the user in library words.
 func TestFlagsCoverParams(t *testing.T) {
 	seen := 0
-	for _, dir := range []string{"hypothesis", "analyze", "replay", "store", "ingest"} {
+	for _, dir := range []string{"hypothesis", "analyze", "replay", "store", "ingest", "report", "notebook"} {
 		files, _ := filepath.Glob(filepath.Join("..", "..", dir, "*.go"))
 		for _, f := range files {
 			if strings.HasSuffix(f, "_test.go") {

@@ -201,6 +201,7 @@ func writeReport(ctx context.Context, e *env, db *store.DB, o *reportOptions) er
 		}
 		bar.Set(int64(done))
 	}
+	o.lib.Name = flagName // the notes' hints name the flags to give
 	doc, err := rpt.Build(store.WithContext(ctx, db), o.lib)
 	bar.Finish()
 	if err != nil {
