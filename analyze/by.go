@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rewind-dev/rewind/internal/param"
+	"github.com/rewind-dev/rewind/internal/sqllit"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -75,7 +76,7 @@ func groupBy(db store.Querier, exp string, fields []string) (grouping, error) {
 		if err != nil {
 			return grouping{}, err
 		}
-		parts = append(parts, sqlString(f)+": "+sqlExpr)
+		parts = append(parts, sqllit.String(f)+": "+sqlExpr)
 	}
 	return grouping{"{" + strings.Join(parts, ", ") + "}"}, nil
 }
@@ -105,7 +106,7 @@ func fieldSQL(db store.Querier, exp string, fields []string, f string) (string, 
 	if c, ok := byColumns[f]; ok {
 		return c, nil
 	}
-	expr := "(attrs ->> " + sqlString(strings.TrimPrefix(f, attrsPrefix)) + ")"
+	expr := "(attrs ->> " + sqllit.String(strings.TrimPrefix(f, attrsPrefix)) + ")"
 	var found bool
 	q := `SELECT EXISTS (SELECT 1 FROM requests WHERE experiment = ? AND ` + expr + ` IS NOT NULL)`
 	if err := db.QueryRow(q, exp).Scan(&found); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/internal/param"
+	"github.com/rewind-dev/rewind/internal/sqllit"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -139,7 +140,7 @@ func sweep(db store.Querier, e store.Experiment, s hypothesis.Sides, w hypothesi
 			return nil, err
 		}
 		structs[i] = lit
-		labels[i] = fmt.Sprintf("(%d, %s)", i+1, sqlString(t.Text))
+		labels[i] = fmt.Sprintf("(%d, %s)", i+1, sqllit.String(t.Text))
 	}
 	kind := ths[0].Kind
 	n, ms := w.SQLArgs()

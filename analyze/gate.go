@@ -12,6 +12,7 @@ import (
 
 	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/internal/param"
+	"github.com/rewind-dev/rewind/internal/sqllit"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -104,7 +105,7 @@ func (s *gateSource) fetch(ws []gateWindow) error {
 	}
 	role := "NULL"
 	if s.role != "" {
-		role = sqlString(s.role)
+		role = sqllit.String(s.role)
 	}
 	rows, err := s.db.Query(fmt.Sprintf(`SELECT requests, ok, lat_n, coalesce(lat_sum_us, 0)::VARCHAR, p50_us, p90_us, p95_us, p99_us, p999_us, max_us
 		FROM gate(?, %s, [%s]::DOUBLE[], [%s]::DOUBLE[])`, role, strings.Join(from, ", "), strings.Join(until, ", ")), s.exp)
@@ -130,7 +131,7 @@ func (s *gateSource) fetch(ws []gateWindow) error {
 func (s *gateSource) hurt(untilMs float64) (requests, notOK int64, err error) {
 	role := "NULL"
 	if s.role != "" {
-		role = sqlString(s.role)
+		role = sqllit.String(s.role)
 	}
 	err = s.db.QueryRow(fmt.Sprintf(`SELECT requests, not_ok FROM _gate_hurt(?, %s, %s)`, role,
 		strconv.FormatFloat(untilMs, 'f', -1, 64)), s.exp).Scan(&requests, &notOK)

@@ -10,8 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rewind-dev/rewind/hypothesis"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/rewind-dev/rewind/hypothesis"
 )
 
 // keptnSLO is a Keptn slo.yaml, with the lighthouse service's defaults.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/internal/param"
+	"github.com/rewind-dev/rewind/internal/sqllit"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -203,9 +204,9 @@ type judgeGroup struct {
 func judgeSteps(db store.Querier, exp string, o JudgeOptions, g grouping) ([]judgeGroup, []Column, error) {
 	names := make([]string, len(o.Metrics))
 	for i, m := range o.Metrics {
-		names[i] = sqlString(m.Name)
+		names[i] = sqllit.String(m.Name)
 	}
-	step := "step_ms := " + msLit(o.Step)
+	step := "step_ms := " + sqllit.Ms(o.Step)
 	if o.StepN > 0 {
 		step = fmt.Sprintf("step_n := %d", o.StepN)
 	}

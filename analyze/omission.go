@@ -11,6 +11,7 @@ import (
 
 	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/internal/param"
+	"github.com/rewind-dev/rewind/internal/sqllit"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -148,7 +149,7 @@ func schedule(db store.Querier, exp string, o OmissionOptions) (*Result, *Result
 	if err != nil {
 		return nil, nil, err
 	}
-	w, err := Query(db, "omission windows", store.Units("omission_windows"), `SELECT * FROM omission_windows(`+args+`, win_ms := `+msLit(o.Window)+`)`, exp)
+	w, err := Query(db, "omission windows", store.Units("omission_windows"), `SELECT * FROM omission_windows(`+args+`, win_ms := `+sqllit.Ms(o.Window)+`)`, exp)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -196,7 +197,7 @@ func inferIntervals(db store.Querier, exp string) (string, error) {
 	}
 	entries := make([]string, len(runs))
 	for i, run := range runs {
-		entries[i] = sqlString(run) + ": " + strconv.FormatInt(nums[i], 10)
+		entries[i] = sqllit.String(run) + ": " + strconv.FormatInt(nums[i], 10)
 	}
 	return "MAP {" + strings.Join(entries, ", ") + "}", nil
 }
@@ -244,7 +245,7 @@ func dropped(db store.Querier, exp string, o OmissionOptions, src omissionSrc) (
 	if src.dropped == 0 {
 		return nil, param.Errorf("rate", "experiment %q (k6) has no dropped_iterations points: %w whether it fell behind (only k6's arrival-rate executors drop iterations, and none were dropped or the run used another executor); give {rate} N/DURATION for a constant-rate schedule numbered by req, or {closed-loop} for HdrHistogram's back-fill, a bound", exp, ErrCannotTell)
 	}
-	r, err := Query(db, "omission dropped", store.Units("omission_dropped"), `SELECT * FROM omission_dropped(?, win_ms := `+msLit(o.Window)+`)`, exp)
+	r, err := Query(db, "omission dropped", store.Units("omission_dropped"), `SELECT * FROM omission_dropped(?, win_ms := `+sqllit.Ms(o.Window)+`)`, exp)
 	if r != nil {
 		r.Columns[r.Col("expected")].Unit, r.Columns[r.Col("sent")].Unit = "iterations", "iterations"
 		r.Columns[r.Col("deficit")].Unit, r.Columns[r.Col("backlog")].Unit = "iterations", "iterations"

@@ -1,7 +1,6 @@
 package analyze
 
 import (
-	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rewind-dev/rewind/internal/jsfmt"
+	"github.com/rewind-dev/rewind/internal/jsontext"
 	"github.com/rewind-dev/rewind/internal/textsafe"
 )
 
@@ -119,8 +119,8 @@ func (rw *RowWriter) jsonRow(row []any) error {
 		if j > 0 {
 			b.WriteString(", ")
 		}
-		k, _ := marshalText(c.Name)
-		v, err := marshalText(jsonValue(row[j]))
+		k, _ := jsontext.Marshal(c.Name)
+		v, err := jsontext.Marshal(jsonValue(row[j]))
 		if err != nil {
 			return err
 		}
@@ -250,16 +250,4 @@ func numericColumns(r *Result) []bool {
 		}
 	}
 	return out
-}
-
-// marshalText is json.Marshal without HTML escaping: a threshold such as
-// p(95)<200 reads as written, not as p(95)\u003c200.
-func marshalText(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

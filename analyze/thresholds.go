@@ -11,6 +11,7 @@ import (
 
 	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/internal/param"
+	"github.com/rewind-dev/rewind/internal/sqllit"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -120,21 +121,13 @@ func (o ThresholdsOptions) sql(specs string) string {
 	if every == 0 {
 		every = DefaultEvery
 	}
-	duration := "NULL"
-	if o.Duration > 0 {
-		duration = msLit(o.Duration)
-	}
+	duration := sqllit.MsOrNull(o.Duration)
 	if o.Window > 0 {
 		return fmt.Sprintf(`SELECT * FROM threshold_windows(?, %s, %s, sliding := %t, every_ms := %s, duration_ms := %s)`,
-			specs, msLit(o.Window), o.Sliding, msLit(every), duration)
+			specs, sqllit.Ms(o.Window), o.Sliding, sqllit.Ms(every), duration)
 	}
 	return fmt.Sprintf(`SELECT * FROM thresholds(?, %s, every_ms := %s, duration_ms := %s)`,
-		specs, msLit(every), duration)
-}
-
-// msLit writes a duration as an exact ms literal.
-func msLit(d time.Duration) string {
-	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', -1, 64)
+		specs, sqllit.Ms(every), duration)
 }
 
 // recordedWhere picks the k6_metric events that carry thresholds.
@@ -240,8 +233,8 @@ func thresholdSpecs(ts []Threshold, kinds map[string]string) (string, error) {
 			q = doubleLit(t.P / 100) // as k6: TrendSink.P(AggregationValue / 100)
 		}
 		parts[i] = fmt.Sprintf("{id: %d, name: %s, metric: %s, tags: %s, kind: '%s', agg: '%s', q: %s, op: '%s', vd: %s, vx: '%s'::DECIMAL(38,9), abort: %t, delay_ns: %s, source: %s}",
-			i+1, sqlString(t.Metric), sqlString(t.Base), tagsLit(t.Tags), kind, t.Agg, q, t.Op,
-			doubleLit(t.Value), exactDecimal(t.Value), t.AbortOnFail, delayLit(t), sqlString(t.Source))
+			i+1, sqllit.String(t.Metric), sqllit.String(t.Base), tagsLit(t.Tags), kind, t.Agg, q, t.Op,
+			doubleLit(t.Value), exactDecimal(t.Value), t.AbortOnFail, delayLit(t), sqllit.String(t.Source))
 	}
 	return "[" + strings.Join(parts, ", ") + "]", nil
 }
@@ -266,12 +259,10 @@ func doubleLit(f float64) string { return "'" + exactDecimal(f) + "'::DOUBLE" }
 func tagsLit(tags []Tag) string {
 	parts := make([]string, len(tags))
 	for i, g := range tags {
-		parts[i] = fmt.Sprintf("{k: %s, v: %s}", sqlString(g.K), sqlString(g.V))
+		parts[i] = fmt.Sprintf("{k: %s, v: %s}", sqllit.String(g.K), sqllit.String(g.V))
 	}
 	return "[" + strings.Join(parts, ", ") + "]::STRUCT(k VARCHAR, v VARCHAR)[]"
 }
-
-func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 func sortedKeys(m map[string]string) []string {
 	keys := make([]string, 0, len(m))
@@ -299,10 +290,7 @@ func timeNotes(db store.Querier, exp string, o ThresholdsOptions) ([]*param.Erro
 	if o.Window == 0 {
 		return notes, nil
 	}
-	duration := "NULL"
-	if o.Duration > 0 {
-		duration = msLit(o.Duration)
-	}
+	duration := sqllit.MsOrNull(o.Duration)
 	rows, err := db.Query(`SELECT run, greatest(dur_ns, last_ns) FROM _th_runs(?, `+duration+`) WHERE greatest(dur_ns, last_ns) < ? ORDER BY run`, exp, int64(o.Window))
 	if err != nil {
 		return nil, err

@@ -2,8 +2,11 @@
 # Coordinated omission, warm: `rewind analyze omission` on the analyses benchmark's
 # generated chaos-shaped log (bench/analyses.sh describes it), its req read
 # as the schedule's sequence, medians of 3 runs in one process: "rate" is
-# --rate 500/1s (corrected percentiles and 1 s windows), "backfill" is
-# --expected-interval 10ms (HdrHistogram's back-fill). The database is kept in
+# --rate 500/1s (corrected percentiles and 1 s windows), "inferred" the
+# omission macro inferring each run's interval, "backfill" is
+# --expected-interval 10ms (HdrHistogram's back-fill); beside them the
+# anchors "anchor-quantiles" (one percentile pass) and "anchor-sort" (each
+# run sorted by req). The database is kept in
 # $TMPDIR/rewind-bench-analyses-interleaved-ROWS (shared with analyses.sh).
 # Usage: bench/omission.sh [ROWS...]        (default: 10000000)
 source "$(dirname "$0")/medians.sh"

@@ -3,11 +3,11 @@ package hypothesis
 import (
 	"fmt"
 	"math/big"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/rewind-dev/rewind/internal/param"
+	"github.com/rewind-dev/rewind/internal/sqllit"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -171,25 +171,17 @@ func (b BurnQuery) SQL() string {
 	parts := make([]string, len(rules))
 	for i, r := range rules {
 		parts[i] = fmt.Sprintf("{name: %s, short_ms: %s, long_ms: %s, factor: '%s'::DECIMAL(18,6)}",
-			sqlString(r.Name), msLit(r.Short), msLit(r.Long), r.Factor)
+			sqllit.String(r.Name), sqllit.Ms(r.Short), sqllit.Ms(r.Long), r.Factor)
 	}
 	period := b.Period
 	if period == 0 {
 		period = DefaultPeriod
 	}
-	step := "NULL"
-	if b.Step > 0 {
-		step = msLit(b.Step)
-	}
+	step := sqllit.MsOrNull(b.Step)
 	call := "SELECT * FROM burn_rate(?, "
 	if b.Group != "" {
 		call = "SELECT " + b.Select + " FROM burn_rate_by(?, " + b.Group + ", "
 	}
 	return fmt.Sprintf(call+`(%s), slo := '%s'::DECIMAL(18,9), rules := [%s], period_ms := %s, step_ms := %s, partial := %t)`,
-		good, b.SLO, strings.Join(parts, ", "), msLit(period), step, b.Partial)
-}
-
-// msLit is d in ms as a SQL number.
-func msLit(d time.Duration) string {
-	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', -1, 64)
+		good, b.SLO, strings.Join(parts, ", "), sqllit.Ms(period), step, b.Partial)
 }

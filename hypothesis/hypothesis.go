@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rewind-dev/rewind/internal/param"
+	"github.com/rewind-dev/rewind/internal/sqllit"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -335,9 +336,9 @@ func (s Side) String() string {
 // WindowArgs are the side's named arguments of side_windows, each with a
 // leading comma.
 func (s Side) WindowArgs() string {
-	a := ", role_name := " + sqlString(s.Role)
+	a := ", role_name := " + sqllit.String(s.Role)
 	if s.Run != "" {
-		a = ", run_name := " + sqlString(s.Run)
+		a = ", run_name := " + sqllit.String(s.Run)
 	}
 	if s.FromMs != nil {
 		a += ", from_ms := " + TrimFloat(*s.FromMs) + "::DOUBLE"
@@ -362,13 +363,13 @@ type Sides struct {
 // each with a leading comma.
 func (s Sides) Args() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, ", metric := %s", sqlString(s.Metric))
+	fmt.Fprintf(&b, ", metric := %s", sqllit.String(s.Metric))
 	side := func(prefix string, x Side) {
-		fmt.Fprintf(&b, ", %s_exp := %s", prefix, sqlString(x.Experiment))
+		fmt.Fprintf(&b, ", %s_exp := %s", prefix, sqllit.String(x.Experiment))
 		if x.Run != "" {
-			fmt.Fprintf(&b, ", %s_run := %s", prefix, sqlString(x.Run))
+			fmt.Fprintf(&b, ", %s_run := %s", prefix, sqllit.String(x.Run))
 		} else {
-			fmt.Fprintf(&b, ", %s_role := %s", prefix, sqlString(x.Role))
+			fmt.Fprintf(&b, ", %s_role := %s", prefix, sqllit.String(x.Role))
 		}
 	}
 	side("control", s.Control)
@@ -697,6 +698,3 @@ func Plural(n int64, what string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, what)
 }
-
-// sqlString is s as a SQL string literal.
-func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

@@ -138,6 +138,27 @@ CREATE OR REPLACE MACRO _metric_lower_bad(metric) AS metric IN ('ok_share', 'thr
 -- unit: 1000 microseconds a millisecond for latency.
 CREATE OR REPLACE MACRO _metric_per(metric) AS CASE WHEN _metric_needs_latency(metric) THEN 1000 ELSE 1 END;
 
+-- A window's metric as the exact fraction value_num / value_den: a share
+-- of its requests, the mean latency (us) over the latencies, requests per
+-- second of a size_ms window (x 10^6 / size_us), a latency quantile (us)
+-- over 1. A window without a value has den 0 or NULL.
+CREATE OR REPLACE MACRO _metric_num(metric, requests, ok, lat_sum, lat_q, lat_weight) AS
+    CASE WHEN NOT _is_metric(metric) THEN error('unknown metric ' || metric || ': want ok_share, error_rate, p50, p90, p95, p99, p99.9, max, mean or throughput')
+         WHEN metric = 'ok_share' THEN ok
+         WHEN metric = 'error_rate' THEN requests - ok
+         WHEN metric = 'mean' THEN lat_sum
+         WHEN metric = 'throughput' THEN requests * 1000000
+         WHEN lat_weight > 1 THEN error('metric ' || metric || ': latency quantiles need one row per request, and this log has rows that stand for several (count > 1); use mean')
+         ELSE lat_q END::HUGEINT;
+
+CREATE OR REPLACE MACRO _metric_den(metric, requests, lat_n, size_ms) AS
+    CASE WHEN metric IN ('ok_share', 'error_rate') THEN requests
+         WHEN metric = 'mean' THEN lat_n
+         WHEN metric = 'throughput' THEN
+             CASE WHEN size_ms IS NULL THEN error('metric throughput: requests per second need duration windows (e.g. size_ms := 10000)')
+                  ELSE round(size_ms * 1000) END
+         WHEN lat_n > 0 THEN 1 END::HUGEINT;
+
 -- side_windows: the windows of one side with the metric's value.
 -- Parameters: exp; run_name (or NULL: every run with role_name); size_n or
 -- size_ms; from_ms, until_ms (a time split, or NULL); metric (above).
@@ -206,19 +227,8 @@ CREATE OR REPLACE MACRO side_windows(exp, run_name := NULL, role_name := NULL, s
     ),
     v AS (
         SELECT window_no, first_t_ms, last_t_ms, requests, ok, damage, tagged,
-               CASE WHEN NOT _is_metric(metric) THEN error('unknown metric ' || metric || ': want ok_share, error_rate, p50, p90, p95, p99, p99.9, max, mean or throughput')
-                    WHEN metric = 'ok_share' THEN ok
-                    WHEN metric = 'error_rate' THEN requests - ok
-                    WHEN metric = 'mean' THEN lat_sum
-                    WHEN metric = 'throughput' THEN requests * 1000000
-                    WHEN lat_weight > 1 THEN error('metric ' || metric || ': latency quantiles need one row per request, and this log has rows that stand for several (count > 1); use mean')
-                    ELSE lat_q END::HUGEINT AS value_num,
-               CASE WHEN metric IN ('ok_share', 'error_rate') THEN requests
-                    WHEN metric = 'mean' THEN lat_n
-                    WHEN metric = 'throughput' THEN
-                        CASE WHEN size_ms IS NULL THEN error('metric throughput: requests per second need duration windows (e.g. size_ms := 10000)')
-                             ELSE round(size_ms * 1000) END
-                    WHEN lat_n > 0 THEN 1 END::HUGEINT AS value_den
+               _metric_num(metric, requests, ok, lat_sum, lat_q, lat_weight) AS value_num,
+               _metric_den(metric, requests, lat_n, size_ms) AS value_den
         FROM g
     )
     SELECT * REPLACE (CASE WHEN value_den > 0 THEN value_num END AS value_num,
@@ -313,46 +323,6 @@ CREATE OR REPLACE MACRO _margin_threshold(metric, margin) AS
     {'f': 1000000::HUGEINT,
      'a': CASE WHEN _metric_lower_bad(metric) THEN -1 ELSE 1 END * round(margin * 1000000)::HUGEINT};
 
--- hypothesis_sweep: any hypothesis, swept over thresholds.
--- Parameters: exp, size_n, size_ms, metric and the sides as falsification;
---   thresholds  STRUCT(f HUGEINT, a HUGEINT)[]  threshold = (f * baseline + a) / 10^6,
---               f and a in millionths, a in the metric's exact unit
---               (shares; microseconds for latency; requests per second)
--- Columns:
---   i                       BIGINT  1-based position in thresholds
---   baseline                DOUBLE  metric unit, mean of the control windows' values (NULL without any)
---   threshold               DOUBLE  metric unit, the value a window must not go past
---   control_falsified       BIGINT  control windows past the threshold
---   control_windows         BIGINT  control windows with a value
---   experiment_falsified    BIGINT  treatment windows past the threshold
---   experiment_windows      BIGINT  treatment windows with a value
---   first_falsified_window  BIGINT  1-based treatment window number; NULL when none
--- A relative threshold (f <> 0) without a control window gives no row.
-CREATE OR REPLACE MACRO hypothesis_sweep(exp, thresholds, size_n := NULL, size_ms := NULL, metric := 'ok_share',
-        control_exp := NULL, control_run := NULL, control_role := NULL,
-        treatment_exp := NULL, treatment_run := NULL, treatment_role := NULL, split_ms := NULL) AS TABLE
-    WITH m AS (SELECT unnest(thresholds) AS th, generate_subscripts(thresholds, 1) AS i),
-    v AS (
-        SELECT m.i, c.role, c.window_no, c.value_den IS NOT NULL AS valued,
-               _breaks(c.value_num, c.value_den, c.sl, c.w, c.l, m.th.f, m.th.a, _metric_lower_bad(metric)) AS falsified,
-               CASE WHEN c.w > 0 THEN c.sl / (c.w * c.l) END AS baseline,
-               (m.th.f * CASE WHEN c.w > 0 THEN c.sl / (c.w * c.l) ELSE 0 END + m.th.a) / 1000000 AS threshold
-        FROM _judged_windows(exp, size_n, size_ms, metric, control_exp, control_run, control_role,
-                             treatment_exp, treatment_run, treatment_role, split_ms) c, m
-        WHERE c.w > 0 OR m.th.f = 0
-    )
-    SELECT i::BIGINT AS i,
-           (any_value(baseline) / _metric_per(metric))::DOUBLE AS baseline,
-           (any_value(threshold) / _metric_per(metric))::DOUBLE AS threshold,
-           count(*) FILTER (WHERE role = 'control' AND falsified) AS control_falsified,
-           count(*) FILTER (WHERE role = 'control' AND valued) AS control_windows,
-           count(*) FILTER (WHERE role = 'experiment' AND falsified) AS experiment_falsified,
-           count(*) FILTER (WHERE role = 'experiment' AND valued) AS experiment_windows,
-           min(window_no) FILTER (WHERE role = 'experiment' AND falsified) AS first_falsified_window
-    FROM v
-    GROUP BY i
-    ORDER BY i;
-
 -- The experiment window shared by blast_radius and the plan counts
 -- (experiment_window).
 
@@ -445,19 +415,8 @@ CREATE OR REPLACE MACRO _side_windows_by(exp, grp, run_name, role_name, size_n, 
     ),
     v AS (
         SELECT gk, window_no, first_t_ms, last_t_ms, requests, ok, damage, tagged,
-               CASE WHEN NOT _is_metric(metric) THEN error('unknown metric ' || metric || ': want ok_share, error_rate, p50, p90, p95, p99, p99.9, max, mean or throughput')
-                    WHEN metric = 'ok_share' THEN ok
-                    WHEN metric = 'error_rate' THEN requests - ok
-                    WHEN metric = 'mean' THEN lat_sum
-                    WHEN metric = 'throughput' THEN requests * 1000000
-                    WHEN lat_weight > 1 THEN error('metric ' || metric || ': latency quantiles need one row per request, and this log has rows that stand for several (count > 1); use mean')
-                    ELSE lat_q END::HUGEINT AS value_num,
-               CASE WHEN metric IN ('ok_share', 'error_rate') THEN requests
-                    WHEN metric = 'mean' THEN lat_n
-                    WHEN metric = 'throughput' THEN
-                        CASE WHEN size_ms IS NULL THEN error('metric throughput: requests per second need duration windows (e.g. size_ms := 10000)')
-                             ELSE round(size_ms * 1000) END
-                    WHEN lat_n > 0 THEN 1 END::HUGEINT AS value_den
+               _metric_num(metric, requests, ok, lat_sum, lat_q, lat_weight) AS value_num,
+               _metric_den(metric, requests, lat_n, size_ms) AS value_den
         FROM g
     )
     SELECT * REPLACE (CASE WHEN value_den > 0 THEN value_num END AS value_num,
@@ -489,23 +448,30 @@ CREATE OR REPLACE MACRO _judged_windows_by(exp, grp, size_n, size_ms, metric, co
            coalesce(b.w, 0) AS w, coalesce(b.l, 1) AS l, coalesce(b.sl, 0) AS sl, coalesce(t.has_tags, false) AS has_tags
     FROM c LEFT JOIN b ON b.gk = c.gk LEFT JOIN t ON t.gk = c.gk;
 
--- hypothesis_sweep per group: hypothesis_sweep_by(exp, grp, thresholds,
--- ...) gives grp, the group's value, then hypothesis_sweep's columns,
--- ordered by grp, then i.
-CREATE OR REPLACE MACRO hypothesis_sweep_by(exp, grp, thresholds, size_n := NULL, size_ms := NULL, metric := 'ok_share',
-        control_exp := NULL, control_run := NULL, control_role := NULL,
-        treatment_exp := NULL, treatment_run := NULL, treatment_role := NULL, split_ms := NULL) AS TABLE
+-- hypothesis_sweep and hypothesis_sweep_by: one sweep over the windows of
+-- _judged_windows (grouped false: gk NULL) or of _judged_windows_by (each
+-- group gk judged on its own); the branch not taken reads no row.
+CREATE OR REPLACE MACRO _sweep(exp, grp, grouped, thresholds, size_n, size_ms, metric, control_exp, control_run, control_role,
+        treatment_exp, treatment_run, treatment_role, split_ms) AS TABLE
     WITH m AS (SELECT unnest(thresholds) AS th, generate_subscripts(thresholds, 1) AS i),
+    c AS (
+        SELECT NULL AS gk, * FROM _judged_windows(exp, size_n, size_ms, metric, control_exp, control_run, control_role,
+                                                  treatment_exp, treatment_run, treatment_role, split_ms)
+        WHERE NOT grouped
+        UNION ALL BY NAME
+        SELECT * FROM _judged_windows_by(exp, grp, size_n, size_ms, metric, control_exp, control_run, control_role,
+                                         treatment_exp, treatment_run, treatment_role, split_ms)
+        WHERE grouped
+    ),
     v AS (
         SELECT c.gk, m.i, c.role, c.window_no, c.value_den IS NOT NULL AS valued,
                _breaks(c.value_num, c.value_den, c.sl, c.w, c.l, m.th.f, m.th.a, _metric_lower_bad(metric)) AS falsified,
                CASE WHEN c.w > 0 THEN c.sl / (c.w * c.l) END AS baseline,
                (m.th.f * CASE WHEN c.w > 0 THEN c.sl / (c.w * c.l) ELSE 0 END + m.th.a) / 1000000 AS threshold
-        FROM _judged_windows_by(exp, grp, size_n, size_ms, metric, control_exp, control_run, control_role,
-                                treatment_exp, treatment_run, treatment_role, split_ms) c, m
+        FROM c, m
         WHERE c.w > 0 OR m.th.f = 0
     )
-    SELECT gk.v AS grp, i::BIGINT AS i,
+    SELECT gk, i::BIGINT AS i,
            (any_value(baseline) / _metric_per(metric))::DOUBLE AS baseline,
            (any_value(threshold) / _metric_per(metric))::DOUBLE AS threshold,
            count(*) FILTER (WHERE role = 'control' AND falsified) AS control_falsified,
@@ -514,5 +480,39 @@ CREATE OR REPLACE MACRO hypothesis_sweep_by(exp, grp, thresholds, size_n := NULL
            count(*) FILTER (WHERE role = 'experiment' AND valued) AS experiment_windows,
            min(window_no) FILTER (WHERE role = 'experiment' AND falsified) AS first_falsified_window
     FROM v
-    GROUP BY gk, i
+    GROUP BY gk, i;
+
+-- hypothesis_sweep: any hypothesis, swept over thresholds.
+-- Parameters: exp, size_n, size_ms, metric and the sides as falsification;
+--   thresholds  STRUCT(f HUGEINT, a HUGEINT)[]  threshold = (f * baseline + a) / 10^6,
+--               f and a in millionths, a in the metric's exact unit
+--               (shares; microseconds for latency; requests per second)
+-- Columns:
+--   i                       BIGINT  1-based position in thresholds
+--   baseline                DOUBLE  metric unit, mean of the control windows' values (NULL without any)
+--   threshold               DOUBLE  metric unit, the value a window must not go past
+--   control_falsified       BIGINT  control windows past the threshold
+--   control_windows         BIGINT  control windows with a value
+--   experiment_falsified    BIGINT  treatment windows past the threshold
+--   experiment_windows      BIGINT  treatment windows with a value
+--   first_falsified_window  BIGINT  1-based treatment window number; NULL when none
+-- A relative threshold (f <> 0) without a control window gives no row.
+CREATE OR REPLACE MACRO hypothesis_sweep(exp, thresholds, size_n := NULL, size_ms := NULL, metric := 'ok_share',
+        control_exp := NULL, control_run := NULL, control_role := NULL,
+        treatment_exp := NULL, treatment_run := NULL, treatment_role := NULL, split_ms := NULL) AS TABLE
+    SELECT * EXCLUDE (gk)
+    FROM _sweep(exp, NULL, false, thresholds, size_n, size_ms, metric, control_exp, control_run, control_role,
+                treatment_exp, treatment_run, treatment_role, split_ms)
+    ORDER BY i;
+
+
+-- hypothesis_sweep per group: hypothesis_sweep_by(exp, grp, thresholds,
+-- ...) gives grp, the group's value, then hypothesis_sweep's columns,
+-- ordered by grp, then i.
+CREATE OR REPLACE MACRO hypothesis_sweep_by(exp, grp, thresholds, size_n := NULL, size_ms := NULL, metric := 'ok_share',
+        control_exp := NULL, control_run := NULL, control_role := NULL,
+        treatment_exp := NULL, treatment_run := NULL, treatment_role := NULL, split_ms := NULL) AS TABLE
+    SELECT gk.v AS grp, * EXCLUDE (gk)
+    FROM _sweep(exp, grp, true, thresholds, size_n, size_ms, metric, control_exp, control_run, control_role,
+                treatment_exp, treatment_run, treatment_role, split_ms)
     ORDER BY gk, i;

@@ -10,6 +10,8 @@ import (
 	"math/big"
 	"strconv"
 	"time"
+
+	"github.com/rewind-dev/rewind/internal/jsontext"
 )
 
 // RenderJSON writes d as one JSON object for programs: the same content as
@@ -133,11 +135,11 @@ func (r jsonRow) MarshalJSON() ([]byte, error) {
 		if i < len(r.values) {
 			v = r.values[i]
 		}
-		k, err := marshalJSON(c.Name)
+		k, err := jsontext.Marshal(c.Name)
 		if err != nil {
 			return nil, err
 		}
-		val, err := marshalJSON(jsonCell(v))
+		val, err := jsontext.Marshal(jsonCell(v))
 		if err != nil {
 			return nil, err
 		}
@@ -242,15 +244,4 @@ func newJSONChart(c Chart) jsonChart {
 		out.Bands = append(out.Bands, jsonBand{b.Label, jsonFloat(b.From), jsonFloat(b.To)})
 	}
 	return out
-}
-
-// marshalJSON is json.Marshal without HTML escaping.
-func marshalJSON(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
