@@ -74,19 +74,13 @@ type format struct {
 // Specific formats come before the generic ones that would also match.
 var formats = []format{
 	{name: FormatParquet, about: "Apache Parquet", detect: magic("PAR1"), decode: decodeTypedInput(FormatParquet)},
-	{name: FormatArrow, about: "Arrow IPC file or stream (.arrow, .feather, .arrows)",
-		detect: func(name string, head []byte) bool {
-			return bytes.HasPrefix(head, []byte("ARROW1")) || bytes.HasPrefix(head, []byte{0xff, 0xff, 0xff, 0xff})
-		}, decode: decodeTypedInput(FormatArrow)},
+	{name: FormatArrow, about: "Arrow IPC file or stream (.arrow, .feather, .arrows)", detect: detectArrow, decode: decodeTypedInput(FormatArrow)},
 	{name: FormatOTLP, about: "OpenTelemetry traces: OTLP/JSON (resourceSpans) or OTLP protobuf", detect: detectOtlp, decode: decodeOtlp},
 	{name: FormatJaeger, about: "Jaeger JSON traces: the UI's Download JSON or the query API ({\"data\": [trace]}), or one trace", detect: detectJaeger, decode: decodeJaeger},
 	{name: FormatZipkin, about: "Zipkin v2 JSON spans (an array of spans, as /api/v2/trace returns)", detect: detectZipkin, decode: decodeZipkin},
 	{name: FormatHAR, about: "HAR 1.2 (browser network export)", detect: detectHar, decode: decodeHar},
 	{name: FormatChaosToolkit, about: "Chaos Toolkit journal.json (actions and probes become events)", detect: detectChaostoolkit, decode: decodeChaostoolkit},
-	{name: FormatGunluk, about: "the chaos seed's gunluk.json", detect: func(name string, head []byte) bool {
-		t := jsonText(head)
-		return len(t) > 0 && t[0] == '{' && isGunluk(t)
-	}, decode: wholeDoc(decodeGunluk)},
+	{name: FormatGunluk, about: "the chaos seed's gunluk.json", detect: detectGunluk, decode: wholeDoc(decodeGunluk)},
 	{name: FormatK6, about: "k6 run --out json (NDJSON of Metric/Point records)", detect: detectK6, decode: decodeK6},
 	{name: FormatVegeta, about: "Vegeta results: binary (vegeta attack), vegeta encode --to json, or its 12-column CSV", detect: detectVegeta, decode: decodeVegeta},
 	{name: FormatCaddy, about: "Caddy 2 JSON access log (format json: ts and duration in seconds, request{})", detect: detectCaddy, decode: decodeCaddy},
@@ -94,21 +88,9 @@ var formats = []format{
 	{name: FormatTraefik, about: "Traefik's JSON access log", detect: detectTraefik, decode: decodeTraefik},
 	{name: FormatGCPLB, about: "Google Cloud HTTP(S) Load Balancer request logs (LogEntry NDJSON or a gcloud JSON array)", detect: detectGCPLB, decode: decodeGCPLB},
 	{name: FormatAccess, about: "JSON access logs (Envoy default JSON, nginx log_format escape=json)", detect: detectAccess, decode: decodeAccess},
-	{name: FormatCLF, about: "text access logs: NCSA common, combined, vhost_combined (nginx, Apache, Traefik) with their timing fields, or any layout given with {log-format}",
-		detect: detectCLF, decode: decodeCLF("")},
-	{name: FormatJSON, about: "a JSON array of canonical records", detect: func(name string, head []byte) bool {
-		t := jsonText(head)
-		return len(t) > 0 && t[0] == '['
-	}, decode: wholeDoc(decodeJSONArray)},
-	{name: FormatNDJSON, about: "canonical NDJSON, one record per line (.ndjson, .jsonl)", detect: func(name string, head []byte) bool {
-		t := jsonText(head)
-		return len(t) > 0 && t[0] == '{' || hasExt(name, ".ndjson", ".jsonl", ".json")
-	}, decode: func(in *input, c *collector) (produce, error) {
-		if spansLines(in.head) {
-			return wholeDoc(decodeJSONStream)(in, c)
-		}
-		return decodeNDJSON(in.reader(), c, in.mapRaw), nil
-	}},
+	{name: FormatCLF, about: "text access logs: NCSA common, combined, vhost_combined (nginx, Apache, Traefik) with their timing fields, or any layout given with {log-format}", detect: detectCLF, decode: decodeCLF("")},
+	{name: FormatJSON, about: "a JSON array of canonical records", detect: detectJSONArray, decode: wholeDoc(decodeJSONArray)},
+	{name: FormatNDJSON, about: "canonical NDJSON, one record per line (.ndjson, .jsonl)", detect: detectNDJSON, decode: decodeNDJSONInput},
 	{name: FormatK6CSV, about: "k6 run --out csv", detect: detectK6csv, decode: decodeK6csv},
 	{name: FormatJMeter, about: "JMeter .jtl results, CSV with a header or XML", detect: detectJmeter, decode: decodeJmeter},
 	{name: FormatLocust, about: "Locust *_stats_history.csv (pre-binned per-second counts)", detect: detectLocust, decode: decodeLocust},
@@ -118,11 +100,7 @@ var formats = []format{
 	{name: FormatAWSELB, about: "AWS Classic Load Balancer access logs", detect: detectAWSELB, decode: decodeAWSELB},
 	{name: FormatCloudFront, about: "Amazon CloudFront standard access logs (W3C, tab-separated)", detect: detectCloudFront, decode: decodeCloudFront},
 	{name: FormatHAProxy, about: "HAProxy option httplog lines, raw or behind an RFC 3164/5424 syslog prefix", detect: detectHaproxy, decode: decodeHaproxy},
-	{name: FormatCSV, about: "CSV with a header row of canonical column names", detect: func(name string, head []byte) bool {
-		return hasExt(name, ".csv", ".tsv") || looksLikeCSVHeader(jsonText(head))
-	}, decode: func(in *input, c *collector) (produce, error) {
-		return decodeCSV(in.reader(), in.guard.max, in.mapRaw), nil
-	}},
+	{name: FormatCSV, about: "CSV with a header row of canonical column names", detect: detectCSV, decode: decodeCSVInput},
 }
 
 // Formats lists the accepted --from values, in detection order.

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -88,21 +89,27 @@ func albLine(r *row, line int64, b []byte) error {
 	if err := lbStatus(r, line, "elb_status_code", f["elb_status_code"]); err != nil {
 		return err
 	}
-	if id := nilDash(f["trace_id"]); id != "" {
+	lbRequest(a, f["request"])
+	lbRest(r, a, f, "trace_id", albFields, "request", "request_creation_time", "elb_status_code",
+		"request_processing_time", "target_processing_time", "response_processing_time")
+	return nil
+}
+
+// lbRest ends a load balancer's row (ALB, CloudFront): req_text is the
+// field idKey, and every other field of keys that is not taken (read into
+// a column or attr already) goes to attrs as written.
+func lbRest(r *row, a attrSet, f map[string]string, idKey string, keys []string, taken ...string) {
+	if id := nilDash(f[idKey]); id != "" {
 		r.reqText = id
 		r.set(colReqText)
 	}
-	lbRequest(a, f["request"])
-	for _, k := range albFields {
-		switch k {
-		case "request", "request_creation_time", "elb_status_code", "trace_id", "request_processing_time", "target_processing_time", "response_processing_time":
-		default:
+	for _, k := range keys {
+		if k != idKey && !slices.Contains(taken, k) {
 			a.str(k, f[k])
 		}
 	}
 	r.attrs = a.String()
 	r.set(colAttrs)
-	return nil
 }
 
 // lbTime reads the first of keys that has a value, an ISO 8601 time.

@@ -60,26 +60,26 @@ func newBatcher() *batcher {
 func (bt *batcher) append(r *row) {
 	f := bt.b.Fields()
 	f[colLine].(*array.Int64Builder).Append(r.line)
-	bt.appendString(f, r, colExperiment, r.experiment)
-	bt.appendString(f, r, colRun, r.run)
-	bt.appendString(f, r, colRole, r.role)
-	bt.appendInt64(f, r, colReq, r.req)
-	bt.appendString(f, r, colReqText, r.reqText)
-	bt.appendInt32(f, r, colAttempt, r.attempt)
-	bt.appendFloat(f, r, colTMs, r.tMs)
-	bt.appendInt64(f, r, colTsUs, r.tsUs)
-	bt.appendFloat(f, r, colLatency, r.latency)
-	bt.appendString(f, r, colOutcome, r.outcome)
-	bt.appendInt32(f, r, colStatus, r.status)
-	bt.appendBool(f, r, colTagged, r.tagged)
-	bt.appendString(f, r, colUserID, r.userID)
-	bt.appendString(f, r, colBatchID, r.batchID)
-	bt.appendString(f, r, colClientID, r.clientID)
-	bt.appendBool(f, r, colRetried, r.retried)
-	bt.appendString(f, r, colDropReason, r.reason)
-	bt.appendInt64(f, r, colCount, r.count)
-	bt.appendString(f, r, colAttrs, r.attrs)
-	bt.appendString(f, r, colGroup, r.group)
+	appendCol[*array.StringBuilder](bt, f, r, colExperiment, r.experiment)
+	appendCol[*array.StringBuilder](bt, f, r, colRun, r.run)
+	appendCol[*array.StringBuilder](bt, f, r, colRole, r.role)
+	appendCol[*array.Int64Builder](bt, f, r, colReq, r.req)
+	appendCol[*array.StringBuilder](bt, f, r, colReqText, r.reqText)
+	appendCol[*array.Int32Builder](bt, f, r, colAttempt, r.attempt)
+	appendCol[*array.Float64Builder](bt, f, r, colTMs, r.tMs)
+	appendCol[*array.Int64Builder](bt, f, r, colTsUs, r.tsUs)
+	appendCol[*array.Float64Builder](bt, f, r, colLatency, r.latency)
+	appendCol[*array.StringBuilder](bt, f, r, colOutcome, r.outcome)
+	appendCol[*array.Int32Builder](bt, f, r, colStatus, r.status)
+	appendCol[*array.BooleanBuilder](bt, f, r, colTagged, r.tagged)
+	appendCol[*array.StringBuilder](bt, f, r, colUserID, r.userID)
+	appendCol[*array.StringBuilder](bt, f, r, colBatchID, r.batchID)
+	appendCol[*array.StringBuilder](bt, f, r, colClientID, r.clientID)
+	appendCol[*array.BooleanBuilder](bt, f, r, colRetried, r.retried)
+	appendCol[*array.StringBuilder](bt, f, r, colDropReason, r.reason)
+	appendCol[*array.Int64Builder](bt, f, r, colCount, r.count)
+	appendCol[*array.StringBuilder](bt, f, r, colAttrs, r.attrs)
+	appendCol[*array.StringBuilder](bt, f, r, colGroup, r.group)
 	if bt.ordFromLine {
 		f[colOrd].(*array.Int64Builder).Append(r.line - bt.lineBase)
 	} else {
@@ -98,13 +98,19 @@ func (bt *batcher) flush() arrow.RecordBatch {
 	}
 	bt.n = 0
 	f := bt.b.Fields()
-	for col, n := range bt.nulls {
-		if n > 0 {
-			f[col].AppendNulls(n)
-			bt.nulls[col] = 0
-		}
+	for col := range bt.nulls {
+		bt.fillNulls(f, col)
 	}
 	return bt.b.NewRecordBatch()
+}
+
+// fillNulls appends column col's pending nulls, at the cut or before the
+// column's next value.
+func (bt *batcher) fillNulls(f []array.Builder, col int) {
+	if n := bt.nulls[col]; n > 0 {
+		f[col].AppendNulls(n)
+		bt.nulls[col] = 0
+	}
 }
 
 // has reports whether the row gives column col; when it does, the column's
@@ -114,40 +120,15 @@ func (bt *batcher) has(f []array.Builder, r *row, col int) bool {
 		bt.nulls[col]++
 		return false
 	}
-	if n := bt.nulls[col]; n > 0 {
-		f[col].AppendNulls(n)
-		bt.nulls[col] = 0
-	}
+	bt.fillNulls(f, col)
 	return true
 }
 
-func (bt *batcher) appendString(f []array.Builder, r *row, col int, v string) {
+// appendCol appends v to column col, whose builder is a B, when the row
+// gives the column: one function for the columns of every type.
+func appendCol[B interface{ Append(T) }, T any](bt *batcher, f []array.Builder, r *row, col int, v T) {
 	if bt.has(f, r, col) {
-		f[col].(*array.StringBuilder).Append(v)
-	}
-}
-
-func (bt *batcher) appendInt64(f []array.Builder, r *row, col int, v int64) {
-	if bt.has(f, r, col) {
-		f[col].(*array.Int64Builder).Append(v)
-	}
-}
-
-func (bt *batcher) appendInt32(f []array.Builder, r *row, col int, v int32) {
-	if bt.has(f, r, col) {
-		f[col].(*array.Int32Builder).Append(v)
-	}
-}
-
-func (bt *batcher) appendFloat(f []array.Builder, r *row, col int, v float64) {
-	if bt.has(f, r, col) {
-		f[col].(*array.Float64Builder).Append(v)
-	}
-}
-
-func (bt *batcher) appendBool(f []array.Builder, r *row, col int, v bool) {
-	if bt.has(f, r, col) {
-		f[col].(*array.BooleanBuilder).Append(v)
+		f[col].(B).Append(v)
 	}
 }
 

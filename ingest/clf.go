@@ -124,13 +124,9 @@ func (d clfDecoder) chunk(ch fileChunk) chunkResult {
 		if len(data) == 0 {
 			return false, nil
 		}
-		end := bytes.IndexByte(data, '\n')
-		next := end + 1
-		if end < 0 {
-			end, next = len(data), len(data)
-		}
-		b := bytes.TrimRight(data[:end], "\r")
-		data, line = data[next:], line+1
+		b, rest := cutLine(data)
+		b = bytes.TrimRight(b, "\r")
+		data, line = rest, line+1
 		if len(bytes.TrimSpace(b)) == 0 {
 			return true, nil
 		}

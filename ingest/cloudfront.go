@@ -82,21 +82,9 @@ func cloudfrontLine(r *row, line int64, b string, names []string) error {
 	}
 	r.status = int32(n)
 	r.set(colStatus)
-	if id := nilDash(f["x-edge-request-id"]); id != "" {
-		r.reqText = id
-		r.set(colReqText)
-	}
 	a := attrSet{}
 	a.str("method", f["cs-method"])
 	a.str("path", f["cs-uri-stem"])
-	for _, k := range names {
-		switch k {
-		case "date", "time", "time-taken", "sc-status", "x-edge-request-id", "cs-method", "cs-uri-stem":
-		default:
-			a.str(k, f[k])
-		}
-	}
-	r.attrs = a.String()
-	r.set(colAttrs)
+	lbRest(r, a, f, "x-edge-request-id", names, "date", "time", "time-taken", "sc-status", "cs-method", "cs-uri-stem")
 	return nil
 }

@@ -13,6 +13,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 )
 
+// decodeCSVInput is the csv format's decode.
+func decodeCSVInput(in *input, c *collector) (produce, error) {
+	return decodeCSV(in.reader(), in.guard.max, in.mapRaw), nil
+}
+
 // decodeCSV reads a CSV file with a header row. Columns the schema names are
 // parsed by type; other columns are kept in attrs as strings. An empty cell
 // is a missing value.

@@ -12,6 +12,32 @@ const (
 	FormatArrow   = "arrow"   // Arrow IPC file or stream (.arrow, .feather, .arrows)
 )
 
+// The detection of the formats named above, one function each as the other
+// formats' files have theirs.
+
+func detectArrow(_ string, head []byte) bool {
+	return bytes.HasPrefix(head, []byte("ARROW1")) || bytes.HasPrefix(head, []byte{0xff, 0xff, 0xff, 0xff})
+}
+
+func detectGunluk(_ string, head []byte) bool {
+	t := jsonText(head)
+	return len(t) > 0 && t[0] == '{' && isGunluk(t)
+}
+
+func detectJSONArray(_ string, head []byte) bool {
+	t := jsonText(head)
+	return len(t) > 0 && t[0] == '['
+}
+
+func detectNDJSON(name string, head []byte) bool {
+	t := jsonText(head)
+	return len(t) > 0 && t[0] == '{' || hasExt(name, ".ndjson", ".jsonl", ".json")
+}
+
+func detectCSV(name string, head []byte) bool {
+	return hasExt(name, ".csv", ".tsv") || looksLikeCSVHeader(jsonText(head))
+}
+
 // isGunluk tells the seed's document from a canonical line: its first member
 // is one of the document's keys, not a request column.
 func isGunluk(text []byte) bool {

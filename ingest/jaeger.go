@@ -168,11 +168,7 @@ func (o *otlpRows) jaegerSpan(raw json.RawMessage, line int64, procs map[string]
 		return lineErr(line, "bad span: %s", jsonMsg(err))
 	}
 	sp := &tracepb.Span{Name: s.OperationName}
-	start, err := jaegerMicros(s.StartTime, line, "startTime")
-	if err != nil {
-		return err
-	}
-	dur, err := jaegerMicros(s.Duration, line, "duration")
+	start, dur, err := spanMicros(s.StartTime, s.Duration, line, "startTime")
 	if err != nil {
 		return err
 	}
@@ -230,6 +226,17 @@ func jaegerMicros(raw json.RawMessage, line int64, field string) (uint64, error)
 		return 0, fieldErr(line, field, "want µs as a whole number ≥ 0, got %s", v.describe())
 	}
 	return n, nil
+}
+
+// spanMicros reads a span's start (the field named startField) and its
+// duration, both in µs as jaegerMicros reads them: Jaeger's and Zipkin's
+// spans time themselves alike.
+func spanMicros(startRaw, durRaw json.RawMessage, line int64, startField string) (start, dur uint64, err error) {
+	if start, err = jaegerMicros(startRaw, line, startField); err != nil {
+		return 0, 0, err
+	}
+	dur, err = jaegerMicros(durRaw, line, "duration")
+	return start, dur, err
 }
 
 // jaegerKVs turns typed tags into OTLP attributes.

@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-
-	"github.com/apache/arrow-go/v18/arrow"
 )
 
 // docReader walks a whole-document JSON file (a JSON array of records, or
@@ -70,10 +68,9 @@ func (d *docReader) eachElement(fn func(raw json.RawMessage, line int64) error) 
 		return err
 	}
 	for d.dec.More() {
-		line := d.elementLine()
-		var raw json.RawMessage
-		if err := d.dec.Decode(&raw); err != nil {
-			return d.syntaxErr(err)
+		raw, line, err := d.element()
+		if err != nil {
+			return err
 		}
 		if err := fn(raw, line); err != nil {
 			return err
@@ -85,81 +82,68 @@ func (d *docReader) eachElement(fn func(raw json.RawMessage, line int64) error) 
 	return nil
 }
 
+// element decodes the next top-level record with the line it starts on,
+// for the readers of a document of records (eachElement, decodeJSONStream).
+func (d *docReader) element() (json.RawMessage, int64, error) {
+	line := d.elementLine()
+	var raw json.RawMessage
+	if err := d.dec.Decode(&raw); err != nil {
+		return nil, 0, d.syntaxErr(err)
+	}
+	return raw, line, nil
+}
+
 // decodeJSONArray reads a JSON array of canonical objects.
 func decodeJSONArray(data []byte, c *collector) produce {
-	return func(ctx context.Context, emit func(arrow.RecordBatch) error) error {
+	return rows(func(ctx context.Context, add func(*row) error) error {
 		d := newDocReader(data)
-		bt := newBatcher()
-		defer bt.release()
 		var r row
 		err := d.eachElement(func(raw json.RawMessage, line int64) error {
-			r.reset(line)
-			isReq, err := decodeObject(raw, &r, c)
-			if err != nil || !isReq {
-				return err
-			}
-			bt.append(&r)
-			if bt.full() {
-				return emit(bt.flush())
-			}
-			return nil
+			return addObject(&r, raw, line, c, add)
 		})
 		if err != nil {
 			return err
 		}
-		if err := d.trailing(); err != nil {
-			return err
-		}
-		if rb := bt.flush(); rb != nil {
-			return emit(rb)
-		}
-		return nil
-	}
+		return d.trailing()
+	})
 }
 
 // decodeJSONStream reads canonical objects written one after the other,
 // each over as many lines as it takes (jq's pretty-printed output of an
 // NDJSON log): each record's errors name the line where it starts.
 func decodeJSONStream(data []byte, c *collector) produce {
-	return func(ctx context.Context, emit func(arrow.RecordBatch) error) error {
+	return rows(func(ctx context.Context, add func(*row) error) error {
 		d := newDocReader(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
-		bt := newBatcher()
-		defer bt.release()
 		var r row
 		for n := 1; d.dec.More(); n++ {
 			if n%4096 == 0 && ctx.Err() != nil {
 				return ctx.Err()
 			}
-			line := d.elementLine()
-			var raw json.RawMessage
-			if err := d.dec.Decode(&raw); err != nil {
-				return d.syntaxErr(err)
+			raw, line, err := d.element()
+			if err != nil {
+				return err
 			}
 			if raw[0] != '{' {
 				return lineErr(line, "bad JSON: want an object starting with '{', got %q", truncate(string(raw), 20))
 			}
-			r.reset(line)
-			isReq, err := decodeObject(raw, &r, c)
-			if err != nil {
+			if err := addObject(&r, raw, line, c, add); err != nil {
 				return err
 			}
-			if isReq {
-				bt.append(&r)
-				if bt.full() {
-					if err := emit(bt.flush()); err != nil {
-						return err
-					}
-				}
-			}
 		}
-		if err := d.trailing(); err != nil {
-			return err
-		}
-		if rb := bt.flush(); rb != nil {
-			return emit(rb)
-		}
-		return nil
+		return d.trailing()
+	})
+}
+
+// addObject decodes a canonical object that starts on line into r and adds
+// it when it is a request (other records go to c), for both JSON document
+// readers above.
+func addObject(r *row, raw json.RawMessage, line int64, c *collector, add func(*row) error) error {
+	r.reset(line)
+	isReq, err := decodeObject(raw, r, c)
+	if err != nil || !isReq {
+		return err
 	}
+	return add(r)
 }
 
 // spansLines tells an NDJSON head whose first record does not end on its

@@ -81,3 +81,13 @@ func textLines(ctx context.Context, r io.Reader, fn func(line int64, b []byte) e
 		}
 	}
 }
+
+// cutLine splits a chunk's next line (without its line feed) from the rest,
+// for the chunk decoders that walk a chunk in memory (NDJSON, CLF).
+func cutLine(data []byte) (line, rest []byte) {
+	end := bytes.IndexByte(data, '\n')
+	if end < 0 {
+		return data, data[len(data):]
+	}
+	return data[:end], data[end+1:]
+}

@@ -51,6 +51,16 @@ type chunkResult struct {
 	err     error
 }
 
+// decodeNDJSONInput is the ndjson format's decode: a stream of
+// pretty-printed objects (spansLines) is read as a document, lines in
+// parallel otherwise.
+func decodeNDJSONInput(in *input, c *collector) (produce, error) {
+	if spansLines(in.head) {
+		return wholeDoc(decodeJSONStream)(in, c)
+	}
+	return decodeNDJSON(in.reader(), c, in.mapRaw), nil
+}
+
 // decodeNDJSON reads one JSON object per line. Blank lines are skipped.
 // The fields named in raw are kept undecoded, in attrs.
 func decodeNDJSON(in io.Reader, c *collector, raw *fieldSet) produce {
@@ -169,13 +179,9 @@ func decodeNDJSONChunk(ch fileChunk, raw *fieldSet) chunkResult {
 		if len(data) == 0 {
 			return false, nil
 		}
-		end := bytes.IndexByte(data, '\n')
-		next := end + 1
-		if end < 0 {
-			end, next = len(data), len(data)
-		}
-		err := decodeLine(bytes.TrimSpace(data[:end]), line, &r, c, bt)
-		data, line = data[next:], line+1
+		b, rest := cutLine(data)
+		err := decodeLine(bytes.TrimSpace(b), line, &r, c, bt)
+		data, line = rest, line+1
 		return true, err
 	})
 	if err != nil {

@@ -85,11 +85,7 @@ func (o *otlpRows) zipkinSpan(raw json.RawMessage, line int64) error {
 		return fieldErr(line, map[bool]string{true: "traceId", false: "id"}[s.TraceID == ""], "missing")
 	}
 	sp := &tracepb.Span{Name: s.Name, Kind: zipkinKinds[strings.ToUpper(s.Kind)], Status: &tracepb.Status{}}
-	start, err := jaegerMicros(s.Timestamp, line, "timestamp")
-	if err != nil {
-		return err
-	}
-	dur, err := jaegerMicros(s.Duration, line, "duration")
+	start, dur, err := spanMicros(s.Timestamp, s.Duration, line, "timestamp")
 	if err != nil {
 		return err
 	}

@@ -3,31 +3,25 @@ package retry
 import (
 	"fmt"
 	"net/http"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/rewind-dev/rewind/internal/loopback"
 )
 
-// liveDep is the dependency of the real mode, the same model as dependency
-// on the wall clock: Workers slots each busy for one service time, a FIFO
-// queue of Queue, an immediate 503 when both are full, a freeze that holds
-// everything, and a thaw that answers all it held with 503.
+// liveDep is the dependency of the real mode, the same model (depModel) as
+// dependency on the wall clock: Workers slots each busy for one service
+// time, a FIFO queue of Queue, an immediate 503 when both are full, a
+// freeze that holds everything, and a thaw that answers all it held with
+// 503.
 type liveDep struct {
 	cfg Config
 	clk realClock
 
-	mu        sync.Mutex
-	busy      int
-	inService []*job
-	queue     []*job
-	held      []*job
-	frozen    bool
-	closed    bool
-	epoch     int // as in dependency: service ends from before a freeze are stale
-	maxQueue  int
-	phases    []*time.Timer // the freeze and the thaw
+	mu sync.Mutex
+	depModel[*job]
+	closed bool
+	phases []*time.Timer // the freeze and the thaw
 }
 
 // job is one request inside the dependency. Its status channel has room for
@@ -64,36 +58,23 @@ func (d *liveDep) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (d *liveDep) arrive(j *job) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	switch {
-	case d.closed:
+	if d.closed {
 		j.status <- http.StatusServiceUnavailable
-	case d.frozen:
-		d.held = append(d.held, j)
-	case d.busy < d.cfg.Workers:
-		d.startService(j)
-	case len(d.queue) < d.cfg.Queue:
-		d.queue = append(d.queue, j)
-		d.maxQueue = max(d.maxQueue, len(d.queue))
-	default:
+		return
+	}
+	switch serve, reject := d.depModel.arrive(j, d.cfg); {
+	case serve:
+		d.timeService(j)
+	case reject:
 		j.status <- http.StatusServiceUnavailable
 	}
 }
 
-// startService runs with mu held.
-func (d *liveDep) startService(j *job) {
-	d.busy++
-	d.inService = append(d.inService, j)
+// timeService starts the timer of j's service, which has a worker; it runs
+// with mu held.
+func (d *liveDep) timeService(j *job) {
 	epoch := d.epoch
-	j.timer = time.AfterFunc(d.clk.wall(d.serviceTime()), func() { d.serviceDone(j, epoch) })
-}
-
-// serviceTime is the virtual model's: slower workers in the degraded phase.
-func (d *liveDep) serviceTime() time.Duration {
-	now := d.clk.now()
-	if now >= d.cfg.FreezeTo && now < d.cfg.DegradedTo {
-		return time.Duration(float64(d.cfg.Workers) / d.cfg.DegradedRPS * float64(time.Second))
-	}
-	return d.cfg.Service
+	j.timer = time.AfterFunc(d.clk.wall(d.cfg.serviceTime(d.clk.now())), func() { d.serviceDone(j, epoch) })
 }
 
 func (d *liveDep) serviceDone(j *job, epoch int) {
@@ -102,13 +83,10 @@ func (d *liveDep) serviceDone(j *job, epoch int) {
 	if epoch != d.epoch || d.closed {
 		return
 	}
-	d.busy--
-	d.inService = slices.DeleteFunc(d.inService, func(x *job) bool { return x == j })
+	next, ok := d.done(j)
 	j.status <- http.StatusOK
-	if len(d.queue) > 0 {
-		next := d.queue[0]
-		d.queue = d.queue[1:]
-		d.startService(next)
+	if ok {
+		d.timeService(next)
 	}
 }
 
@@ -118,21 +96,15 @@ func (d *liveDep) freeze() {
 	if d.closed {
 		return
 	}
-	d.frozen = true
-	d.epoch++
-	for _, j := range d.inService {
+	for _, j := range d.depModel.freeze() {
 		j.timer.Stop()
 	}
-	d.held = append(append(d.held, d.inService...), d.queue...)
-	d.inService, d.queue, d.busy = nil, nil, 0
 }
 
 func (d *liveDep) thaw() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.frozen = false
-	d.answerAll(d.held)
-	d.held = nil
+	d.answerAll(d.depModel.thaw())
 }
 
 // close stops every timer and answers whatever is still inside with 503, so

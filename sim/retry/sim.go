@@ -105,7 +105,7 @@ func (s *sim) handle(e event) {
 	case evTimeout:
 		s.onTimeout(e.id)
 	case evFreeze:
-		s.freeze()
+		s.dep.freeze()
 	case evThaw:
 		s.thaw()
 	}
