@@ -43,18 +43,16 @@ Examples:
   rewind analyze amplification --by status_class`
 
 func runAmplification(ctx context.Context, e *env, args []string) error {
-	var d dbFlags
 	var o analyze.AmplificationOptions
 	var tick time.Duration
 	var fault string
-	fs := newFlags(e, "analyze amplification", ampUsage)
-	d.add(fs, true)
+	a, fs := newAnalysis(e, "amplification", ampUsage, &o.Experiment)
 	fs.StringVar(&o.Runs, "runs", "", "only runs whose name matches this `GLOB` (default: all)")
 	fs.DurationVar(&tick, "tick", 0, "tick length, e.g. 10ms (default: the stored tick_ms)")
 	fs.StringVar(&fault, "fault", "", "fault window `FROM..TO`, e.g. 5s..6s, 5000ms..6000ms or plain ms 5000..6000 (default: the stored one)")
 	fs.Float64Var(&o.NormalRate, "normal-rate", 0, "normal arrivals in `CALLS_PER_TICK` (default: the stored normal_rate)")
 	addBy(fs, &o.By)
-	if err := parse(fs, args); err != nil {
+	if err := a.parse(args); err != nil {
 		return err
 	}
 	if fs.Changed("tick") && tick <= 0 {
@@ -71,8 +69,7 @@ func runAmplification(ctx context.Context, e *env, args []string) error {
 		}
 		o.Fault = span
 	}
-	o.Experiment = d.experiment
-	return runAnalysis(ctx, e, &d, "rewind analyze amplification", func(q store.Querier) (*analyze.Result, error) {
+	return a.run(ctx, func(q store.Querier) (*analyze.Result, error) {
 		return analyze.Amplification(q, o)
 	})
 }

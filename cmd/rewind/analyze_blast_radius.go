@@ -28,35 +28,32 @@ func init() {
 }
 
 func runBlastRadius(ctx context.Context, e *env, args []string) error {
-	var d dbFlags
 	var o analyze.BlastRadiusOptions
-	fs := newFlags(e, "analyze blast-radius", blastUsage)
-	d.add(fs, true)
+	a, fs := newAnalysis(e, "blast-radius", blastUsage, &o.Experiment)
 	fs.StringVar(&o.Planned, "planned", "", "the plan: a SQL boolean over request columns (default: the stored 'planned')")
 	fs.Int64Var(&o.Start, "start", 0, "position in the experiment run where the experiment starts (default: the stored 'start')")
 	var save bool
 	fs.BoolVar(&save, "save", false, "store --planned with the experiment (the default of later analyses and reports)")
-	if err := parse(fs, args); err != nil {
+	if err := a.parse(args); err != nil {
 		return err
 	}
 	if save && o.Planned == "" {
 		return usagef("--save stores --planned: give --planned too")
 	}
 	o.StartSet = fs.Changed("start")
-	o.Experiment = d.experiment
-	err := runAnalysis(ctx, e, &d, "rewind analyze blast-radius", func(q store.Querier) (*analyze.Result, error) {
+	err := a.run(ctx, func(q store.Querier) (*analyze.Result, error) {
 		return analyze.BlastRadius(q, o)
 	})
 	if err != nil || !save {
 		return err
 	}
 	// Only a predicate that just ran (and so passed its checks) is stored.
-	db, err := d.opts.open(ctx, d.db, true)
+	db, err := a.d.opts.open(ctx, a.d.db, true)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	name, err := store.SaveParam(ctx, db, d.experiment, "planned", o.Planned)
+	name, err := store.SaveParam(ctx, db, o.Experiment, "planned", o.Planned)
 	if err == nil {
 		fmt.Fprintf(e.stderr, "saved: planned = %s, with experiment %s\n", o.Planned, name)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/rewind-dev/rewind/analyze"
-	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -38,11 +37,9 @@ func init() {
 }
 
 func runBurnRate(ctx context.Context, e *env, args []string) error {
-	var d dbFlags
 	var o analyze.BurnRateOptions
 	var slo, rules, period, step string
-	fs := newFlags(e, "analyze burn-rate", burnRateUsage)
-	d.add(fs, true)
+	a, fs := newAnalysis(e, "burn-rate", burnRateUsage, &o.Experiment)
 	fs.StringVar(&slo, "slo", "", "the SLO: the share of good requests, `PERCENT` such as 99.9% (or 0.999)")
 	fs.StringVar(&rules, "rules", "", "alerting rules `SHORT/LONG>FACTOR,...` (default: 5m/1h>14.4,30m/6h>6,6h/3d>1)")
 	fs.StringVar(&o.Good, "good", "", "a SQL boolean over request columns that makes a request good (default: outcome = 'ok')")
@@ -50,20 +47,15 @@ func runBurnRate(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&step, "step", "", "evaluate every `DURATION` of test time (default: at every change)")
 	fs.BoolVar(&o.Partial, "partial", false, "evaluate windows that reach before the run's start")
 	addBy(fs, &o.By)
-	if err := parse(fs, args); err != nil {
+	if err := a.parse(args); err != nil {
 		return err
 	}
 	if slo == "" {
 		return usagef("--slo is required, e.g. --slo 99.9%%")
 	}
 	var err error
-	if o.SLO, err = hypothesis.ParseSLO(slo); err != nil {
-		return usagef("--slo: %v", err)
-	}
-	if rules != "" {
-		if o.Rules, err = hypothesis.ParseBurnRules(rules); err != nil {
-			return usagef("--rules: %v", err)
-		}
+	if o.SLO, o.Rules, err = burnRules(slo, rules); err != nil {
+		return err
 	}
 	if o.Period, err = positiveDuration("period", period); err != nil {
 		return err
@@ -71,8 +63,7 @@ func runBurnRate(ctx context.Context, e *env, args []string) error {
 	if o.Step, err = optionalDuration("step", step); err != nil {
 		return err
 	}
-	o.Experiment = d.experiment
-	return runAnalysis(ctx, e, &d, "rewind analyze burn-rate", func(q store.Querier) (*analyze.Result, error) {
+	return a.run(ctx, func(q store.Querier) (*analyze.Result, error) {
 		return analyze.BurnRate(q, o)
 	})
 }

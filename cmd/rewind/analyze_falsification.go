@@ -38,31 +38,18 @@ func init() {
 }
 
 func runFalsification(ctx context.Context, e *env, args []string) error {
-	var d dbFlags
-	var h hypothesisFlags
 	var o analyze.FalsificationOptions
-	var window, margins string
-	fs := newFlags(e, "analyze falsification", falsUsage)
-	d.add(fs, true)
-	fs.StringVar(&window, "window", "", "window: requests (40) or a duration (1s) (default: the stored window)")
-	fs.StringVar(&margins, "margins", "0,0.05,0.10,0.20", "margins to sweep, as shares")
-	h.add(fs, true, false)
-	addBy(fs, &o.By)
-	if err := parse(fs, args); err != nil {
+	a, fs := newWindowedAnalysis(e, "falsification", falsUsage, &o.Experiment, &o.Window)
+	fs.String("margins", "0,0.05,0.10,0.20", "margins to sweep, as shares") // a threshold form: hyp.read reads it
+	a.addHypothesis(true, &o.By)
+	if err := a.parse(args); err != nil {
 		return err
 	}
 	var err error
-	if o.Window, err = windowFlag(window); err != nil {
+	if o.Hypothesis, o.Bounds, err = a.hyp.read("margins", true); err != nil {
 		return err
 	}
-	if o.Hypothesis, err = h.hypothesis(); err != nil {
-		return err
-	}
-	if o.Bounds, err = h.bounds("margins", true); err != nil {
-		return err
-	}
-	o.Experiment = d.experiment
-	return runAnalysis(ctx, e, &d, "rewind analyze falsification", func(q store.Querier) (*analyze.Result, error) {
+	return a.run(ctx, func(q store.Querier) (*analyze.Result, error) {
 		return analyze.Falsification(q, o)
 	})
 }

@@ -67,11 +67,9 @@ func init() {
 }
 
 func runGate(ctx context.Context, e *env, args []string) error {
-	var d dbFlags
 	var argo, flagger, keptn, metrics, start, until, every string
 	var o analyze.GateOptions
-	fs := newFlags(e, "analyze gate", gateUsage)
-	d.add(fs, true)
+	a, fs := newAnalysis(e, "gate", gateUsage, &o.Experiment)
 	fs.StringVar(&argo, "argo", "", "an Argo Rollouts AnalysisTemplate `FILE`")
 	fs.StringVar(&flagger, "flagger", "", "a Flagger Canary `FILE`")
 	fs.StringVar(&keptn, "keptn", "", "a Keptn slo.yaml `FILE`")
@@ -80,7 +78,7 @@ func runGate(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&start, "start", "", "test time `DURATION` the analysis starts at (default 0)")
 	fs.StringVar(&until, "until", "", "test time `DURATION` the replay ends at (default: the last t_ms, rounded up to a second)")
 	fs.StringVar(&every, "every", "1m", "Keptn: the evaluation window `DURATION`")
-	if err := parse(fs, args); err != nil {
+	if err := a.parse(args); err != nil {
 		return err
 	}
 	var given []string
@@ -109,18 +107,9 @@ func runGate(ctx context.Context, e *env, args []string) error {
 	if o.Every, err = positiveDuration("every", every); err != nil {
 		return err
 	}
-	o.Experiment = d.experiment
-	var decision *analyze.Result
-	err = runAnalysis(ctx, e, &d, "rewind analyze gate", func(q store.Querier) (*analyze.Result, error) {
-		m, dec, err := analyze.Gate(q, o)
-		decision = dec
-		return m, err
+	return a.runTwo(ctx, func(q store.Querier) (*analyze.Result, *analyze.Result, error) {
+		return analyze.Gate(q, o) // the measurements, then the decision
 	})
-	if err != nil || decision == nil {
-		return err
-	}
-	fmt.Fprintln(e.stdout)
-	return printResult(e, decision, d.format)
 }
 
 // bindings reads NAME=METRIC,... (a name may hold any character but = and ,).

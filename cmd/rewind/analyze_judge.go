@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -62,11 +61,9 @@ type judgeFlags struct {
 }
 
 func runJudge(ctx context.Context, e *env, args []string) error {
-	var d dbFlags
 	var f judgeFlags
 	var o analyze.JudgeOptions
-	fs := newFlags(e, "analyze judge", judgeUsage)
-	d.add(fs, true)
+	a, fs := newAnalysis(e, "judge", judgeUsage, &o.Experiment)
 	fs.StringVar(&f.step, "step", "60s", "step `DURATION`: one value per step and side")
 	fs.Int64Var(&f.stepN, "step-requests", 0, "steps of `N` requests instead (in request order)")
 	fs.StringVar(&f.metrics, "metrics", "mean,p50,p95,p99,error_rate", "the metrics judged")
@@ -91,27 +88,19 @@ func runJudge(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&f.lookback, "lookback", "", "judge each interval over the last `DURATION` only (default: every step since the warm-up)")
 	fs.BoolVar(&f.scores, "scores", false, "print only the intervals' scores")
 	addBy(fs, &o.By)
-	if err := parse(fs, args); err != nil {
+	if err := a.parse(args); err != nil {
 		return err
 	}
 	if err := f.options(&o); err != nil {
 		return err
 	}
-	o.Experiment = d.experiment
-	var scores *analyze.Result
-	err := runAnalysis(ctx, e, &d, "rewind analyze judge", func(q store.Querier) (*analyze.Result, error) {
+	return a.runTwo(ctx, func(q store.Querier) (*analyze.Result, *analyze.Result, error) {
 		m, s, err := analyze.Judge(q, o)
 		if err != nil || f.scores {
-			return s, err
+			return s, nil, err
 		}
-		scores = s
-		return m, nil
+		return m, s, nil
 	})
-	if err != nil || scores == nil {
-		return err
-	}
-	fmt.Fprintln(e.stdout)
-	return printResult(e, scores, d.format)
 }
 
 func (f judgeFlags) options(o *analyze.JudgeOptions) error {

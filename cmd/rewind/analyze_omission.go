@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/rewind-dev/rewind/analyze"
 	"github.com/rewind-dev/rewind/store"
@@ -41,37 +40,27 @@ func init() {
 }
 
 func runOmission(ctx context.Context, e *env, args []string) error {
-	var d dbFlags
 	var o analyze.OmissionOptions
 	var rate, window, expected string
-	fs := newFlags(e, "analyze omission", omissionUsage)
-	d.add(fs, true)
+	a, fs := newAnalysis(e, "omission", omissionUsage, &o.Experiment)
 	fs.StringVar(&rate, "rate", "", "the constant rate it was sent at, `N/DURATION` or N per second (default: inferred for Vegeta)")
 	fs.StringVar(&window, "window", "1s", "deficit windows `DURATION`")
 	fs.BoolVar(&o.Requests, "requests", false, "print each request's intended start, lag and corrected latency instead")
 	fs.BoolVar(&o.ClosedLoop, "closed-loop", false, "HdrHistogram's back-fill with the expected interval derived per run")
 	fs.StringVar(&expected, "expected-interval", "", "HdrHistogram's back-fill with this expected interval `DURATION`")
-	if err := parse(fs, args); err != nil {
+	if err := a.parse(args); err != nil {
 		return err
 	}
 	if err := omissionOptions(&o, rate, window, expected); err != nil {
 		return err
 	}
-	o.Experiment = d.experiment
-	var windows *analyze.Result
-	err := runAnalysis(ctx, e, &d, "rewind analyze omission", func(q store.Querier) (*analyze.Result, error) {
-		m, w, err := analyze.Omission(q, o)
-		windows = w
-		return m, err
+	err := a.runTwo(ctx, func(q store.Querier) (*analyze.Result, *analyze.Result, error) {
+		return analyze.Omission(q, o) // the quantiles, then the windows
 	})
 	if errors.Is(err, analyze.ErrCannotTell) {
 		return hinted{err, "rewind analyze omission --rate 10/1s  (or --closed-loop)"}
 	}
-	if err != nil || windows == nil {
-		return err
-	}
-	fmt.Fprintln(e.stdout)
-	return printResult(e, windows, d.format)
+	return err
 }
 
 func omissionOptions(o *analyze.OmissionOptions, rate, window, expected string) error {

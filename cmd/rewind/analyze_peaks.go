@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -40,17 +39,15 @@ func init() {
 }
 
 func runPeaks(ctx context.Context, e *env, args []string) error {
-	var d dbFlags
 	var o analyze.PeaksOptions
 	var resolutions string
 	var compare bool
-	fs := newFlags(e, "analyze peaks", peaksUsage)
-	d.add(fs, true)
+	a, fs := newAnalysis(e, "peaks", peaksUsage, &o.Experiment)
 	fs.StringVar(&resolutions, "resolutions", "100ms,1s", "bucket lengths, whole ms: durations (100ms, 1s) or numbers of ms")
 	fs.BoolVar(&o.Sliding, "sliding", false, "also the fullest sliding window of each length")
 	fs.BoolVar(&compare, "compare", false, "print only the side-by-side comparison of the peaks")
 	addBy(fs, &o.By)
-	if err := parse(fs, args); err != nil {
+	if err := a.parse(args); err != nil {
 		return err
 	}
 	if compare && len(o.By) > 0 {
@@ -60,26 +57,21 @@ func runPeaks(ctx context.Context, e *env, args []string) error {
 	if o.ResolutionsMs, err = resolutionList(resolutions); err != nil {
 		return err
 	}
-	o.Experiment = d.experiment
-	var side *analyze.Result // the comparison printed after the table
-	err = runAnalysis(ctx, e, &d, "rewind analyze peaks", func(q store.Querier) (*analyze.Result, error) {
+	return a.runTwo(ctx, func(q store.Querier) (*analyze.Result, *analyze.Result, error) {
 		r, err := analyze.Peaks(q, o)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if compare {
-			return analyze.ComparePeaks(r)
+			c, err := analyze.ComparePeaks(r)
+			return c, nil, err
 		}
-		if d.format == "table" && len(o.ResolutionsMs) > 1 && len(o.By) == 0 {
+		var side *analyze.Result // the comparison printed after the table
+		if a.d.format == "table" && len(o.ResolutionsMs) > 1 && len(o.By) == 0 {
 			side, err = analyze.ComparePeaks(r)
 		}
-		return r, err
+		return r, side, err
 	})
-	if err != nil || side == nil {
-		return err
-	}
-	fmt.Fprintln(e.stdout)
-	return printResult(e, side, d.format)
 }
 
 // resolutionList parses "100ms,1s" (or numbers of ms) into whole ms.

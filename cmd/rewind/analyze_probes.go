@@ -28,15 +28,12 @@ func init() {
 }
 
 func runProbes(ctx context.Context, e *env, args []string) error {
-	var d dbFlags
 	var o analyze.ProbesOptions
-	fs := newFlags(e, "analyze probes", probesUsage)
-	d.add(fs, true)
-	if err := parse(fs, args); err != nil {
+	a, _ := newAnalysis(e, "probes", probesUsage, &o.Experiment)
+	if err := a.parse(args); err != nil {
 		return err
 	}
-	o.Experiment = d.experiment
-	return runAnalysis(ctx, e, &d, "rewind analyze probes", func(q store.Querier) (*analyze.Result, error) {
+	return a.run(ctx, func(q store.Querier) (*analyze.Result, error) {
 		return analyze.Probes(q, o)
 	})
 }

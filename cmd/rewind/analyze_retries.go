@@ -31,14 +31,12 @@ func init() {
 }
 
 func runRetries(ctx context.Context, e *env, args []string) error {
-	var d dbFlags
 	var o analyze.RetriesOptions
 	var affected string
-	fs := newFlags(e, "analyze retries", retriesUsage)
-	d.add(fs, true)
+	a, fs := newAnalysis(e, "retries", retriesUsage, &o.Experiment)
 	fs.StringVar(&affected, "affected", "", "FROM..TO, durations such as 8.5s..15s or plain ms (default: the stored affected_from_ms..affected_to_ms)")
 	addBy(fs, &o.By)
-	if err := parse(fs, args); err != nil {
+	if err := a.parse(args); err != nil {
 		return err
 	}
 	if affected != "" {
@@ -48,14 +46,13 @@ func runRetries(ctx context.Context, e *env, args []string) error {
 		}
 		o.Affected = span
 	}
-	o.Experiment = d.experiment
-	err := runAnalysis(ctx, e, &d, "rewind analyze retries", func(q store.Querier) (*analyze.Result, error) {
+	err := a.run(ctx, func(q store.Querier) (*analyze.Result, error) {
 		return analyze.Retries(q, o)
 	})
 	if errors.Is(err, analyze.ErrNoAffected) {
 		try := "rewind analyze retries"
-		if d.experiment != "" {
-			try += " --experiment " + d.experiment
+		if o.Experiment != "" {
+			try += " --experiment " + o.Experiment
 		}
 		return hinted{err, try + " --affected 8.5s..15s"}
 	}

@@ -36,24 +36,16 @@ func init() {
 }
 
 func runStopDamage(ctx context.Context, e *env, args []string) error {
-	var d dbFlags
-	var h hypothesisFlags
 	var o analyze.StopDamageOptions
-	var window, ks string
-	fs := newFlags(e, "analyze stop-damage", stopUsage)
-	d.add(fs, true)
-	fs.StringVar(&window, "window", "", "window: requests (40) or a duration (1s) (default: the stored window)")
+	var ks string
+	a, fs := newWindowedAnalysis(e, "stop-damage", stopUsage, &o.Experiment, &o.Window)
 	fs.Float64Var(&o.Margin, "margin", hypothesis.DefaultMargin, "margin below the baseline, as a share")
 	fs.StringVar(&ks, "k", "1,2,3,4", "consecutive falsified windows that stop the experiment")
-	h.add(fs, false, false)
-	addBy(fs, &o.By)
-	if err := parse(fs, args); err != nil {
+	a.addHypothesis(false, &o.By)
+	if err := a.parse(args); err != nil {
 		return err
 	}
 	var err error
-	if o.Window, err = windowFlag(window); err != nil {
-		return err
-	}
 	if o.Ks, err = intList("k", ks); err != nil {
 		return err
 	}
@@ -62,19 +54,15 @@ func runStopDamage(ctx context.Context, e *env, args []string) error {
 			return usagef("--k %d: want 1 or more consecutive windows", k)
 		}
 	}
-	if o.Hypothesis, err = h.hypothesis(); err != nil {
-		return err
-	}
-	bounds, err := h.bounds("margin", false)
-	if err != nil {
+	var bounds []hypothesis.Bound
+	if o.Hypothesis, bounds, err = a.hyp.read("margin", false); err != nil {
 		return err
 	}
 	if len(bounds) == 1 {
 		o.Bound = &bounds[0]
 	}
 	o.MarginSet = fs.Changed("margin")
-	o.Experiment = d.experiment
-	return runAnalysis(ctx, e, &d, "rewind analyze stop-damage", func(q store.Querier) (*analyze.Result, error) {
+	return a.run(ctx, func(q store.Querier) (*analyze.Result, error) {
 		return analyze.StopDamage(q, o)
 	})
 }

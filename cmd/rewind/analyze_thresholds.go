@@ -46,13 +46,11 @@ func init() {
 }
 
 func runThresholds(ctx context.Context, e *env, args []string) error {
-	var d dbFlags
 	var o analyze.ThresholdsOptions
 	var specs []string
 	var abort bool
 	var delay, every, window, duration string
-	fs := newFlags(e, "analyze thresholds", thresholdsUsage)
-	d.add(fs, true)
+	a, fs := newAnalysis(e, "thresholds", thresholdsUsage, &o.Experiment)
 	fs.StringArrayVar(&specs, "threshold", nil, "a k6 threshold, `'METRIC: EXPRESSION'` (repeatable; default: the thresholds the k6 log recorded)")
 	fs.BoolVar(&abort, "abort-on-fail", false, "every --threshold aborts the test when it fails (k6's abortOnFail)")
 	fs.StringVar(&delay, "delay-abort-eval", "", "with --abort-on-fail, no abort before this much test time (k6's delayAbortEval), e.g. 10s")
@@ -60,7 +58,7 @@ func runThresholds(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&window, "window", "", "evaluate over tumbling windows of this `DURATION` instead of cumulatively, e.g. 30s")
 	fs.BoolVar(&o.Sliding, "sliding", false, "with --window, a window ends at every --every tick")
 	fs.StringVar(&duration, "duration", "", "the test's length (default: to the run's last sample); counter rates divide by it")
-	if err := parse(fs, args); err != nil {
+	if err := a.parse(args); err != nil {
 		return err
 	}
 	var err error
@@ -86,8 +84,7 @@ func runThresholds(ctx context.Context, e *env, args []string) error {
 	case (abort || fs.Changed("delay-abort-eval")) && len(specs) == 0:
 		return usagef("--abort-on-fail applies to --threshold: give one")
 	}
-	o.Experiment = d.experiment
-	return runAnalysis(ctx, e, &d, "rewind analyze thresholds", func(q store.Querier) (*analyze.Result, error) {
+	return a.run(ctx, func(q store.Querier) (*analyze.Result, error) {
 		return analyze.Thresholds(q, o)
 	})
 }

@@ -136,6 +136,12 @@ func intList(flag, s string) ([]int64, error) {
 	return out, nil
 }
 
+// addWindow adds --window, as the commands that window a recorded
+// experiment take it; windowFlag reads it.
+func addWindow(fs *pflag.FlagSet, window *string) {
+	fs.StringVar(window, "window", "", "window: requests (40) or a duration (1s) (default: the stored window)")
+}
+
 func windowFlag(s string) (hypothesis.Window, error) {
 	if s == "" {
 		return hypothesis.Window{}, nil

@@ -59,6 +59,16 @@ func (h *hypothesisFlags) add(fs *pflag.FlagSet, sweep, live bool) {
 	fs.StringVar(&h.min, "min", "", "absolute threshold where lower is worse: 99%, 100/s"+many)
 }
 
+// read reads the hypothesis, then its thresholds (see bounds).
+func (h *hypothesisFlags) read(margin string, sweep bool) (hypothesis.Hypothesis, []hypothesis.Bound, error) {
+	hy, err := h.hypothesis()
+	if err != nil {
+		return hy, nil, err
+	}
+	bounds, err := h.bounds(margin, sweep)
+	return hy, bounds, err
+}
+
 func (h *hypothesisFlags) hypothesis() (hypothesis.Hypothesis, error) {
 	hy := hypothesis.Hypothesis{Control: h.control, Treatment: h.treatment, BaselineUntil: h.until, Metric: h.metric}
 	if err := hypothesis.CheckMetric(h.metric); err != nil {
@@ -170,19 +180,31 @@ func (s *stopFlags) burn() (*replay.BurnConfig, error) {
 	}
 	var c replay.BurnConfig
 	var err error
-	if c.SLO, err = hypothesis.ParseSLO(s.slo); err != nil {
-		return nil, usagef("--slo: %v", err)
-	}
-	if s.rules != "" {
-		if c.Rules, err = hypothesis.ParseBurnRules(s.rules); err != nil {
-			return nil, usagef("--rules: %v", err)
-		}
+	if c.SLO, c.Rules, err = burnRules(s.slo, s.rules); err != nil {
+		return nil, err
 	}
 	if c.Step, err = optionalDuration("step", s.step); err != nil {
 		return nil, err
 	}
 	c.Partial = s.partial
 	return &c, nil
+}
+
+// burnRules reads --slo and --rules (none: nil, the default rules) as
+// analyze burn-rate, the report and --stop-on burn-rate take them.
+func burnRules(slo, rules string) (hypothesis.Decimal, []hypothesis.BurnRule, error) {
+	s, err := hypothesis.ParseSLO(slo)
+	if err != nil {
+		return s, nil, usagef("--slo: %v", err)
+	}
+	if rules == "" {
+		return s, nil, nil
+	}
+	r, err := hypothesis.ParseBurnRules(rules)
+	if err != nil {
+		return s, nil, usagef("--rules: %v", err)
+	}
+	return s, r, nil
 }
 
 // asGiven names parameter p in err by the flag that gave it (--margins

@@ -34,6 +34,7 @@ Examples:
 
 type notebookOptions struct {
 	db      string
+	opts    openFlags
 	out     string
 	maxRows int
 	force   bool
@@ -45,13 +46,12 @@ func init() {
 
 func runNotebook(ctx context.Context, e *env, args []string) error {
 	var o notebookOptions
-	var d dbFlags
 	fs := newFlags(e, "notebook", notebookUsage)
-	fs.StringVar(&d.db, "db", store.DefaultDB, "database file")
+	fs.StringVar(&o.db, "db", store.DefaultDB, "database file")
 	fs.StringVarP(&o.out, "out", "o", "", "output `FILE`: .md or .html, or - for markdown on stdout (default: markdown on stdout)")
 	fs.IntVar(&o.maxRows, "max-rows", notebook.DefaultMaxRows, "rows shown per result table; the rest are counted")
 	fs.BoolVar(&o.force, "force", false, "replace an existing -o file that rewind did not write (never the notebook or the database)")
-	d.opts.add(fs)
+	o.opts.add(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -69,7 +69,7 @@ func runNotebook(ctx context.Context, e *env, args []string) error {
 		if format != notebook.Markdown {
 			kind = htmlPage
 		}
-		if err := checkOutput(fs, "out", o.out, kind, o.force, append(dbGuards(d.db), guarded{in, "the notebook being run"})...); err != nil {
+		if err := checkOutput(fs, "out", o.out, kind, o.force, append(dbGuards(o.db), guarded{in, "the notebook being run"})...); err != nil {
 			return err
 		}
 	}
@@ -77,7 +77,7 @@ func runNotebook(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	db, err := d.openRead(ctx)
+	db, err := o.opts.open(ctx, o.db, false) // read-only, sandboxed
 	if err != nil {
 		return err
 	}

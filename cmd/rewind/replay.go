@@ -66,7 +66,7 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "replay", replayUsage)
 	o.d.add(fs, false)
 	fs.StringVarP(&o.format, "format", "f", "table", formatHelp)
-	fs.StringVar(&o.window, "window", "", "window: requests (40) or a duration (1s) (default: the stored window)")
+	addWindow(fs, &o.window)
 	fs.StringVar(&o.margin, "margin", "", "margin below the baseline, as an exact share (default: the stored margin, else 0.10)")
 	fs.IntVar(&o.k, "stop-after", 1, "consecutive falsified windows that stop the experiment")
 	fs.Float64Var(&o.speed, "speed", 0, "pace windows by the log's t_ms, this many times faster")

@@ -79,7 +79,7 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	fs.StringVarP(&o.format, "format", "f", "table", "output format: table (the text report) or json (the same sections as one JSON object, the verdict first)")
 	fs.BoolVar(&o.force, "force", false, "replace an existing --html file that is not a page rewind wrote (never the database or an input)")
 	fs.StringVar(&o.lib.Planned, "planned", "", "the blast-radius plan: a SQL boolean over request columns (default: the stored 'planned')")
-	fs.StringVar(&o.window, "window", "", "window: requests (40) or a duration (1s) (default: the stored window)")
+	addWindow(fs, &o.window)
 	fs.Float64Var(&o.lib.Margin, "margin", hypothesis.DefaultMargin, "timeline and stop-damage margin below the baseline, as a share")
 	fs.Int64Var(&o.lib.StopAfter, "stop-after", 1, "consecutive falsified windows that stop the experiment (the timeline's mark)")
 	o.slo.add(fs)
@@ -134,12 +134,9 @@ func runReport(ctx context.Context, e *env, args []string) error {
 // readHypothesis reads the hypothesis flags the timeline and the latency
 // charts follow; --margin stays the report's margin for a share metric.
 func (o *reportOptions) readHypothesis(fs *pflag.FlagSet) error {
+	var bounds []hypothesis.Bound
 	var err error
-	if o.lib.Hypothesis, err = o.hyp.hypothesis(); err != nil {
-		return err
-	}
-	bounds, err := o.hyp.bounds("margin", false)
-	if err != nil {
+	if o.lib.Hypothesis, bounds, err = o.hyp.read("margin", false); err != nil {
 		return err
 	}
 	if len(bounds) == 1 && bounds[0].Kind != "margin" {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/rewind-dev/rewind/hypothesis"
 	rpt "github.com/rewind-dev/rewind/report"
 )
 
@@ -40,13 +39,8 @@ func (f *reportSLOFlags) read(fs *pflag.FlagSet, o *rpt.Options) error {
 				return usagef("--%s applies to the burn-rate section: give --slo too, e.g. --slo 99.9%%", name)
 			}
 		}
-	} else if o.SLO, err = hypothesis.ParseSLO(f.slo); err != nil {
-		return usagef("--slo: %v", err)
-	}
-	if f.rules != "" {
-		if o.BurnRules, err = hypothesis.ParseBurnRules(f.rules); err != nil {
-			return usagef("--rules: %v", err)
-		}
+	} else if o.SLO, o.BurnRules, err = burnRules(f.slo, f.rules); err != nil {
+		return err
 	}
 	o.Good = f.good
 	if o.Period, err = positiveDuration("period", f.period); err != nil {
