@@ -168,7 +168,7 @@ func inferIntervals(db store.Querier, exp string) (string, error) {
 	var runs []string
 	var nums []int64
 	rows, err := db.Query(`WITH i AS (SELECT * FROM _om_interval(?, NULL, 1, NULL)),
-			r AS (SELECT DISTINCT run FROM requests WHERE experiment = ?)
+			r AS (SELECT run FROM runs WHERE experiment = ?)
 		SELECT r.run, i.num FROM r LEFT JOIN i USING (run) ORDER BY r.run`, exp, exp)
 	if err != nil {
 		return "", err

@@ -112,11 +112,11 @@ CREATE OR REPLACE MACRO _om_interval(exp, interval_num, interval_den, intervals)
     FROM g WHERE dn = 1 GROUP BY run
     UNION ALL
     SELECT run, intervals[run]::BIGINT, 1::BIGINT, true
-    FROM (SELECT DISTINCT run FROM requests WHERE experiment = exp AND interval_num IS NULL AND intervals IS NOT NULL)
-    WHERE intervals[run] IS NOT NULL
+    FROM runs WHERE experiment = exp AND interval_num IS NULL AND intervals IS NOT NULL AND intervals[run] IS NOT NULL
     UNION ALL
-    SELECT DISTINCT run, interval_num::BIGINT, interval_den::BIGINT, false
-    FROM requests WHERE experiment = exp AND interval_num IS NOT NULL;
+    -- the runs table lists an experiment's runs without a scan of its rows
+    SELECT run, interval_num::BIGINT, interval_den::BIGINT, false
+    FROM runs WHERE experiment = exp AND interval_num IS NOT NULL;
 
 -- The intervals, refused unless above 0.
 CREATE OR REPLACE MACRO _om_checked(exp, interval_num, interval_den, intervals) AS TABLE
@@ -241,7 +241,7 @@ CREATE OR REPLACE MACRO _om_expected(exp, interval_us) AS TABLE
     )
     SELECT run, quantile_disc(gap, 0.5::DECIMAL(4, 3))::BIGINT AS e, true AS derived FROM g WHERE gap IS NOT NULL GROUP BY run
     UNION ALL
-    SELECT DISTINCT run, interval_us::BIGINT, false FROM requests WHERE experiment = exp AND interval_us IS NOT NULL;
+    SELECT run, interval_us::BIGINT, false FROM runs WHERE experiment = exp AND interval_us IS NOT NULL;
 
 CREATE OR REPLACE MACRO omission_backfill(exp, interval_us := NULL) AS TABLE
     WITH e AS (
