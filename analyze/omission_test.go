@@ -185,11 +185,11 @@ func TestOmissionCount(t *testing.T) {
 // windows read from omission_requests' per-request rows, which join every
 // row to its run's t0, over random late logs with repeated and missing req,
 // at a given rational rate and inferred (by the macro itself and from the
-// intervals Go infers once).
+// intervals Go infers once, a MAP literal: one run's name holds a quote).
 func TestOmissionOnePass(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
 	var b strings.Builder
-	for _, run := range []string{"x", "y", "z"} {
+	for _, run := range []string{"x", "y", "it's z"} {
 		late := 0
 		for n := 0; n < 300; n++ {
 			if rng.Intn(10) == 0 {
