@@ -6,36 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// terminal is what a terminal shows after out: a carriage return goes back
-// to the line's start and later characters overwrite it; trailing blanks
-// are dropped, as a person does not see them.
-func terminal(out string) []string {
-	lines := [][]rune{nil}
-	col := 0
-	for _, r := range out {
-		cur := &lines[len(lines)-1]
-		switch r {
-		case '\r':
-			col = 0
-		case '\n':
-			lines, col = append(lines, nil), 0
-		default:
-			if col < len(*cur) {
-				(*cur)[col] = r
-			} else {
-				*cur = append(*cur, r)
-			}
-			col++
-		}
-	}
-	shown := make([]string, len(lines))
-	for i, l := range lines {
-		shown[i] = strings.TrimRight(string(l), " ")
-	}
-	return shown
-}
+	"github.com/rewind-dev/rewind/internal/progress/progresstest"
+)
 
 // A paced replay on a terminal draws its bar on stderr, but the screen
 // (stdout and stderr together) ends up showing the table alone: the bar is
@@ -62,7 +35,7 @@ func TestReplayBarLeavesTheTable(t *testing.T) {
 	if !strings.Contains(screen.String(), "windows/s") {
 		t.Fatalf("no bar was drawn: %q", screen.String())
 	}
-	if got := strings.Join(terminal(screen.String()), "\n"); got != want.String() {
+	if got := strings.Join(progresstest.Screen(screen.String()), "\n"); got != want.String() {
 		t.Errorf("the terminal shows\n%s\nwant the table alone:\n%s", got, want.String())
 	}
 }

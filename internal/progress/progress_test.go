@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rewind-dev/rewind/internal/progress/progresstest"
 )
 
 func TestDisabledWritesNothing(t *testing.T) {
@@ -96,35 +98,6 @@ func TestQuietEnvironments(t *testing.T) {
 	}
 }
 
-// screen is what a terminal shows after out: a carriage return goes back to
-// the line's start and later characters overwrite it; trailing blanks are
-// dropped, as a person does not see them.
-func screen(out string) []string {
-	lines := [][]rune{nil}
-	col := 0
-	for _, r := range out {
-		cur := &lines[len(lines)-1]
-		switch r {
-		case '\r':
-			col = 0
-		case '\n':
-			lines, col = append(lines, nil), 0
-		default:
-			if col < len(*cur) {
-				(*cur)[col] = r
-			} else {
-				*cur = append(*cur, r)
-			}
-			col++
-		}
-	}
-	shown := make([]string, len(lines))
-	for i, l := range lines {
-		shown[i] = strings.TrimRight(string(l), " ")
-	}
-	return shown
-}
-
 // A finished bar leaves nothing on the terminal: what comes next (a table,
 // the prompt) starts on a clean line.
 func TestFinishLeavesNoLine(t *testing.T) {
@@ -142,7 +115,7 @@ func TestFinishLeavesNoLine(t *testing.T) {
 		if buf.Len() == 0 {
 			t.Fatal("the bar drew nothing")
 		}
-		if got := screen(buf.String()); len(got) != 1 || got[0] != "" {
+		if got := progresstest.Screen(buf.String()); len(got) != 1 || got[0] != "" {
 			t.Errorf("total %d: the terminal shows %q after Finish, want one empty line", total, got)
 		}
 	}
@@ -160,7 +133,7 @@ func TestClearBeforeRow(t *testing.T) {
 	buf.WriteString("     1        40\n")
 	time.Sleep(redrawEvery + 10*time.Millisecond) // past the throttle
 	b.Add(1)
-	got := screen(buf.String())
+	got := progresstest.Screen(buf.String())
 	if len(got) != 2 || got[0] != "     1        40" || !strings.Contains(got[1], "2/10") {
 		t.Errorf("the terminal shows %q, want the row alone, then the bar", got)
 	}
