@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -41,15 +42,16 @@ func judgeLog(seed int64, weighted bool) string {
 	return b.String()
 }
 
-// The judge's quantiles, from running counts, are quantile_disc's nearest
-// rank over one row per request, step by step, at every quantile; and a
-// row with count 3 weighs as three rows.
+// The judge's steps equal a reading of the log written out one row per
+// request: quantile_disc's nearest rank at every quantile, the mean and the
+// error rate, step by step; and a row with count 3 weighs as three rows.
 func TestJudgeStepsQuantiles(t *testing.T) {
 	db := logsDB(t, judgeLog(7, false))
 	const metrics = "['p50', 'p90', 'p95', 'p99', 'p99.9', 'max', 'mean', 'error_rate']"
 	for _, c := range []struct{ step, w string }{
 		{"step_ms := 1000", "floor(t_ms / 1000)::BIGINT"},
 		{"step_ms := 7000", "floor(t_ms / 7000)::BIGINT"},
+		{"step_ms := 10000", "floor(t_ms / 10000)::BIGINT"}, // counted per (step, latency) from 10 s
 		{"step_n := 50", "(row_number() OVER (PARTITION BY role ORDER BY run, seq) - 1) // 50"},
 	} {
 		step := c.step
@@ -79,16 +81,52 @@ func TestJudgeStepsQuantiles(t *testing.T) {
 		t.Fatalf("judge('a') has %d valued p50 steps (%v), want 20 a side", rows, err)
 	}
 	plain, weighted := logsDB(t, judgeLog(7, false)), logsDB(t, judgeLog(7, true))
-	q := `SELECT string_agg(metric || role || step || ':' || coalesce(value::VARCHAR, '-'), ' ' ORDER BY metric, role, step)
-		FROM judge('a', step_ms := 2000, metrics := ` + metrics + `)`
-	var a, b string
-	if err := plain.QueryRow(q).Scan(&a); err != nil {
-		t.Fatal(err)
+	for _, step := range []string{"step_ms := 2000", "step_ms := 10000"} { // both ways of reading the steps
+		q := `SELECT string_agg(metric || role || step || ':' || coalesce(value::VARCHAR, '-'), ' ' ORDER BY metric, role, step)
+			FROM judge('a', ` + step + `, metrics := ` + metrics + `)`
+		var a, b string
+		if err := plain.QueryRow(q).Scan(&a); err != nil {
+			t.Fatal(err)
+		}
+		if err := weighted.QueryRow(q).Scan(&b); err != nil {
+			t.Fatal(err)
+		}
+		if a != b {
+			t.Errorf("%s: count 3 does not weigh as three rows:\n%s\n%s", step, a, b)
+		}
 	}
-	if err := weighted.QueryRow(q).Scan(&b); err != nil {
-		t.Fatal(err)
-	}
-	if a != b {
-		t.Errorf("count 3 does not weigh as three rows:\n%s\n%s", a, b)
+}
+
+// quantile_disc with a DECIMAL q is the nearest rank: the ceil(q n)-th
+// smallest of n values (at least the 1st), ceil taken exactly (q n an
+// integer picks that rank, not the next), with ties, at every quantile
+// the judge and omission read. Their quantiles rest on it.
+func TestQuantileDiscNearestRank(t *testing.T) {
+	db := logsDB(t, judgeLog(1, false))
+	rng := rand.New(rand.NewSource(3))
+	perMille := []int{500, 900, 950, 990, 999, 1000}
+	sizes := []int{1, 2, 3, 7, 10, 20, 100, 999, 1000, 1001, 2000, 4321}
+	for _, n := range sizes {
+		vals := make([]int, n)
+		strs := make([]string, n)
+		for i := range vals {
+			vals[i] = rng.Intn(n/2 + 2) // ties
+			strs[i] = fmt.Sprint(vals[i])
+		}
+		var got string
+		q := `SELECT quantile_disc(v, [0.5, 0.9, 0.95, 0.99, 0.999, 1.0]::DECIMAL(4, 3)[])::VARCHAR FROM unnest([` + strings.Join(strs, ", ") + `]::BIGINT[]) t(v)`
+		if err := db.QueryRow(q).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		sorted := append([]int(nil), vals...)
+		slices.Sort(sorted)
+		want := make([]string, len(perMille))
+		for i, pm := range perMille {
+			k := max(1, (pm*n+999)/1000)
+			want[i] = fmt.Sprint(sorted[k-1])
+		}
+		if w := "[" + strings.Join(want, ", ") + "]"; got != w {
+			t.Errorf("n = %d: quantile_disc %s, nearest rank %s", n, got, w)
+		}
 	}
 }
