@@ -133,13 +133,15 @@ func (s omissionSrc) checkSchedule(exp string) error {
 
 // schedule runs omission and omission_windows (or omission_requests).
 func schedule(db store.Querier, exp string, o OmissionOptions) (*Result, *Result, error) {
-	args := "?, interval_num := " + strconv.FormatInt(o.Interval.Num, 10) + ", interval_den := " + strconv.FormatInt(o.Interval.Den, 10)
+	var args string
 	if o.Interval.IsZero() {
 		intervals, err := inferIntervals(db, exp)
 		if err != nil {
 			return nil, nil, err
 		}
 		args = "?, intervals := " + intervals
+	} else {
+		args = "?, interval_num := " + strconv.FormatInt(o.Interval.Num, 10) + ", interval_den := " + strconv.FormatInt(o.Interval.Den, 10)
 	}
 	if o.Requests {
 		r, err := Query(db, "omission requests", store.Units("omission_requests"), `SELECT * FROM omission_requests(`+args+`)`, exp)
@@ -165,8 +167,7 @@ func schedule(db store.Querier, exp string, o OmissionOptions) (*Result, *Result
 // or a median gap of 0) is refused.
 func inferIntervals(db store.Querier, exp string) (string, error) {
 	var bad string
-	var runs []string
-	var nums []int64
+	var entries []string // run: us, of the MAP
 	rows, err := db.Query(`WITH i AS (SELECT * FROM _om_interval(?, NULL, 1, NULL)),
 			r AS (SELECT run FROM runs WHERE experiment = ?)
 		SELECT r.run, i.num FROM r LEFT JOIN i USING (run) ORDER BY r.run`, exp, exp)
@@ -186,7 +187,7 @@ func inferIntervals(db store.Querier, exp string) (string, error) {
 		case num.Int64 <= 0:
 			bad += fmt.Sprintf(", %s (median gap %d us)", run, num.Int64)
 		default:
-			runs, nums = append(runs, run), append(nums, num.Int64)
+			entries = append(entries, sqllit.String(run)+": "+strconv.FormatInt(num.Int64, 10))
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -194,10 +195,6 @@ func inferIntervals(db store.Querier, exp string) (string, error) {
 	}
 	if bad != "" {
 		return "", param.Errorf("rate", "experiment %q: the rate cannot be inferred from the gaps between consecutive sends of run %s: give {rate} N/DURATION", exp, bad[2:])
-	}
-	entries := make([]string, len(runs))
-	for i, run := range runs {
-		entries[i] = sqllit.String(run) + ": " + strconv.FormatInt(nums[i], 10)
 	}
 	return "MAP {" + strings.Join(entries, ", ") + "}", nil
 }

@@ -146,7 +146,7 @@ CREATE OR REPLACE MACRO omission(exp, interval_num := NULL, interval_den := 1, i
     ),
     -- One row per request: a row with count k is written out k times (most
     -- have 1); quantile_disc with DECIMAL quantiles is the nearest rank
-    -- (analyze/judge_sql_test.go holds it so).
+    -- (TestQuantileDiscNearestRank in analyze/judge_sql_test.go holds it so).
     one AS (
         SELECT run, l, a FROM r WHERE count = 1
         UNION ALL
@@ -187,23 +187,23 @@ CREATE OR REPLACE MACRO omission_windows(exp, interval_num := NULL, interval_den
         FROM _om_rows(exp) r JOIN i USING (run), p
         GROUP BY ALL
     ),
-    runs AS (
+    per_run AS (
         SELECT ws.run, any_value(i.num) AS num, any_value(i.den) AS den, min(ws.min_a) AS t0,
                min(ws.n0) AS n0, max(ws.last_us) * any_value(i.den) AS last_s
         FROM ws JOIN i USING (run) GROUP BY ws.run
     ),
-    sent AS (SELECT ws.run, ws.w, ws.sent, ws.max_a - runs.t0 AS max_lag_s FROM ws JOIN runs USING (run)),
+    sent AS (SELECT ws.run, ws.w, ws.sent, ws.max_a - per_run.t0 AS max_lag_s FROM ws JOIN per_run USING (run)),
     span AS (
         SELECT run, unnest(range(_om_floor(t0 + n0 * num, p.win_us * den), _om_floor(last_s, p.win_us * den) + 1)) AS w
-        FROM runs, p
+        FROM per_run, p
     ),
     ticks AS (
         SELECT span.run, span.w,
-               greatest(0, least(_om_floor(((span.w + 1) * p.win_us * runs.den - 1) - runs.t0, runs.num),
-                                 _om_floor(runs.last_s - runs.t0, runs.num))
-                           - greatest(runs.n0, -_om_floor(runs.t0 - span.w * p.win_us * runs.den, runs.num)) + 1) AS expected,
-               runs.den
-        FROM span JOIN runs USING (run), p
+               greatest(0, least(_om_floor(((span.w + 1) * p.win_us * per_run.den - 1) - per_run.t0, per_run.num),
+                                 _om_floor(per_run.last_s - per_run.t0, per_run.num))
+                           - greatest(per_run.n0, -_om_floor(per_run.t0 - span.w * p.win_us * per_run.den, per_run.num)) + 1) AS expected,
+               per_run.den
+        FROM span JOIN per_run USING (run), p
     )
     SELECT ticks.run, ticks.w AS window, (ticks.w * p.win_us / 1000)::DOUBLE AS from_ms,
            ticks.expected::BIGINT AS expected, coalesce(sent.sent, 0)::BIGINT AS sent,

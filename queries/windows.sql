@@ -505,7 +505,6 @@ CREATE OR REPLACE MACRO hypothesis_sweep(exp, thresholds, size_n := NULL, size_m
                 treatment_exp, treatment_run, treatment_role, split_ms)
     ORDER BY i;
 
-
 -- hypothesis_sweep per group: hypothesis_sweep_by(exp, grp, thresholds,
 -- ...) gives grp, the group's value, then hypothesis_sweep's columns,
 -- ordered by grp, then i.
