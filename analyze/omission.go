@@ -85,10 +85,13 @@ func Omission(db store.Querier, o OmissionOptions) (main, windows *Result, err e
 		}
 		return nil, nil, src.cannotTell(e.Name)
 	}
+	if err := src.readRuns(db, e.Name, o.Interval.IsZero()); err != nil {
+		return nil, nil, err
+	}
 	if err := src.checkSchedule(e.Name); err != nil {
 		return nil, nil, err
 	}
-	return schedule(db, e.Name, o)
+	return schedule(db, e.Name, o, src)
 }
 
 // omissionSrc is what the log holds for a schedule.
@@ -96,15 +99,19 @@ type omissionSrc struct {
 	rows, withReq, withT, dropped int64
 	vegeta, k6                    bool
 	formats                       string
+	// gaps names runs whose req between their first and last are not all
+	// there: Vegeta numbers a request when it sends it, so a missing seq is
+	// a record lost from the log (a cut file), which reads as deficit.
+	gaps []*param.Error
+	// intervals is each run's inferred interval, a MAP literal of run to
+	// us (readRuns with infer); noInterval the runs whose cannot be.
+	intervals, noInterval string
 }
 
+// omissionSource reads the log's formats and k6's dropped iterations.
 func omissionSource(db store.Querier, exp string) (omissionSrc, error) {
 	var s omissionSrc
-	err := db.QueryRow(`SELECT count(*), count(*) FILTER (WHERE req IS NOT NULL AND req_text IS NULL), count(t_ms) FROM requests WHERE experiment = ?`, exp).Scan(&s.rows, &s.withReq, &s.withT)
-	if err != nil {
-		return s, err
-	}
-	err = db.QueryRow(`SELECT coalesce(string_agg(DISTINCT format, ', ' ORDER BY format), ''),
+	err := db.QueryRow(`SELECT coalesce(string_agg(DISTINCT format, ', ' ORDER BY format), ''),
 			coalesce(bool_and(format = 'vegeta'), false), coalesce(bool_or(format = 'k6'), false)
 		FROM files WHERE experiment = ?`, exp).Scan(&s.formats, &s.vegeta, &s.k6)
 	if err != nil {
@@ -112,6 +119,42 @@ func omissionSource(db store.Querier, exp string) (omissionSrc, error) {
 	}
 	err = db.QueryRow(`SELECT count(*) FROM events WHERE experiment = ? AND type = 'k6_point' AND subject = 'dropped_iterations'`, exp).Scan(&s.dropped)
 	return s, err
+}
+
+// readRuns reads what the rows hold for a schedule in one pass, run by
+// run, and with infer each run's interval (once, for the macros that
+// follow: the median gap ingest stored, or a sort of the run by req).
+func (s *omissionSrc) readRuns(db store.Querier, exp string, infer bool) error {
+	rows, err := db.Query(`SELECT run, rows, with_req, with_t, missing, first_req, last_req, gap_us
+		FROM _om_runs(?, true, ?, true) ORDER BY run`, exp, infer)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var entries []string // run: us, of the MAP
+	for rows.Next() {
+		var run string
+		var n, withReq, withT, missing int64
+		var lo, hi, gap sql.NullInt64
+		if err := rows.Scan(&run, &n, &withReq, &withT, &missing, &lo, &hi, &gap); err != nil {
+			return err
+		}
+		s.rows, s.withReq, s.withT = s.rows+n, s.withReq+withReq, s.withT+withT
+		if missing > 0 {
+			s.gaps = append(s.gaps, param.Textf("run %s: %d of req %d..%d are not in the log (records lost or cut, not unsent): they count as deficit", run, missing, lo.Int64, hi.Int64))
+		}
+		switch {
+		case !infer:
+		case !gap.Valid:
+			s.noInterval += ", " + run + " (no two consecutive req)"
+		case gap.Int64 <= 0:
+			s.noInterval += fmt.Sprintf(", %s (median gap %d us)", run, gap.Int64)
+		default:
+			entries = append(entries, sqllit.String(run)+": "+strconv.FormatInt(gap.Int64, 10))
+		}
+	}
+	s.intervals = "MAP {" + strings.Join(entries, ", ") + "}"
+	return rows.Err()
 }
 
 func (s omissionSrc) cannotTell(exp string) error {
@@ -132,14 +175,13 @@ func (s omissionSrc) checkSchedule(exp string) error {
 }
 
 // schedule runs omission and omission_windows (or omission_requests).
-func schedule(db store.Querier, exp string, o OmissionOptions) (*Result, *Result, error) {
+func schedule(db store.Querier, exp string, o OmissionOptions, src omissionSrc) (*Result, *Result, error) {
 	var args string
 	if o.Interval.IsZero() {
-		intervals, err := inferIntervals(db, exp)
-		if err != nil {
-			return nil, nil, err
+		if src.noInterval != "" {
+			return nil, nil, param.Errorf("rate", "experiment %q: the rate cannot be inferred from the gaps between consecutive sends of run %s: give {rate} N/DURATION", exp, src.noInterval[2:])
 		}
-		args = "?, intervals := " + intervals
+		args = "?, intervals := " + src.intervals
 	} else {
 		args = "?, interval_num := " + strconv.FormatInt(o.Interval.Num, 10) + ", interval_den := " + strconv.FormatInt(o.Interval.Den, 10)
 	}
@@ -155,48 +197,8 @@ func schedule(db store.Querier, exp string, o OmissionOptions) (*Result, *Result
 	if err != nil {
 		return nil, nil, err
 	}
-	m.Notes = scheduleNotes(m, o)
-	gaps, err := seqGaps(db, exp)
-	m.Notes = append(m.Notes, gaps...)
-	return m, w, err
-}
-
-// inferIntervals infers each run's interval once (the costly part: a sort
-// of each run by req) for the macros that follow, as a MAP literal of run
-// to us. A run whose interval cannot be inferred (no two consecutive req,
-// or a median gap of 0) is refused.
-func inferIntervals(db store.Querier, exp string) (string, error) {
-	var bad string
-	var entries []string // run: us, of the MAP
-	rows, err := db.Query(`WITH i AS (SELECT * FROM _om_interval(?, NULL, 1, NULL)),
-			r AS (SELECT run FROM runs WHERE experiment = ?)
-		SELECT r.run, i.num FROM r LEFT JOIN i USING (run) ORDER BY r.run`, exp, exp)
-	if err != nil {
-		return "", err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var run string
-		var num sql.NullInt64
-		if err := rows.Scan(&run, &num); err != nil {
-			return "", err
-		}
-		switch {
-		case !num.Valid:
-			bad += ", " + run + " (no two consecutive req)"
-		case num.Int64 <= 0:
-			bad += fmt.Sprintf(", %s (median gap %d us)", run, num.Int64)
-		default:
-			entries = append(entries, sqllit.String(run)+": "+strconv.FormatInt(num.Int64, 10))
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return "", err
-	}
-	if bad != "" {
-		return "", param.Errorf("rate", "experiment %q: the rate cannot be inferred from the gaps between consecutive sends of run %s: give {rate} N/DURATION", exp, bad[2:])
-	}
-	return "MAP {" + strings.Join(entries, ", ") + "}", nil
+	m.Notes = append(scheduleNotes(m, o), src.gaps...)
+	return m, w, nil
 }
 
 func scheduleNotes(m *Result, o OmissionOptions) []*param.Error {
@@ -213,28 +215,6 @@ func scheduleNotes(m *Result, o OmissionOptions) []*param.Error {
 		}
 	}
 	return notes
-}
-
-// seqGaps names runs whose req between their first and last are not all
-// there: Vegeta numbers a request when it sends it, so a missing seq is a
-// record lost from the log (a cut file), which reads as deficit.
-func seqGaps(db store.Querier, exp string) ([]*param.Error, error) {
-	rows, err := db.Query(`SELECT run, max(req) - min(req) + 1 - count(*) AS missing, min(req), max(req)
-		FROM requests WHERE experiment = ? AND req IS NOT NULL GROUP BY run HAVING missing > 0 ORDER BY run`, exp)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var notes []*param.Error
-	for rows.Next() {
-		var run string
-		var missing, lo, hi int64
-		if err := rows.Scan(&run, &missing, &lo, &hi); err != nil {
-			return nil, err
-		}
-		notes = append(notes, param.Textf("run %s: %d of req %d..%d are not in the log (records lost or cut, not unsent): they count as deficit", run, missing, lo, hi))
-	}
-	return notes, rows.Err()
 }
 
 // dropped reads k6's dropped_iterations per window.

@@ -1,14 +1,19 @@
 package analyze
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"math/rand"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/rewind-dev/rewind/ingest"
 )
 
 // tinySchedule is sent at 10/s (every 100 ms); request 2 takes 250 ms and
@@ -207,10 +212,11 @@ func TestOmissionOnePass(t *testing.T) {
 	if err := db.QueryRow(`SELECT any_value(experiment) FROM requests`).Scan(&exp); err != nil {
 		t.Fatal(err)
 	}
-	intervals, err := inferIntervals(db, exp)
-	if err != nil {
-		t.Fatal(err)
+	var src omissionSrc
+	if err := src.readRuns(db, exp, true); err != nil || src.noInterval != "" {
+		t.Fatal(err, src.noInterval)
 	}
+	intervals := src.intervals
 	ref := func(args string) (string, string) {
 		qs := "[0.5, 0.9, 0.95, 0.99, 0.999, 1.0]::DECIMAL(4, 3)[]"
 		return `WITH r AS (SELECT * FROM omission_requests(` + args + `)),
@@ -261,4 +267,148 @@ func queryStrings(t *testing.T, db interface {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// vegetaLines writes Vegeta JSON results of attack run, request n sent at
+// t_ms[n] ms (from 2026-12-03T00:00:00Z) and answered in 1 ms.
+func vegetaLines(run string, reqs []int, tms []int) string {
+	var b strings.Builder
+	for i, n := range reqs {
+		fmt.Fprintf(&b, `{"attack":%q,"seq":%d,"code":200,"timestamp":"2026-12-03T00:00:%02d.%03d000Z","latency":1000000,"bytes_out":0,"bytes_in":0,"error":"","body":null,"method":"GET","url":"http://127.0.0.1/"}`+"\n",
+			run, n, tms[i]/1000, tms[i]%1000)
+	}
+	return b.String()
+}
+
+// Ingest stores each run's median gap between consecutive req of a Vegeta
+// file in run_gaps; omission reads it while the run's rows are those it
+// came from, and infers again (sorting the run) once they changed.
+func TestOmissionStoredGaps(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "a.json")
+	// a: every 100 ms but 3 and 4 late (tinySchedule); b: no two consecutive
+	// req, its gap NULL, stored as such.
+	a := vegetaLines("a", []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, []int{0, 100, 200, 450, 460, 500, 600, 700, 800, 900})
+	b := vegetaLines("b", []int{0, 2}, []int{0, 50})
+	if err := os.WriteFile(path, []byte(a+b), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := ingestedDB(t, path)
+	gaps := func(q string) string {
+		t.Helper()
+		rows, err := db.Query(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var run string
+			var gap sql.NullInt64
+			var n int64
+			var stored bool
+			if err := rows.Scan(&run, &gap, &n, &stored); err != nil {
+				t.Fatal(err)
+			}
+			g := "NULL"
+			if gap.Valid {
+				g = fmt.Sprint(gap.Int64)
+			}
+			out = append(out, fmt.Sprintf("%s %s %d %v", run, g, n, stored))
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(out, ", ")
+	}
+	const (
+		kept   = `SELECT run, gap_us, sched_rows, stored FROM _om_runs('a', true, true, true) ORDER BY run`
+		fresh  = `SELECT run, gap_us, sched_rows, stored FROM _om_runs('a', true, true, false) ORDER BY run`
+		stored = `SELECT g.run, g.gap_us, g.rows, g.check_sum = p.check_sum FROM run_gaps g JOIN _om_runs('a', true, true, false) p USING (run) WHERE g.experiment = 'a' ORDER BY run`
+	)
+	if got, want := gaps(stored), "a 100000 10 true, b NULL 2 true"; got != want {
+		t.Errorf("run_gaps after ingest: %s, want %s", got, want)
+	}
+	if got, want := gaps(fresh), "a 100000 10 false, b NULL 2 false"; got != want {
+		t.Errorf("inferred again: %s, want %s", got, want)
+	}
+	if got, want := gaps(kept), "a 100000 10 true, b NULL 2 true"; got != want {
+		t.Errorf("read back: %s, want %s", got, want)
+	}
+	// what Omission reads (readRuns)
+	interval := func() int64 {
+		t.Helper()
+		var num int64
+		if err := db.QueryRow(`SELECT num FROM _om_interval('a', NULL, 1, NULL) WHERE run = 'a'`).Scan(&num); err != nil {
+			t.Fatal(err)
+		}
+		return num
+	}
+	// What is stored is what omission reads...
+	if _, err := db.Exec(`UPDATE run_gaps SET gap_us = 123 WHERE run = 'a'`); err != nil {
+		t.Fatal(err)
+	}
+	if got := interval(); got != 123 {
+		t.Errorf("interval with a stored gap of 123 us: %d us", got)
+	}
+	// ...while the rows' print matches: a send moved by 1 ms is inferred again.
+	if _, err := db.Exec(`UPDATE requests SET t_ms = t_ms + 1 WHERE run = 'a' AND req = 9`); err != nil {
+		t.Fatal(err)
+	}
+	if got := interval(); got != 100000 {
+		t.Errorf("interval after a send moved: %d us, want 100000", got)
+	}
+	if got, want := gaps(kept), "a 100000 10 false, b NULL 2 true"; got != want {
+		t.Errorf("after a send moved: %s, want %s", got, want)
+	}
+	// An ingest that changes the run stores its gap again: run a sent every
+	// 150 ms from req 10 on, its lower median gap still 100 ms; a third run
+	// every 20 ms.
+	more := a + vegetaLines("a", []int{10, 11}, []int{1050, 1200}) + vegetaLines("c", []int{0, 1}, []int{0, 20}) + b
+	if err := os.WriteFile(path, []byte(more), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ingest.Files(ctx, db, ingest.Options{Replace: true}, []string{path}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := gaps(stored), "a 100000 12 true, b NULL 2 true, c 20000 2 true"; got != want {
+		t.Errorf("run_gaps after --replace: %s, want %s", got, want)
+	}
+	if got, want := gaps(kept), "a 100000 12 true, b NULL 2 true, c 20000 2 true"; got != want {
+		t.Errorf("read back after --replace: %s, want %s", got, want)
+	}
+	if got, want := gaps(fresh), "a 100000 12 false, b NULL 2 false, c 20000 2 false"; got != want {
+		t.Errorf("inferred again after --replace: %s, want %s", got, want)
+	}
+	// Only Vegeta files pay for it: an NDJSON log's runs get none.
+	nd := logsDB(t, tinySchedule)
+	var n int
+	if err := nd.QueryRow(`SELECT count(*) FROM run_gaps`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("run_gaps of an NDJSON log: %d rows, %v", n, err)
+	}
+}
+
+// A Vegeta file whose starts a --map puts out of range still loads: its
+// runs get no stored gap (working it out would overflow), and omission
+// says what is wrong when asked.
+func TestOmissionStoredGapsWild(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "w.json")
+	if err := os.WriteFile(path, []byte(vegetaLines("w", []int{0, 1, 2}, []int{0, 100, 200})), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"1e300", "-1e16"} {
+		t.Run(m, func(t *testing.T) {
+			db := ingestedDB(t)
+			if _, err := ingest.Files(context.Background(), db, ingest.Options{Maps: []ingest.Mapping{{Column: "t_ms", Expr: m}}}, []string{path}); err != nil {
+				t.Fatalf("ingest with --map t_ms=%s: %v", m, err)
+			}
+			var n int
+			if err := db.QueryRow(`SELECT count(*) FROM run_gaps`).Scan(&n); err != nil || n != 0 {
+				t.Errorf("run_gaps: %d rows, %v", n, err)
+			}
+			if _, _, err := Omission(db, OmissionOptions{Experiment: "w"}); err == nil {
+				t.Errorf("omission over starts of %s: no error", m)
+			}
+		})
+	}
 }

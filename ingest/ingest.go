@@ -200,7 +200,7 @@ func ingestAll(ctx context.Context, l *loader, srcs []source) ([]Result, error) 
 		}
 		results = append(results, res)
 	}
-	return results, nil
+	return results, l.storeGaps(ctx, results)
 }
 
 // file loads one input; name is what results and messages call it.

@@ -20,7 +20,10 @@
 -- interval_den, so lags, corrected latencies, window edges and the ranks
 -- of the percentiles are exact integers; DuckDB refuses an overflow. With
 -- interval_num NULL, each run's I is inferred: the median (nearest rank,
--- the lower median) of start(n + 1) - start(n) over consecutive req.
+-- the lower median) of start(n + 1) - start(n) over consecutive req,
+-- which ingest stores per run of a Vegeta file in run_gaps (a sort of the
+-- run, paid once); a run whose rows changed since (their count or the sum
+-- of the hashes of their (req, start) differ) is inferred again here.
 --   lag        = start - (t0 + n * I)                (schedule lag, >= 0)
 --   corrected  = start + latency - (t0 + n * I) = latency + lag
 -- Windows of win_ms follow t_ms, aligned at 0, from the window of the first
@@ -98,18 +101,53 @@ CREATE OR REPLACE MACRO _om_rows(exp) AS TABLE
     FROM requests
     WHERE experiment = exp AND t_ms IS NOT NULL AND req IS NOT NULL;
 
+-- One pass over an experiment's rows, run by run: what the log holds for
+-- a schedule (rows, with a numeric req, with a start, req missing between
+-- the first and the last), and, when infer, the print of the rows
+-- _om_rows reads (their count and the sum of their (req, start) hashes)
+-- and the median gap over consecutive req: read from run_gaps (ingest stores it
+-- for Vegeta files) when reuse and the print matches the stored one, else
+-- computed, which sorts the run by req (stored false). gap_us NULL: no
+-- two consecutive req, or not infer. stats false leaves the first columns
+-- NULL (and reads nothing for them); neither stats nor infer reads no row.
+CREATE OR REPLACE MACRO _om_runs(exp, stats, infer, reuse) AS TABLE
+    WITH p AS MATERIALIZED (
+        SELECT run, count(*) AS rows, count(*) FILTER (WHERE req IS NOT NULL AND req_text IS NULL) AS with_req,
+               count(t_ms) AS with_t, coalesce(max(req) - min(req) + 1 - count(req), 0) AS missing,
+               min(req) AS first_req, max(req) AS last_req
+        FROM requests WHERE experiment = exp AND stats GROUP BY run
+    ),
+    -- the print, a pass of its own that only infer pays for
+    pr AS MATERIALIZED (
+        SELECT run, count(*) AS sched_rows, sum(hash(n, start_us)::HUGEINT) AS check_sum
+        FROM _om_rows(exp) WHERE infer GROUP BY run
+    ),
+    kept AS MATERIALIZED (
+        SELECT pr.run, s.gap_us
+        FROM pr JOIN run_gaps s ON s.experiment = exp AND s.run = pr.run AND s.rows = pr.sched_rows AND s.check_sum = pr.check_sum
+        WHERE reuse
+    ),
+    -- the runs to infer, materialized: with none, the semi join below reads no row
+    todo AS MATERIALIZED (SELECT run FROM pr WHERE run NOT IN (SELECT run FROM kept)),
+    g AS (
+        SELECT run, n - lag(n) OVER w AS dn, start_us - lag(start_us) OVER w AS gap
+        FROM _om_rows(exp)
+        WHERE run IN (SELECT run FROM todo)
+        WINDOW w AS (PARTITION BY run ORDER BY n, start_us)
+    ),
+    m AS (SELECT run, quantile_disc(gap, 0.5::DECIMAL(4, 3))::BIGINT AS gap_us FROM g WHERE dn = 1 GROUP BY run)
+    SELECT r.run, p.* EXCLUDE (run), coalesce(pr.sched_rows, 0) AS sched_rows, pr.check_sum,
+           coalesce(k.gap_us, m.gap_us) AS gap_us, k.run IS NOT NULL AS stored
+    FROM (SELECT run FROM p UNION SELECT run FROM pr) r
+    LEFT JOIN p USING (run) LEFT JOIN pr USING (run) LEFT JOIN kept k USING (run) LEFT JOIN m USING (run);
+
 -- Each run's interval I = num / den us: given, or the median gap over
 -- consecutive req; intervals (a MAP of run to us, NULL: none) holds runs'
 -- intervals inferred once by a caller that runs several of these macros.
 CREATE OR REPLACE MACRO _om_interval(exp, interval_num, interval_den, intervals) AS TABLE
-    WITH g AS (
-        SELECT run, n - lag(n) OVER w AS dn, start_us - lag(start_us) OVER w AS gap
-        FROM _om_rows(exp)
-        WHERE interval_num IS NULL AND intervals IS NULL
-        WINDOW w AS (PARTITION BY run ORDER BY n, start_us)
-    )
-    SELECT run, quantile_disc(gap, 0.5::DECIMAL(4, 3))::BIGINT AS num, 1::BIGINT AS den, true AS inferred
-    FROM g WHERE dn = 1 GROUP BY run
+    SELECT run, gap_us AS num, 1::BIGINT AS den, true AS inferred
+    FROM _om_runs(exp, false, interval_num IS NULL AND intervals IS NULL, true)
+    WHERE gap_us IS NOT NULL
     UNION ALL
     SELECT run, intervals[run]::BIGINT, 1::BIGINT, true
     FROM runs WHERE experiment = exp AND interval_num IS NULL AND intervals IS NOT NULL AND intervals[run] IS NOT NULL

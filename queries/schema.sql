@@ -66,3 +66,13 @@ CREATE TABLE IF NOT EXISTS events (
 );
 ALTER TABLE events ADD COLUMN IF NOT EXISTS ts TIMESTAMP;
 ALTER TABLE requests ADD COLUMN IF NOT EXISTS run_pos BIGINT; -- 0-based position among its (experiment, run)'s rows in seq order (runpos.go)
+-- Each run's median gap between consecutive req's sends, inferred at ingest so that
+-- analyze omission reads it instead of sorting the run (queries/omission.sql, _om_runs).
+CREATE TABLE IF NOT EXISTS run_gaps (
+	experiment VARCHAR NOT NULL,
+	run        VARCHAR NOT NULL,
+	gap_us     BIGINT,           -- us; NULL: no two consecutive req
+	rows       BIGINT NOT NULL,  -- the rows with t_ms and req it was inferred from
+	check_sum  HUGEINT NOT NULL, -- sum of hash(req, start in us) over them: a mismatch infers again
+	PRIMARY KEY (experiment, run)
+);
