@@ -32,6 +32,9 @@ type env struct {
 	// stderrTTY is true when stderr is a terminal (progress bars are shown then).
 	stderrTTY bool
 	stdoutTTY bool
+	// sawFlags, when set, is given every flag set newFlags makes: how a
+	// Try line learns the flags of a command it did not run.
+	sawFlags func(*pflag.FlagSet)
 }
 
 // command is one subcommand. Each lives in its own file and registers itself
@@ -143,6 +146,9 @@ func newFlags(e *env, name, usage string) *pflag.FlagSet {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.SortFlags = false
+	if e.sawFlags != nil {
+		e.sawFlags(fs)
+	}
 	if strings.HasPrefix(name, "sim ") {
 		fs.Bool("force", false, "replace an existing --out file that is not a log rewind sim wrote")
 	}
@@ -226,14 +232,49 @@ func flagHint(fs *pflag.FlagSet, args []string, err error) hinted {
 	if s == "" {
 		return hinted{err, "rewind " + fs.Name() + " --help"}
 	}
+	return hinted{fmt.Errorf("%w: did you mean --%s?", err, s), "rewind " + fs.Name() + " " + shellJoin(renameFlag(args, name, s))}
+}
+
+// renameFlag returns args with --name (and --name=V) written as --to.
+func renameFlag(args []string, name, to string) []string {
 	fixed := make([]string, len(args))
 	for i, a := range args {
 		fixed[i] = a
 		if a == "--"+name || strings.HasPrefix(a, "--"+name+"=") {
-			fixed[i] = "--" + s + strings.TrimPrefix(a, "--"+name)
+			fixed[i] = "--" + to + strings.TrimPrefix(a, "--"+name)
 		}
 	}
-	return hinted{fmt.Errorf("%w: did you mean --%s?", err, s), "rewind " + fs.Name() + " " + shellJoin(fixed)}
+	return fixed
+}
+
+// fixFlags returns args with each flag that c does not take written as
+// the one it most likely meant, for the Try line of a mistyped command:
+// c runs with --help alone, its output discarded, to show its flag set.
+func fixFlags(ctx context.Context, c command, args []string) []string {
+	var fs *pflag.FlagSet
+	e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard,
+		sawFlags: func(f *pflag.FlagSet) {
+			if fs == nil {
+				fs = f
+			}
+		}}
+	_ = c.run(ctx, e, []string{"--help"})
+	if fs == nil {
+		return args
+	}
+	var names []string
+	fs.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	for _, a := range args {
+		name, ok := strings.CutPrefix(a, "--")
+		name, _, _ = strings.Cut(name, "=")
+		if !ok || name == "" || fs.Lookup(name) != nil {
+			continue
+		}
+		if s := suggest(name, names); s != "" {
+			args = renameFlag(args, name, s)
+		}
+	}
+	return args
 }
 
 // shellJoin quotes the words that need it for a Try line.

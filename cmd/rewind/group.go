@@ -49,7 +49,7 @@ func (g *group) run(ctx context.Context, e *env, args []string) error {
 		}
 		if s := suggest(args[0], names); s != "" {
 			return usageError{hinted{fmt.Errorf("unknown %s %q: did you mean %q?", g.noun, args[0], s),
-				"rewind " + g.cmd + " " + shellJoin(append([]string{s}, args[1:]...))}}
+				"rewind " + g.cmd + " " + shellJoin(append([]string{s}, fixFlags(ctx, g.subs[s], args[1:])...))}}
 		}
 		return usageError{hinted{fmt.Errorf("unknown %s %q", g.noun, args[0]), "rewind " + g.cmd + " --help"}}
 	}
