@@ -170,3 +170,25 @@ func Install(ctx context.Context, exec Exec) error {
 func Temp(sql string) string {
 	return strings.ReplaceAll(sql, "CREATE OR REPLACE MACRO", "CREATE OR REPLACE TEMP MACRO")
 }
+
+// StandIns are the tables of schema.sql that a file written by an older
+// rewind may lack and that the library reads (run_gaps, which omission
+// reads its stored gaps from): a read-only open, which cannot add them to
+// the file, creates each missing one empty as a TEMP table (StandIn), so
+// the macros bind and work it out from the rows instead.
+var StandIns = []string{"run_gaps"}
+
+// StandIn is table's CREATE statement from schema.sql made TEMP ("" if
+// schema.sql has no such table).
+func StandIn(table string) string {
+	head := "CREATE TABLE IF NOT EXISTS " + table + " ("
+	i := strings.Index(Schema, head)
+	if i < 0 {
+		return ""
+	}
+	n := strings.Index(Schema[i:], "\n);")
+	if n < 0 {
+		return ""
+	}
+	return "CREATE TEMP TABLE IF NOT EXISTS " + table + " (" + Schema[i+len(head):i+n] + "\n);"
+}

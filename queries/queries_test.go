@@ -167,3 +167,20 @@ func TestUnits(t *testing.T) {
 		t.Errorf("Units(no_such_macro) = %v, want none", u)
 	}
 }
+
+// Each stand-in is its schema.sql table, made TEMP, with every column.
+func TestStandIns(t *testing.T) {
+	for _, table := range StandIns {
+		got := StandIn(table)
+		if !strings.HasPrefix(got, "CREATE TEMP TABLE IF NOT EXISTS "+table+" (") || !strings.HasSuffix(got, "\n);") {
+			t.Fatalf("StandIn(%s) = %q", table, got)
+		}
+		body := strings.TrimSuffix(strings.TrimPrefix(got, "CREATE TEMP TABLE IF NOT EXISTS "+table+" ("), ");")
+		if !strings.Contains(Schema, "CREATE TABLE IF NOT EXISTS "+table+" ("+body+");") {
+			t.Errorf("StandIn(%s) is not schema.sql's table:\n%s", table, got)
+		}
+	}
+	if got := StandIn("no_such_table"); got != "" {
+		t.Errorf("StandIn(no_such_table) = %q", got)
+	}
+}

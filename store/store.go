@@ -191,12 +191,29 @@ func connInit(ctx context.Context, writable bool, settings []string) func(driver
 			if _, err := ex.ExecContext(ctx, queries.Schema, nil); err != nil {
 				return fmt.Errorf("create schema: %w", err)
 			}
+		} else if err := standIns(ctx, ex); err != nil {
+			return err
 		}
 		return queries.Install(ctx, func(ctx context.Context, q string) error {
 			_, err := ex.ExecContext(ctx, queries.Temp(q), nil)
 			return err
 		})
 	}
+}
+
+// standIns gives a read-only connection an empty TEMP table for each
+// table the library reads that the file lacks (written by an older
+// rewind): the probe fails only then.
+func standIns(ctx context.Context, ex driver.ExecerContext) error {
+	for _, t := range queries.StandIns {
+		if _, err := ex.ExecContext(ctx, "SELECT 1 FROM "+t+" LIMIT 0", nil); err == nil {
+			continue
+		}
+		if _, err := ex.ExecContext(ctx, queries.StandIn(t), nil); err != nil {
+			return fmt.Errorf("stand in for table %s: %w", t, err)
+		}
+	}
+	return nil
 }
 
 // Prepare creates rewind's tables and (re)installs the SQL library.
