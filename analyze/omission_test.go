@@ -295,47 +295,31 @@ func TestOmissionStoredGaps(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := ingestedDB(t, path)
-	gaps := func(q string) string {
-		t.Helper()
-		rows, err := db.Query(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		var out []string
-		for rows.Next() {
-			var run string
-			var gap sql.NullInt64
-			var n int64
-			var stored bool
-			if err := rows.Scan(&run, &gap, &n, &stored); err != nil {
-				t.Fatal(err)
-			}
-			g := "NULL"
-			if gap.Valid {
-				g = fmt.Sprint(gap.Int64)
-			}
-			out = append(out, fmt.Sprintf("%s %s %d %v", run, g, n, stored))
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		return strings.Join(out, ", ")
-	}
 	const (
 		kept   = `SELECT run, gap_us, sched_rows, stored FROM _om_runs('a', true, true, true) ORDER BY run`
 		fresh  = `SELECT run, gap_us, sched_rows, stored FROM _om_runs('a', true, true, false) ORDER BY run`
 		stored = `SELECT g.run, g.gap_us, g.rows, g.check_sum = p.check_sum FROM run_gaps g JOIN _om_runs('a', true, true, false) p USING (run) WHERE g.experiment = 'a' ORDER BY run`
 	)
-	if got, want := gaps(stored), "a 100000 10 true, b NULL 2 true"; got != want {
-		t.Errorf("run_gaps after ingest: %s, want %s", got, want)
+	// expect checks each run's "run gap rows": stored with the print of its
+	// rows, the same inferred again, and read back (stored, or inferred
+	// when reused is false).
+	expect := func(when string, runs []string, reused []bool) {
+		t.Helper()
+		var st, fr, kp []string
+		for i, r := range runs {
+			st, fr = append(st, r+" true"), append(fr, r+" false")
+			kp = append(kp, fmt.Sprint(r, " ", reused[i]))
+		}
+		for _, c := range []struct {
+			what, q string
+			want []string
+		}{{"run_gaps", stored, st}, {"inferred again", fresh, fr}, {"read back", kept, kp}} {
+			if d := cmp.Diff(c.want, queryStrings(t, db, c.q)); d != "" {
+				t.Errorf("%s, %s (-want +got):\n%s", when, c.what, d)
+			}
+		}
 	}
-	if got, want := gaps(fresh), "a 100000 10 false, b NULL 2 false"; got != want {
-		t.Errorf("inferred again: %s, want %s", got, want)
-	}
-	if got, want := gaps(kept), "a 100000 10 true, b NULL 2 true"; got != want {
-		t.Errorf("read back: %s, want %s", got, want)
-	}
+	expect("after ingest", []string{"a 100000 10", "b <nil> 2"}, []bool{true, true})
 	// what Omission reads (readRuns)
 	interval := func() int64 {
 		t.Helper()
@@ -359,8 +343,8 @@ func TestOmissionStoredGaps(t *testing.T) {
 	if got := interval(); got != 100000 {
 		t.Errorf("interval after a send moved: %d us, want 100000", got)
 	}
-	if got, want := gaps(kept), "a 100000 10 false, b NULL 2 true"; got != want {
-		t.Errorf("after a send moved: %s, want %s", got, want)
+	if d := cmp.Diff([]string{"a 100000 10 false", "b <nil> 2 true"}, queryStrings(t, db, kept)); d != "" {
+		t.Errorf("after a send moved, read back (-want +got):\n%s", d)
 	}
 	// An ingest that changes the run stores its gap again: run a sent every
 	// 150 ms from req 10 on, its lower median gap still 100 ms; a third run
@@ -372,15 +356,7 @@ func TestOmissionStoredGaps(t *testing.T) {
 	if _, err := ingest.Files(ctx, db, ingest.Options{Replace: true}, []string{path}); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := gaps(stored), "a 100000 12 true, b NULL 2 true, c 20000 2 true"; got != want {
-		t.Errorf("run_gaps after --replace: %s, want %s", got, want)
-	}
-	if got, want := gaps(kept), "a 100000 12 true, b NULL 2 true, c 20000 2 true"; got != want {
-		t.Errorf("read back after --replace: %s, want %s", got, want)
-	}
-	if got, want := gaps(fresh), "a 100000 12 false, b NULL 2 false, c 20000 2 false"; got != want {
-		t.Errorf("inferred again after --replace: %s, want %s", got, want)
-	}
+	expect("after --replace", []string{"a 100000 12", "b <nil> 2", "c 20000 2"}, []bool{true, true, true})
 	// Only Vegeta files pay for it: an NDJSON log's runs get none.
 	nd := logsDB(t, tinySchedule)
 	var n int
