@@ -312,7 +312,7 @@ func TestOmissionStoredGaps(t *testing.T) {
 		}
 		for _, c := range []struct {
 			what, q string
-			want []string
+			want    []string
 		}{{"run_gaps", stored, st}, {"inferred again", fresh, fr}, {"read back", kept, kp}} {
 			if d := cmp.Diff(c.want, queryStrings(t, db, c.q)); d != "" {
 				t.Errorf("%s, %s (-want +got):\n%s", when, c.what, d)
