@@ -14,7 +14,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rewind-dev/rewind/ingest"
-	"github.com/rewind-dev/rewind/store"
 )
 
 // tinySchedule is sent at 10/s (every 100 ms); request 2 takes 250 ms and
@@ -387,59 +386,5 @@ func TestOmissionStoredGapsWild(t *testing.T) {
 				t.Errorf("omission over starts of %s: no error", m)
 			}
 		})
-	}
-}
-
-// A file written before run_gaps, opened read-only (which cannot add the
-// table), gets an empty stand-in: omission infers from the rows and
-// answers as it does on a current file, whose stored gaps a read-only
-// open still reads.
-func TestOmissionOlderFile(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	log := filepath.Join(dir, "v.json")
-	if err := os.WriteFile(log, []byte(vegetaLines("v", []int{0, 1, 2, 3}, []int{0, 100, 200, 450})), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	answers := func(db *store.DB) ([]string, int) {
-		t.Helper()
-		m, w, err := Omission(db, OmissionOptions{Experiment: "v"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var n int
-		if err := db.QueryRow(`SELECT count(*) FROM run_gaps`).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return append(strRows(t, m), strRows(t, w)...), n
-	}
-	var want []string
-	for _, older := range []bool{false, true} {
-		path := filepath.Join(dir, fmt.Sprintf("older-%v.duckdb", older))
-		db, err := store.Open(ctx, path, store.Options{Mode: store.Write})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := ingest.Files(ctx, db, ingest.Options{}, []string{log}); err != nil {
-			t.Fatal(err)
-		}
-		if !older {
-			want, _ = answers(db)
-		} else if _, err := db.Exec(`DROP TABLE run_gaps`); err != nil {
-			t.Fatal(err)
-		}
-		db.Close()
-		ro, err := store.Open(ctx, path, store.Options{Mode: store.Read})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, stored := answers(ro)
-		ro.Close()
-		if d := cmp.Diff(want, got); d != "" || len(want) == 0 {
-			t.Errorf("older %v, read-only (-want +got):\n%s", older, d)
-		}
-		if wantStored := map[bool]int{false: 1, true: 0}[older]; stored != wantStored {
-			t.Errorf("older %v, read-only: run_gaps holds %d rows, want %d", older, stored, wantStored)
-		}
 	}
 }

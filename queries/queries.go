@@ -10,6 +10,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -191,4 +192,22 @@ func StandIn(table string) string {
 		return ""
 	}
 	return "CREATE TEMP TABLE IF NOT EXISTS " + table + " (" + Schema[i+len(head):i+n] + "\n);"
+}
+
+// AddedColumn is a column schema.sql adds to a table with ALTER TABLE: a
+// file written before it lacks it.
+type AddedColumn struct{ Table, Name, Type string }
+
+var addedRE = regexp.MustCompile(`(?m)^ALTER TABLE (\w+) ADD COLUMN IF NOT EXISTS (\w+) (\w+);`)
+
+// AddedColumns lists them in schema.sql's order. A read-only open of a file
+// that lacks some puts a TEMP view in front of the table with the missing
+// ones NULL (what the analyses read as "not recorded": a count window
+// without run_pos sorts, as it did before run_pos).
+func AddedColumns() []AddedColumn {
+	var out []AddedColumn
+	for _, m := range addedRE.FindAllStringSubmatch(Schema, -1) {
+		out = append(out, AddedColumn{Table: m[1], Name: m[2], Type: m[3]})
+	}
+	return out
 }

@@ -184,3 +184,14 @@ func TestStandIns(t *testing.T) {
 		t.Errorf("StandIn(no_such_table) = %q", got)
 	}
 }
+
+// AddedColumns reads every ALTER TABLE … ADD COLUMN line of schema.sql.
+func TestAddedColumns(t *testing.T) {
+	got := AddedColumns()
+	if n := strings.Count(Schema, "ADD COLUMN IF NOT EXISTS"); len(got) != n || n == 0 {
+		t.Fatalf("AddedColumns() has %d, schema.sql %d ALTER lines", len(got), n)
+	}
+	if last := got[len(got)-1]; last != (AddedColumn{"requests", "run_pos", "BIGINT"}) {
+		t.Errorf("last added column %+v", last)
+	}
+}

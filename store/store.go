@@ -201,9 +201,11 @@ func connInit(ctx context.Context, writable bool, settings []string) func(driver
 	}
 }
 
-// standIns gives a read-only connection an empty TEMP table for each
-// table the library reads that the file lacks (written by an older
-// rewind): the probe fails only then.
+// standIns makes a file written by an older rewind readable by this one's
+// library on a read-only connection, which cannot add to the file: an
+// empty TEMP table for each table the library reads that the file lacks,
+// and a TEMP view in front of each table that lacks columns schema.sql
+// added since, with those columns NULL. Each probe fails only then.
 func standIns(ctx context.Context, ex driver.ExecerContext) error {
 	for _, t := range queries.StandIns {
 		if _, err := ex.ExecContext(ctx, "SELECT 1 FROM "+t+" LIMIT 0", nil); err == nil {
@@ -213,7 +215,54 @@ func standIns(ctx context.Context, ex driver.ExecerContext) error {
 			return fmt.Errorf("stand in for table %s: %w", t, err)
 		}
 	}
+	var tables []string
+	missing := map[string]string{} // table: ", NULL::TYPE AS col" for each column it lacks
+	for _, c := range queries.AddedColumns() {
+		if _, err := ex.ExecContext(ctx, "SELECT "+c.Name+" FROM "+c.Table+" LIMIT 0", nil); err == nil {
+			continue
+		}
+		if _, ok := missing[c.Table]; !ok {
+			tables = append(tables, c.Table)
+		}
+		missing[c.Table] += ", NULL::" + c.Type + " AS " + c.Name
+	}
+	if len(tables) == 0 {
+		return nil
+	}
+	catalog, err := currentDatabase(ctx, ex)
+	if err != nil {
+		return fmt.Errorf("stand in for columns: %w", err)
+	}
+	for _, t := range tables {
+		q := "CREATE TEMP VIEW " + t + " AS SELECT *" + missing[t] + " FROM " + catalog + ".main." + t
+		if _, err := ex.ExecContext(ctx, q, nil); err != nil {
+			return fmt.Errorf("stand in for the columns of %s: %w", t, err)
+		}
+	}
 	return nil
+}
+
+// currentDatabase is the connection's database, quoted: what a TEMP view
+// named as one of its tables reads the table through.
+func currentDatabase(ctx context.Context, ex driver.ExecerContext) (string, error) {
+	q, ok := ex.(driver.QueryerContext)
+	if !ok {
+		return "", errors.New("the driver's connection does not query")
+	}
+	rows, err := q.QueryContext(ctx, "SELECT current_database()", nil)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	dest := make([]driver.Value, 1)
+	if err := rows.Next(dest); err != nil {
+		return "", err
+	}
+	name, ok := dest[0].(string)
+	if !ok {
+		return "", fmt.Errorf("current_database() is %T", dest[0])
+	}
+	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`, nil
 }
 
 // Prepare creates rewind's tables and (re)installs the SQL library.
