@@ -105,6 +105,6 @@ func TestOlderFile(t *testing.T) {
 	}
 	want[len(want)-1] = "run_pos 0, run_gaps 0" // the older file has neither
 	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("older file, read-only (-current +older):\n%s", d)
+		t.Errorf("older file, read-only (-want, the current file +got):\n%s", d)
 	}
 }
