@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -67,21 +68,33 @@ func configure(ctx context.Context, ex driver.ExecerContext, settings []string) 
 }
 
 func configLocked(ctx context.Context, ex driver.ExecerContext) (bool, error) {
-	q, ok := ex.(driver.QueryerContext)
-	if !ok {
+	v, err := queryValue(ctx, ex, `SELECT current_setting('lock_configuration')`)
+	if errors.Is(err, errNoQuery) {
 		return false, nil
 	}
-	rows, err := q.QueryContext(ctx, `SELECT current_setting('lock_configuration')`, nil)
+	b, _ := v.(bool)
+	return b, err
+}
+
+var errNoQuery = errors.New("the driver's connection does not query")
+
+// queryValue is the first column of q's first row, read on a driver
+// connection (what a connector's initialiser has).
+func queryValue(ctx context.Context, ex driver.ExecerContext, q string) (driver.Value, error) {
+	qc, ok := ex.(driver.QueryerContext)
+	if !ok {
+		return nil, errNoQuery
+	}
+	rows, err := qc.QueryContext(ctx, q, nil)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	defer rows.Close()
-	v := make([]driver.Value, 1)
+	v := make([]driver.Value, len(rows.Columns()))
 	if err := rows.Next(v); err != nil {
-		return false, err
+		return nil, err
 	}
-	b, _ := v[0].(bool)
-	return b, nil
+	return v[0], nil
 }
 
 // maxDefaultMemory caps the default memory limit: DuckDB's own default is

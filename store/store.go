@@ -245,22 +245,13 @@ func standIns(ctx context.Context, ex driver.ExecerContext) error {
 // currentDatabase is the connection's database, quoted: what a TEMP view
 // named as one of its tables reads the table through.
 func currentDatabase(ctx context.Context, ex driver.ExecerContext) (string, error) {
-	q, ok := ex.(driver.QueryerContext)
-	if !ok {
-		return "", errors.New("the driver's connection does not query")
-	}
-	rows, err := q.QueryContext(ctx, "SELECT current_database()", nil)
+	v, err := queryValue(ctx, ex, "SELECT current_database()")
 	if err != nil {
 		return "", err
 	}
-	defer rows.Close()
-	dest := make([]driver.Value, 1)
-	if err := rows.Next(dest); err != nil {
-		return "", err
-	}
-	name, ok := dest[0].(string)
+	name, ok := v.(string)
 	if !ok {
-		return "", fmt.Errorf("current_database() is %T", dest[0])
+		return "", fmt.Errorf("current_database() is %T", v)
 	}
 	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`, nil
 }
