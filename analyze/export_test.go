@@ -8,16 +8,13 @@ var InstallAnchor = installAnchor
 
 // ScheduleInferred is for BenchmarkOmission: what Omission runs on a Vegeta
 // log without a rate (the benchmark's log is NDJSON, whose req Omission
-// does not read as a schedule unless a rate is given), after the checks
-// of the log's source.
+// does not read as a schedule unless a rate is given), past the check of
+// its format.
 func ScheduleInferred(db store.Querier, o OmissionOptions) error {
 	src, err := omissionSource(db, o.Experiment)
 	if err != nil {
 		return err
 	}
-	if err := src.readRuns(db, o.Experiment, true); err != nil {
-		return err
-	}
-	_, _, err = schedule(db, o.Experiment, o, src)
+	_, _, err = checkedSchedule(db, o.Experiment, o, src)
 	return err
 }

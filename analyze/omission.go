@@ -85,13 +85,20 @@ func Omission(db store.Querier, o OmissionOptions) (main, windows *Result, err e
 		}
 		return nil, nil, src.cannotTell(e.Name)
 	}
-	if err := src.readRuns(db, e.Name, o.Interval.IsZero()); err != nil {
+	return checkedSchedule(db, e.Name, o, src)
+}
+
+// checkedSchedule reads the rows' runs (inferring the intervals when o
+// gives none), refuses a log that cannot be read as a schedule, and runs
+// the schedule's macros.
+func checkedSchedule(db store.Querier, exp string, o OmissionOptions, src omissionSrc) (*Result, *Result, error) {
+	if err := src.readRuns(db, exp, o.Interval.IsZero()); err != nil {
 		return nil, nil, err
 	}
-	if err := src.checkSchedule(e.Name); err != nil {
+	if err := src.checkSchedule(exp); err != nil {
 		return nil, nil, err
 	}
-	return schedule(db, e.Name, o, src)
+	return schedule(db, exp, o, src)
 }
 
 // omissionSrc is what the log holds for a schedule.

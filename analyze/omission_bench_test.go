@@ -18,12 +18,11 @@ import (
 // "inferred-end-to-end" what Omission runs on a Vegeta log without a rate
 // (the same percentiles and windows), "infer-at-ingest" that gap inferred
 // again, what an ingest of a Vegeta file pays for each run it changes,
-// "backfill" HdrHistogram's back-fill
-// at e = 10 ms. Each reports its median (median-s). The anchors, on the
-// same rows in the same run: "anchor-quantiles" is one pass of the six
-// recorded latency percentiles per run (the floor of any percentile
-// analysis), "anchor-sort" the sort of each run by req that inferring the
-// interval needs.
+// "backfill" HdrHistogram's back-fill at e = 10 ms. Each reports its
+// median (median-s). The anchors, on the same rows in the same run:
+// "anchor-quantiles" is one pass of the six recorded latency percentiles
+// per run (the floor of any percentile analysis), "anchor-sort" the sort
+// of each run by req that inferring the interval needs.
 func BenchmarkOmission(b *testing.B) {
 	db := benchDB(b, benchRows())
 	run := func(o analyze.OmissionOptions) func() error {
