@@ -95,6 +95,12 @@ func Open(ctx context.Context, path string, o Options) (*DB, error) {
 		return nil, err
 	}
 	writable := o.Mode == Write
+	if err := checkName(path); err != nil {
+		return nil, err
+	}
+	if err := checkFile(path); err != nil {
+		return nil, err
+	}
 	_, statErr := os.Stat(path)
 	if !writable && statErr != nil {
 		if errors.Is(statErr, os.ErrNotExist) {
@@ -106,9 +112,9 @@ func Open(ctx context.Context, path string, o Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	dsn := path
+	dsn := path + "?" + openConfig
 	if !writable {
-		dsn += "?access_mode=READ_ONLY" // set when the file is opened; no SET can change it
+		dsn += "&access_mode=READ_ONLY" // set when the file is opened; no SET can change it
 	}
 	connector, err := connect(ctx, path, dsn, o.Wait, connInit(ctx, writable, settings))
 	if err != nil {
@@ -137,7 +143,7 @@ func openMemory(ctx context.Context, o Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	connector, err := duckdb.NewConnector("", func(ex driver.ExecerContext) error {
+	connector, err := duckdb.NewConnector("?"+openConfig, func(ex driver.ExecerContext) error {
 		if err := connInit(ctx, true, settings)(ex); err != nil {
 			return err
 		}
@@ -159,6 +165,16 @@ func openMemory(ctx context.Context, o Options) (*DB, error) {
 	}
 	return db, nil
 }
+
+// openConfig is what every open sets in the configuration the database is
+// created with, before DuckDB reads the file: no extension is installed or
+// loaded on its own. Without it, a file of another format (SQLite) made
+// DuckDB fetch and load the extension that reads it while opening, before
+// any SET of the sandbox could apply. External access is closed by the
+// sandbox's first SET instead: the Go driver applies DSN options in no fixed
+// order, and once enable_external_access is off DuckDB refuses the
+// temp_directory that must come with it.
+const openConfig = "autoinstall_known_extensions=false&autoload_known_extensions=false"
 
 // checkPath refuses paths DuckDB's Go driver would misread: it parses the
 // name as a URL and takes what follows '?' as options.
