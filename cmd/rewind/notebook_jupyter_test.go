@@ -109,4 +109,3 @@ func joined(v any) string {
 	}
 	return ""
 }
-
