@@ -22,8 +22,8 @@ import (
 // forbids changing temp_directory, so that is set before it.
 var sandbox = append(slices.Clone(isandbox.Settings), isandbox.Lock)
 
-// settings are the SET statements an open applies, in order: memory,
-// threads (ThreadsEnv), spill directory, then (read-only) the sandbox.
+// settings are the SET statements an open applies, in order: memory, spill
+// directory, then (read-only) the sandbox.
 func (o Options) settings(path string) ([]string, error) {
 	writable := o.Mode != Read
 	mem := DefaultMemoryLimit()
@@ -34,13 +34,6 @@ func (o Options) settings(path string) ([]string, error) {
 		}
 	}
 	s := []string{"SET memory_limit = " + quote(mem)}
-	threads, err := threadsSetting()
-	if err != nil {
-		return nil, err
-	}
-	if threads != "" {
-		s = append(s, threads)
-	}
 	dir := o.TempDir
 	if dir == "" && !writable {
 		dir = DefaultTempDir(path)

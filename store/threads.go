@@ -14,9 +14,12 @@ import (
 // counts repeat.
 const ThreadsEnv = "REWIND_THREADS"
 
-// threadsSetting is the SET statement ThreadsEnv asks for, "" when it is
-// unset or empty.
-func threadsSetting() (string, error) {
+// threadsOption is the DSN option ThreadsEnv asks for, "" when it is unset
+// or empty. It goes in the DSN, not in a SET on the first connection: the
+// instance then starts with that many threads, and no statement runs with
+// more (a SET leaves the first statements to the default's worker, and the
+// connection polling for it counts a varying number of instructions).
+func threadsOption() (string, error) {
 	v := os.Getenv(ThreadsEnv)
 	if v == "" {
 		return "", nil
@@ -25,5 +28,5 @@ func threadsSetting() (string, error) {
 	if err != nil || n < 1 || n > 1024 {
 		return "", fmt.Errorf("%s=%q: want a number of threads from 1 to 1024", ThreadsEnv, v)
 	}
-	return "SET threads = " + strconv.Itoa(n), nil
+	return "threads=" + strconv.Itoa(n), nil
 }

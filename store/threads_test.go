@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// TestThreadsEnv: REWIND_THREADS reaches DuckDB on read-only and writable
-// opens, and a value that is no thread count refuses the open.
+// TestThreadsEnv: REWIND_THREADS reaches DuckDB on read-only, writable and
+// in-memory opens, and a value that is no thread count refuses the open.
 func TestThreadsEnv(t *testing.T) {
 	path := chaosFile(t, nil)
 	threads := func(db *DB) int64 {
@@ -32,6 +32,14 @@ func TestThreadsEnv(t *testing.T) {
 		t.Errorf("writable open with %s=3: DuckDB has %d threads", ThreadsEnv, got)
 	}
 	wr.Close()
+	mem, err := Open(context.Background(), "", Options{Mode: Memory})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := threads(mem); got != 3 {
+		t.Errorf("in-memory open with %s=3: DuckDB has %d threads", ThreadsEnv, got)
+	}
+	mem.Close()
 	for _, bad := range []string{"0", "-1", "two", "1; SET x = 1", "1.5", "100000"} {
 		t.Setenv(ThreadsEnv, bad)
 		if db, err := Open(context.Background(), path, Options{}); err == nil {
