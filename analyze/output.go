@@ -11,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/rewind-dev/rewind/internal/jsfmt"
-	"github.com/rewind-dev/rewind/internal/jsontext"
 	"github.com/rewind-dev/rewind/internal/textsafe"
 )
 
@@ -45,7 +44,8 @@ type RowWriter struct {
 	table  *Result
 	csv    *csv.Writer
 	rows   int
-	line   strings.Builder
+	keys   [][]byte // JSON: each column's key, `"name": `
+	line   []byte   // JSON: the row being written
 }
 
 // NewRowWriter returns a RowWriter of cols in format (table, json or csv).
@@ -53,7 +53,13 @@ func NewRowWriter(w io.Writer, format string, cols []Column) (*RowWriter, error)
 	// table keeps the columns (the JSON keys) and, for a table, the rows.
 	rw := &RowWriter{w: w, format: format, table: &Result{Columns: cols}}
 	switch format {
-	case "", "table", "json":
+	case "", "table":
+	case "json":
+		keys, err := jsonKeys(cols)
+		if err != nil {
+			return nil, err
+		}
+		rw.keys = keys
 	case "csv":
 		rw.csv = csv.NewWriter(w)
 		head := make([]string, len(cols))
@@ -108,28 +114,25 @@ func (rw *RowWriter) Close() error {
 }
 
 func (rw *RowWriter) jsonRow(row []any) error {
-	b := &rw.line
-	b.Reset()
+	b := rw.line[:0]
 	if rw.rows == 0 {
-		b.WriteString("[\n  {")
+		b = append(b, "[\n  {"...)
 	} else {
-		b.WriteString(",\n  {")
+		b = append(b, ",\n  {"...)
 	}
-	for j, c := range rw.table.Columns {
+	for j, k := range rw.keys {
 		if j > 0 {
-			b.WriteString(", ")
+			b = append(b, ", "...)
 		}
-		k, _ := jsontext.Marshal(c.Name)
-		v, err := jsontext.Marshal(jsonValue(row[j]))
-		if err != nil {
+		b = append(b, k...)
+		var err error
+		if b, err = appendJSON(b, jsonValue(row[j])); err != nil {
 			return err
 		}
-		b.Write(k)
-		b.WriteString(": ")
-		b.Write(v)
 	}
-	b.WriteString("}")
-	_, err := io.WriteString(rw.w, b.String())
+	b = append(b, '}')
+	rw.line = b
+	_, err := rw.w.Write(b)
 	return err
 }
 

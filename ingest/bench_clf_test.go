@@ -6,7 +6,8 @@ import (
 	"database/sql"
 	"fmt"
 	"testing"
-	"time"
+
+	"github.com/rewind-dev/rewind/internal/benchlog"
 )
 
 // Text access log benchmarks: rewind's clf adapter against DuckDB's own
@@ -14,21 +15,9 @@ import (
 // nginx log (combined + $request_time $upstream_response_time), durable.
 // bench/clf.sh runs them at REWIND_BENCH_ROWS lines and prints the ratio.
 
-// benchCLFFile writes n nginx lines once per process.
+// benchCLFFile writes n nginx lines (internal/benchlog) once per process.
 func benchCLFFile(b *testing.B, n int) string {
-	return benchOnce(b, fmt.Sprintf("rewind-bench-%d.access.log", n), func(w *bufio.Writer) {
-		t0 := time.Date(2026, 12, 2, 17, 0, 0, 0, time.FixedZone("", 3*3600))
-		statuses := []int{200, 200, 200, 200, 201, 304, 404, 500, 502, 503}
-		for i := 0; i < n; i++ {
-			ts := t0.Add(time.Duration(i/50) * time.Second).Format(clfTime)
-			urt := fmt.Sprintf("0.%03d", i%200)
-			if i%7 == 0 {
-				urt = "0.000, " + urt
-			}
-			fmt.Fprintf(w, `10.0.%d.%d - - [%s] "GET /api/items/%d?page=%d HTTP/1.1" %d %d "https://example.com/p/%d" "Mozilla/5.0 (X11; Linux x86_64) bench/%d" %d.%03d %s`+"\n",
-				i%256, i%97, ts, i%5000, i%9, statuses[i%10], 100+i%4000, i%300, i%13, i%3, i%1000, urt)
-		}
-	})
+	return benchOnce(b, fmt.Sprintf("rewind-bench-%d.access.log", n), func(w *bufio.Writer) { benchlog.WriteCLFLines(w, n) })
 }
 
 func benchLoadFile(b *testing.B, path string, n int, setup func(db *sql.DB) error, load func(db *sql.DB, path string) error) {

@@ -112,10 +112,18 @@ func Open(ctx context.Context, path string, o Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	dsn := path + "?" + openConfig
+	options := []string{openConfig}
 	if !writable {
-		dsn += "&access_mode=READ_ONLY" // set when the file is opened; no SET can change it
+		options = append(options, "access_mode=READ_ONLY") // set when the file is opened; no SET can change it
 	}
+	threads, err := threadsOption()
+	if err != nil {
+		return nil, err
+	}
+	if threads != "" {
+		options = append(options, threads)
+	}
+	dsn := path + "?" + strings.Join(options, "&")
 	connector, err := connect(ctx, path, dsn, o.Wait, connInit(ctx, writable, settings))
 	if err != nil {
 		return nil, err
@@ -143,7 +151,15 @@ func openMemory(ctx context.Context, o Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	connector, err := duckdb.NewConnector("?"+openConfig, func(ex driver.ExecerContext) error {
+	dsn := "?" + openConfig
+	threads, err := threadsOption()
+	if err != nil {
+		return nil, err
+	}
+	if threads != "" {
+		dsn += "&" + threads
+	}
+	connector, err := duckdb.NewConnector(dsn, func(ex driver.ExecerContext) error {
 		if err := connInit(ctx, true, settings)(ex); err != nil {
 			return err
 		}
