@@ -26,9 +26,13 @@ const DefaultMinSegment = 3
 const DefaultMinChange = 0.1
 
 // DefaultChangesPenalty is the penalty per change for a series of n
-// intervals: BIC's (Schwarz 1978) ln n per parameter, and a change adds
-// two (its place and the new segment's level).
-func DefaultChangesPenalty(n int) float64 { return 2 * math.Log(float64(n)) }
+// intervals: 3 ln n, the leading term of the modified BIC of Zhang and
+// Siegmund (2007, Biometrics 63(1)), the default of R's changepoint
+// package. BIC's 2 ln n (Schwarz 1978: the change's place and its level)
+// is too generous when the change's place is searched for: on 40
+// intervals of a stationary binomial series the best of the places beats
+// it about half the time.
+func DefaultChangesPenalty(n int) float64 { return 3 * math.Log(float64(n)) }
 
 // Metrics are the series Changes segments, in the order of its rows.
 var changeMetrics = []string{"error_rate", "p50", "p95", "p99", "throughput"}
@@ -42,7 +46,7 @@ func Changes(db store.Querier, o ChangesOptions) (*Result, error) {
 		return nil, store.WithSuitable(db, err, "t_ms IS NOT NULL")
 	}
 	if o.Penalty < 0 || math.IsNaN(o.Penalty) || math.IsInf(o.Penalty, 0) {
-		return nil, param.Errorf("penalty", "{penalty} %v: want a positive number (0: the default, 2 ln n)", o.Penalty)
+		return nil, param.Errorf("penalty", "{penalty} %v: want a positive number (0: the default, 3 ln n)", o.Penalty)
 	}
 	if o.MinSegment == 0 {
 		o.MinSegment = DefaultMinSegment

@@ -13,9 +13,12 @@ import (
 // 2nd ed., 1989, ch. 9), estimated robustly from neighbouring intervals so
 // that the changes themselves do not inflate it: d_k is the difference of
 // two neighbours standardised by the variance the law gives them at their
-// pooled rate (Var d_k = φ), and φ = (1.4826 · MAD(d))², never below 1.
-// Doubling every count doubles both the deviance and φ (when φ ≥ 1 before),
-// so the points stay where they were.
+// pooled rate (Var d_k = φ), and φ = (1.4826 · MAD(d))²; when most d are 0
+// (a rare error, most intervals without one) the MAD is 0 and φ is the mean
+// of d² instead; 1 when that is 0 too. φ may be below 1: a closed-loop load
+// is steadier than a Poisson law, and a change of its rate shows sooner.
+// Doubling every count doubles both the deviance and φ, so the points stay
+// where they were (TestChangesDoubledCounts).
 
 // mad is the median absolute deviation from the median; 0 for no values.
 func mad(xs []float64) float64 {
@@ -40,13 +43,19 @@ func median(xs []float64) float64 {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
-// dispersionOf is (1.4826 · MAD(d))², at least 1.
+// dispersionOf is (1.4826 · MAD(d))², else the mean of d², else 1.
 func dispersionOf(d []float64) float64 {
-	phi := math.Pow(1.4826*mad(d), 2)
-	if math.IsNaN(phi) || phi < 1 {
-		return 1
+	if phi := math.Pow(1.4826*mad(d), 2); phi > 0 {
+		return phi
 	}
-	return phi
+	var ss float64
+	for _, x := range d {
+		ss += x * x
+	}
+	if ss > 0 {
+		return ss / float64(len(d))
+	}
+	return 1
 }
 
 // binomialDispersion: d_k = (e_{k+1}/n_{k+1} − e_k/n_k) over

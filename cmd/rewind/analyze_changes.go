@@ -44,7 +44,7 @@ func runChanges(ctx context.Context, e *env, args []string) error {
 	var iv string
 	a, fs := newAnalysis(e, "changes", changesUsage, &o.Experiment)
 	fs.StringVar(&iv, "interval", "", "interval length, whole ms: a duration (500ms, 1s) or a number of ms; default from the log's rate")
-	fs.Float64Var(&o.Penalty, "penalty", 0, "penalty a change must beat, in -2 log-likelihood; default 2 ln(intervals)")
+	fs.Float64Var(&o.Penalty, "penalty", 0, "penalty a change must beat, in -2 log-likelihood; default 3 ln(intervals)")
 	fs.Float64Var(&o.MinChange, "min-change", analyze.DefaultMinChange, "smallest change kept between two segments, a share of the larger value; 0: keep every change")
 	fs.IntVar(&o.MinSegment, "min-segment", analyze.DefaultMinSegment, "fewest intervals in a segment")
 	addBy(fs, &o.By)
