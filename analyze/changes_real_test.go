@@ -13,14 +13,14 @@ import (
 
 // TestChangesRealFault reads a log written by a real nginx in front of a
 // backend whose fault (a quarter of the answers 503, every answer 200 ms
-// slower) started and ended at times it recorded (testdata/changes/nginx-fault,
+// slower) started and ended at times it recorded (fixtures/changes,
 // record.go). Every change found in every metric must be the fault's start
 // or end, to within the log's time resolution plus one interval, and the
 // error rate and each latency quantile must go up at the start and down at
 // the end: found where it happened, and nothing in the healthy parts (the
 // load is open-loop, so the throughput does not change).
 func TestChangesRealFault(t *testing.T) {
-	dir := "testdata/changes/nginx-fault/"
+	dir := "../fixtures/changes/"
 	var truth struct {
 		Start     int64  `json:"fault_start_unix_ms"`
 		End       int64  `json:"fault_end_unix_ms"`

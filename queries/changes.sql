@@ -62,7 +62,7 @@ CREATE OR REPLACE MACRO changes_series_by(exp, grp, interval_ms) AS TABLE
                quantile_disc(r.latency_ms, [0.5, 0.95, 0.99]::DECIMAL(4, 3)[]) AS lat
         FROM requests r JOIN th t ON t.run = r.run AND t.gk = {'v': grp}
         WHERE r.experiment = exp AND r.t_ms IS NOT NULL
-        GROUP BY r.run, gk, k
+        GROUP BY ALL
     )
     SELECT gk.v AS grp, run, k, requests, coalesce(judged, 0) AS judged, coalesce(errors, 0) AS errors,
            coalesce(timed, 0) AS timed, coalesce(over_p50, 0) AS over_p50, coalesce(over_p95, 0) AS over_p95,
