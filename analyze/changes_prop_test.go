@@ -172,3 +172,42 @@ func TestChangesDoubledCounts(t *testing.T) {
 		}
 	}
 }
+
+// The series' quantiles are read from counts per distinct latency; they
+// must be quantile_disc's with a DECIMAL fraction, the interval's and the
+// run's (the thresholds of over_p50..99), on logs whose latencies repeat
+// (whole ms) and do not (µs).
+func TestChangesSeriesQuantiles(t *testing.T) {
+	db := ingestedDB(t)
+	for seed := range uint64(4) {
+		exp := fmt.Sprintf("q%d", seed)
+		c := changeLog{seconds: 12, rate: 40 + 30*float64(seed), errShare: 0.1, latMs: 5 + 40*float64(seed%2), incFrom: 4, incUntil: 7, incErr: 0.3, incLatMs: 30, count: 1 + int64(seed%2)}
+		insertChangeLog(t, db, exp, c.rows(seed))
+		if seed%2 == 0 { // whole ms, and some rows without a latency
+			if _, err := db.Exec(`UPDATE requests SET latency_ms = CASE WHEN seq % 17 = 0 THEN NULL ELSE round(latency_ms) END WHERE experiment = ?`, exp); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, iv := range []int64{250, 1000, 3000} {
+			var bad int64
+			err := db.QueryRow(`WITH want AS (
+				SELECT run, floor(t_ms / $2)::BIGINT AS k, quantile_disc(latency_ms, [0.5, 0.95, 0.99]::DECIMAL(4, 3)[]) AS q,
+				       count(*) AS n
+				FROM requests WHERE experiment = $1 GROUP BY ALL),
+			th AS (SELECT run, quantile_disc(latency_ms, [0.5, 0.95, 0.99]::DECIMAL(4, 3)[]) AS q FROM requests WHERE experiment = $1 GROUP BY run),
+			over AS (SELECT r.run, floor(r.t_ms / $2)::BIGINT AS k, sum(r.count) FILTER (WHERE r.latency_ms > th.q[1]) AS o50,
+			                sum(r.count) FILTER (WHERE r.latency_ms > th.q[2]) AS o95, sum(r.count) FILTER (WHERE r.latency_ms > th.q[3]) AS o99
+			         FROM requests r JOIN th USING (run) WHERE r.experiment = $1 GROUP BY ALL)
+			SELECT count(*) FILTER (WHERE g.p50_ms IS DISTINCT FROM w.q[1] OR g.p95_ms IS DISTINCT FROM w.q[2] OR g.p99_ms IS DISTINCT FROM w.q[3]
+			         OR g.over_p50 <> coalesce(o.o50, 0) OR g.over_p95 <> coalesce(o.o95, 0) OR g.over_p99 <> coalesce(o.o99, 0))
+			       + abs(count(*) - (SELECT count(*) FROM want))
+			FROM changes_series($1, $2) g JOIN want w USING (run, k) JOIN over o USING (run, k)`, exp, iv).Scan(&bad)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bad != 0 {
+				t.Errorf("%s at %d ms: %d intervals whose quantiles or counts over the run's differ from quantile_disc's", exp, iv, bad)
+			}
+		}
+	}
+}

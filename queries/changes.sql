@@ -41,34 +41,61 @@
 -- Units: changes_series: run=- k=- requests=requests judged=requests errors=requests
 -- Units: changes_series: timed=requests over_p50=requests over_p95=requests over_p99=requests
 -- Units: changes_series: p50_ms=ms p95_ms=ms p99_ms=ms
+-- How: the rows are counted once per run, group, interval and distinct
+-- latency (a log's latencies repeat: whole ms, or a few hundred values), and
+-- every quantile is read from those counts, the run's and each interval's:
+-- the nearest rank ceil(q n) of n rows, in integers, which is what
+-- quantile_disc gives with a DECIMAL fraction (TestChangesSeriesQuantiles).
+CREATE OR REPLACE MACRO _changes_counts(exp, grp, interval_ms) AS TABLE
+    SELECT run, {'v': grp} AS gk,
+           floor(t_ms / CASE WHEN interval_ms > 0 THEN interval_ms
+                             ELSE error('changes: interval_ms must be positive, got ' || interval_ms) END)::BIGINT AS k,
+           latency_ms AS lat, count(*) AS m, sum(count)::BIGINT AS n,
+           (sum(count) FILTER (WHERE outcome IS NOT NULL))::BIGINT AS judged,
+           (sum(count) FILTER (WHERE outcome <> 'ok'))::BIGINT AS errors
+    FROM requests
+    WHERE experiment = exp AND t_ms IS NOT NULL
+    GROUP BY ALL;
+
 CREATE OR REPLACE MACRO changes_series_by(exp, grp, interval_ms) AS TABLE
-    WITH th AS MATERIALIZED (
-        SELECT run, {'v': grp} AS gk, quantile_disc(latency_ms, [0.5, 0.95, 0.99]::DECIMAL(4, 3)[]) AS th
-        FROM requests
-        WHERE experiment = exp AND t_ms IS NOT NULL
-        GROUP BY ALL
+    WITH c AS MATERIALIZED (SELECT * FROM _changes_counts(exp, grp, interval_ms)),
+    rl AS (SELECT run, gk, lat, sum(m) AS m FROM c WHERE lat IS NOT NULL GROUP BY ALL),
+    rc AS (
+        SELECT run, gk, lat, sum(m) OVER (PARTITION BY run, gk ORDER BY lat ROWS UNBOUNDED PRECEDING) AS below,
+               sum(m) OVER (PARTITION BY run, gk) AS total
+        FROM rl
     ),
-    q AS (
-        SELECT r.run, {'v': grp} AS gk,
-               floor(r.t_ms / CASE WHEN interval_ms > 0 THEN interval_ms
-                                   ELSE error('changes: interval_ms must be positive, got ' || interval_ms) END)::BIGINT AS k,
-               sum(r.count)::BIGINT AS requests,
-               (sum(r.count) FILTER (WHERE r.outcome IS NOT NULL))::BIGINT AS judged,
-               (sum(r.count) FILTER (WHERE r.outcome <> 'ok'))::BIGINT AS errors,
-               (sum(r.count) FILTER (WHERE r.latency_ms IS NOT NULL))::BIGINT AS timed,
-               (sum(r.count) FILTER (WHERE r.latency_ms > t.th[1]))::BIGINT AS over_p50,
-               (sum(r.count) FILTER (WHERE r.latency_ms > t.th[2]))::BIGINT AS over_p95,
-               (sum(r.count) FILTER (WHERE r.latency_ms > t.th[3]))::BIGINT AS over_p99,
-               quantile_disc(r.latency_ms, [0.5, 0.95, 0.99]::DECIMAL(4, 3)[]) AS lat
-        FROM requests r JOIN th t ON t.run = r.run AND t.gk = {'v': grp}
-        WHERE r.experiment = exp AND r.t_ms IS NOT NULL
-        GROUP BY ALL
+    th AS (
+        SELECT run, gk, min(lat) FILTER (WHERE below * 1000 >= 500 * total) AS t50,
+               min(lat) FILTER (WHERE below * 1000 >= 950 * total) AS t95,
+               min(lat) FILTER (WHERE below * 1000 >= 990 * total) AS t99
+        FROM rc GROUP BY ALL
+    ),
+    ic AS (
+        SELECT run, gk, k, lat, sum(m) OVER (PARTITION BY run, gk, k ORDER BY lat ROWS UNBOUNDED PRECEDING) AS below,
+               sum(m) OVER (PARTITION BY run, gk, k) AS total
+        FROM c WHERE lat IS NOT NULL
+    ),
+    iq AS (
+        SELECT run, gk, k, min(lat) FILTER (WHERE below * 1000 >= 500 * total) AS p50_ms,
+               min(lat) FILTER (WHERE below * 1000 >= 950 * total) AS p95_ms,
+               min(lat) FILTER (WHERE below * 1000 >= 990 * total) AS p99_ms
+        FROM ic GROUP BY ALL
+    ),
+    tot AS (
+        SELECT c.run, c.gk, c.k, sum(c.n)::BIGINT AS requests, coalesce(sum(c.judged), 0)::BIGINT AS judged,
+               coalesce(sum(c.errors), 0)::BIGINT AS errors,
+               coalesce(sum(c.n) FILTER (WHERE c.lat IS NOT NULL), 0)::BIGINT AS timed,
+               coalesce(sum(c.n) FILTER (WHERE c.lat > th.t50), 0)::BIGINT AS over_p50,
+               coalesce(sum(c.n) FILTER (WHERE c.lat > th.t95), 0)::BIGINT AS over_p95,
+               coalesce(sum(c.n) FILTER (WHERE c.lat > th.t99), 0)::BIGINT AS over_p99
+        FROM c LEFT JOIN th ON th.run = c.run AND th.gk IS NOT DISTINCT FROM c.gk
+        GROUP BY c.run, c.gk, c.k
     )
-    SELECT gk.v AS grp, run, k, requests, coalesce(judged, 0) AS judged, coalesce(errors, 0) AS errors,
-           coalesce(timed, 0) AS timed, coalesce(over_p50, 0) AS over_p50, coalesce(over_p95, 0) AS over_p95,
-           coalesce(over_p99, 0) AS over_p99, lat[1] AS p50_ms, lat[2] AS p95_ms, lat[3] AS p99_ms
-    FROM q
-    ORDER BY gk, run, k;
+    SELECT t.gk.v AS grp, t.run, t.k, t.requests, t.judged, t.errors, t.timed, t.over_p50, t.over_p95, t.over_p99,
+           q.p50_ms, q.p95_ms, q.p99_ms
+    FROM tot t LEFT JOIN iq q ON q.run = t.run AND q.gk IS NOT DISTINCT FROM t.gk AND q.k = t.k
+    ORDER BY t.gk, t.run, t.k;
 
 CREATE OR REPLACE MACRO changes_series(exp, interval_ms) AS TABLE
     SELECT * EXCLUDE (grp) FROM changes_series_by(exp, true, interval_ms)
