@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/internal/param"
 )
 
@@ -57,8 +58,8 @@ func (s *runSeries) metrics(ms int64) []metricSeries {
 func (s *runSeries) segmentAll(o ChangesOptions, iv interval) ([][]any, *param.Error) {
 	n := len(s.requests)
 	if n < 2*o.MinSegment+2 {
-		return nil, param.Textf("%srun %s: %d intervals of %s, too short to tell a change (a change needs two segments of {min-segment} %d intervals); give a shorter {interval}",
-			s.gtext, s.run, n, ResolutionName(iv.ms), o.MinSegment)
+		return nil, param.Textf("%srun %s: %s of %s, too short to tell a change (a change needs two segments of {min-segment} %d intervals); give a shorter {interval}",
+			s.gtext, s.run, hypothesis.Plural(int64(n), "interval"), ResolutionName(iv.ms), o.MinSegment)
 	}
 	if mean := float64(sum(s.requests)) / float64(n); mean < changesMinMean {
 		return nil, param.Textf("%srun %s: %.1f requests an interval of %s, too sparse to tell a change (at least %d needed); give a longer {interval}",

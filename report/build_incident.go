@@ -44,10 +44,10 @@ func incidentVerdicts(q store.Querier, e store.Experiment, o Options) ([][]Value
 }
 
 // changesNone says why no incident was found: a quiet log, or one too
-// short to tell (its notes).
+// short or too sparse to tell.
 func changesNone(r *analyze.Result) string {
-	if len(r.Rows) == 0 && len(r.Notes) > 0 {
-		return r.Notes[len(r.Notes)-1].Error()
+	if len(r.Rows) == 0 {
+		return "the log is too short or too sparse to tell a change (rewind analyze changes says why)"
 	}
 	return "no rise of the error rate or of a latency quantile (rewind analyze changes)"
 }
@@ -94,11 +94,15 @@ func seconds(ms int64) string {
 	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", float64(ms)/1000), "0"), ".") + " s"
 }
 
-// judgeIncident judges the first incident as a plan would have.
+// judgeIncident judges the first incident as a plan would have. With an
+// SLO given, the report's own burn-rate row answers for the rules.
 func judgeIncident(q store.Querier, e store.Experiment, o Options, inc analyze.Incident) ([][]Value, error) {
 	var rows [][]Value
-	for _, f := range []func(store.Querier, store.Experiment, Options, analyze.Incident) ([]Value, error){
-		splitVerdict, incidentBurnVerdict, incidentPeaksVerdict} {
+	judges := []func(store.Querier, store.Experiment, Options, analyze.Incident) ([]Value, error){splitVerdict, incidentBurnVerdict, incidentPeaksVerdict}
+	if o.SLO != "" {
+		judges = []func(store.Querier, store.Experiment, Options, analyze.Incident) ([]Value, error){splitVerdict, incidentPeaksVerdict}
+	}
+	for _, f := range judges {
 		row, err := f(q, e, o, inc)
 		if err != nil {
 			return nil, err
@@ -139,14 +143,11 @@ func splitVerdict(q store.Querier, e store.Experiment, o Options, inc analyze.In
 }
 
 // incidentBurnVerdict: when the SRE workbook's rules would first have
-// fired in the incident's run (at the report's SLO, else 99 %), and the
+// fired in the incident's run (at 99 %, the report having no SLO), and the
 // requests that had failed by then; a rule whose long window is longer
 // than the run cannot fire, and the row says so.
 func incidentBurnVerdict(q store.Querier, e store.Experiment, o Options, inc analyze.Incident) ([]Value, error) {
-	slo := o.SLO
-	if slo == "" {
-		slo = "0.99"
-	}
+	slo := hypothesis.Decimal("0.99")
 	r, err := analyze.BurnRate(q, analyze.BurnRateOptions{Experiment: e.Name, SLO: slo, Rules: o.BurnRules, Good: o.Good, Period: o.Period})
 	if err != nil {
 		return nil, err
