@@ -18,7 +18,7 @@ import (
 // run (the segmentation's cost grows with the intervals, not the rows).
 const (
 	changesTarget       = 200
-	changesMaxIntervals = 2000
+	changesMaxIntervals = 1000
 	changesMinMean      = 20 // requests per interval below which a run is too sparse to tell
 )
 

@@ -1,6 +1,9 @@
 package analyze
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // PELT (Killick, Fearnhead and Eckley 2012, "Optimal detection of
 // changepoints with a linear computational cost", JASA 107(500)) finds the
@@ -34,12 +37,13 @@ func pelt(c segCost, penalty float64, minSize int) []int {
 	done := make([]bool, n+1) // f[s] is known (s = 0 or s >= minSize)
 	done[0] = true
 	var adm []int
+	var vals []float64
 	for s := minSize; s <= n; s++ {
 		if t := s - minSize; done[t] {
 			adm = append(adm, t)
 		}
 		best, arg := math.Inf(1), -1
-		vals := make([]float64, len(adm))
+		vals = slices.Grow(vals[:0], len(adm))[:len(adm)]
 		for i, t := range adm {
 			vals[i] = f[t] + c.cost(t, s) + penalty
 			if vals[i] < best {

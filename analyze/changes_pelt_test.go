@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"testing"
 
@@ -76,5 +77,25 @@ func TestPeltMatchesRuptures(t *testing.T) {
 	}
 	if changed < 10 {
 		t.Errorf("only %d vectors have a change: the comparison proves little", changed)
+	}
+}
+
+// BenchmarkPelt segments a stationary binomial series of 1000 intervals
+// (the most a run gets by default), where pruning helps least.
+func BenchmarkPelt(b *testing.B) {
+	r := rand.New(rand.NewPCG(39, 1))
+	errs, judged := make([]int64, 1000), make([]int64, 1000)
+	for i := range judged {
+		judged[i] = 2500 + r.Int64N(100)
+		for range judged[i] / 50 {
+			if r.IntN(2) == 0 {
+				errs[i]++
+			}
+		}
+	}
+	c := newBinomialCost(errs, judged, binomialDispersion(errs, judged))
+	b.ResetTimer()
+	for range b.N {
+		pelt(c, DefaultChangesPenalty(1000), DefaultMinSegment)
 	}
 }

@@ -3,6 +3,7 @@ package analyze
 import (
 	"math"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/rewind-dev/rewind/hypothesis"
@@ -65,33 +66,51 @@ func (s *runSeries) segmentAll(o ChangesOptions, iv interval) ([][]any, *param.E
 		return nil, param.Textf("%srun %s: %.1f requests an interval of %s, too sparse to tell a change (at least %d needed); give a longer {interval}",
 			s.gtext, s.run, mean, ResolutionName(iv.ms), changesMinMean)
 	}
+	ms := s.metrics(iv.ms)
+	pens := make([]float64, len(ms))
+	ends := make([][]int, len(ms))
+	var wg sync.WaitGroup
+	for i, m := range ms { // the series are independent: one goroutine each
+		pens[i] = o.Penalty
+		if pens[i] == 0 {
+			pens[i] = DefaultChangesPenalty(m.cost.len())
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ends[i] = mergeSmall(pelt(m.cost, pens[i], o.MinSegment), m.value, o.MinChange)
+		}()
+	}
+	wg.Wait()
 	var rows [][]any
-	for _, m := range s.metrics(iv.ms) {
-		pen := o.Penalty
-		if pen == 0 {
-			pen = DefaultChangesPenalty(m.cost.len())
-		}
-		ends := mergeSmall(pelt(m.cost, pen, o.MinSegment), m.value, o.MinChange)
-		start := 0
-		for j, end := range ends {
-			row := s.segmentRow(m, iv, j, start, end)
-			row = append(row, m.unit, orNil(m.value(start, end)))
-			if j == 0 {
-				row = append(row, nil, nil, nil, nil)
-			} else {
-				prevStart := 0
-				if j > 1 {
-					prevStart = ends[j-2]
-				}
-				before, v := m.value(prevStart, start), m.value(start, end)
-				lr := m.cost.cost(prevStart, end) - m.cost.cost(prevStart, start) - m.cost.cost(start, end)
-				row = append(row, orNil(before), orNil(v-before), direction(v-before), lr)
-			}
-			rows = append(rows, append(row, pen))
-			start = end
-		}
+	for i, m := range ms {
+		rows = append(rows, s.segmentRows(m, iv, ends[i], pens[i])...)
 	}
 	return rows, nil
+}
+
+// segmentRows are the rows of one metric's segments.
+func (s *runSeries) segmentRows(m metricSeries, iv interval, ends []int, pen float64) [][]any {
+	var rows [][]any
+	start := 0
+	for j, end := range ends {
+		row := s.segmentRow(m, iv, j, start, end)
+		row = append(row, m.unit, orNil(m.value(start, end)))
+		if j == 0 {
+			row = append(row, nil, nil, nil, nil)
+		} else {
+			prevStart := 0
+			if j > 1 {
+				prevStart = ends[j-2]
+			}
+			before, v := m.value(prevStart, start), m.value(start, end)
+			lr := m.cost.cost(prevStart, end) - m.cost.cost(prevStart, start) - m.cost.cost(start, end)
+			row = append(row, orNil(before), orNil(v-before), direction(v-before), lr)
+		}
+		rows = append(rows, append(row, pen))
+		start = end
+	}
+	return rows
 }
 
 // segmentRow is a segment's first columns: group, run, metric, segment,
