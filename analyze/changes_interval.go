@@ -19,7 +19,8 @@ import (
 const (
 	changesTarget       = 200
 	changesMaxIntervals = 1000
-	changesMinMean      = 20 // requests per interval below which a run is too sparse to tell
+	changesMinMean      = 20     // requests per interval below which a run is too sparse to tell
+	changesMaxGiven     = 20_000 // intervals per run an {interval} may ask for (PELT is quadratic at worst)
 )
 
 // interval is the interval chosen and what goes with it.
@@ -60,6 +61,10 @@ func changesInterval(db store.Querier, exp string, want int64) (interval, error)
 		if want < 0 || float64(want) < iv.resMs {
 			return iv, param.Errorf("interval", "{interval} %s: the log's times are multiples of %s; give {interval} %s or longer",
 				ResolutionName(want), ResolutionName(int64(math.Ceil(iv.resMs))), ResolutionName(int64(math.Ceil(iv.resMs))))
+		}
+		if n := span.Float64 / float64(want); n > changesMaxGiven {
+			return iv, param.Errorf("interval", "{interval} %s: a run spans %s, %.0f intervals; at most %d can be segmented (give {interval} %s or longer)",
+				ResolutionName(want), ResolutionName(int64(span.Float64)), n, changesMaxGiven, ResolutionName(niceUp(span.Float64/changesMaxGiven)))
 		}
 		iv.ms = want
 		return iv, nil
