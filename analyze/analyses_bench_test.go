@@ -125,6 +125,15 @@ var benchCases = []benchCase{
 		_, err := analyze.StopDamage(db, analyze.StopDamageOptions{Experiment: "bench"})
 		return err
 	}},
+	{name: "changes", sql: func(p string, _ int64) []stmt {
+		if p != "" {
+			return nil // no anchor
+		}
+		return []stmt{{`SELECT * FROM changes_series(?, ?)`, []any{"bench", int64(1000)}}}
+	}, fn: func(db *store.DB) error {
+		_, err := analyze.Changes(db, analyze.ChangesOptions{Experiment: "bench"})
+		return err
+	}},
 	{name: "peaks", sql: func(p string, _ int64) []stmt {
 		return []stmt{{`SELECT run, resolution_ms, peak, peak_at_ms, total FROM ` + p + `peaks(?, [100, 1000]::BIGINT[], sliding := ?)`, []any{"bench", false}}}
 	}, fn: func(db *store.DB) error {

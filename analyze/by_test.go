@@ -33,6 +33,8 @@ var byCases = []byCase{
 var byAnalyses = []struct{ name, call string }{
 	{"peaks", "%s, [1, 7, 100, 1000]::BIGINT[], sliding := true)"},
 	{"peaks", "%s, [250]::BIGINT[])"},
+	{"changes_series", "%s, 100)"},
+	{"changes_series", "%s, 7)"},
 	{"retries", "%s, 0, 1e18)"},
 	{"retries", "%s, 1000, 3000)"},
 	{"amplification", "%s)"},

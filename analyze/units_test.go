@@ -15,6 +15,8 @@ var unitCalls = map[string]string{
 	"amplification":       `amplification('x')`,
 	"amplification_by":    `amplification_by('x', true)`,
 	"blast_radius":        `blast_radius('x', NULL::DOUBLE, 0)`,
+	"changes_series":      `changes_series('x', 1000)`,
+	"changes_series_by":   `changes_series_by('x', true, 1000)`,
 	"burn_rate":           `burn_rate('x', (outcome = 'ok'))`,
 	"burn_rate_by":        `burn_rate_by('x', true, (outcome = 'ok'))`,
 	"experiment_window":   `experiment_window('x', NULL::DOUBLE)`,

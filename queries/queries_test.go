@@ -59,6 +59,8 @@ func coveredBy(name string) bool {
 		return true
 	case "hypothesis_sweep_by", "stop_damage_by": // cmd/rewind/testdata/cli/falsification-by (--tolerance, stop-damage)
 		return true
+	case "changes_series", "changes_series_by": // cmd/rewind/testdata/cli/changes (rewind sql, --by)
+		return true
 	}
 	return false
 }

@@ -33,6 +33,11 @@ func verdictSection(q store.Querier, e store.Experiment, o Options) (*Section, e
 		}
 		rows = append(rows, hyp, stop)
 	} else {
+		found, err := incidentVerdicts(q, e, o)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, found...)
 		missing = append(missing, windowedWhy(e, o))
 	}
 	blast, why, err := blastVerdict(q, e, o)

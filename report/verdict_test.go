@@ -90,8 +90,17 @@ func fixtureReports(t *testing.T) []fixtureReport {
 		{"storm", ingest.Options{}, []string{"../fixtures/storm/tiny.ndjson"}, report.Options{}},
 		{"retry", ingest.Options{}, []string{"../fixtures/retry/tiny.ndjson"}, report.Options{}},
 		{"live-experiment", ingest.Options{}, []string{"../fixtures/chaos/live-experiment.ndjson"}, report.Options{}},
+		// A real nginx log without a plan, with a fault from 15 s to 30 s
+		// (fixtures/changes): the verdict names the incident found and
+		// judges it; with rules short enough to fit the 40 s run, the burn
+		// rate fires in it.
+		{"nginx-fault", ingest.Options{LogFormat: nginxFaultFormat}, []string{"../fixtures/changes/access.log.gz"}, report.Options{}},
+		{"nginx-fault-burn-rate", ingest.Options{LogFormat: nginxFaultFormat}, []string{"../fixtures/changes/access.log.gz"},
+			report.Options{SLO: "0.99", BurnRules: mustRules(t, "2s/10s>10")}},
 	}
 }
+
+const nginxFaultFormat = `$msec $status $request_time "$request" $request_id`
 
 // build ingests the fixture into a new database and builds its report.
 func (c fixtureReport) build(t *testing.T) report.Document {
