@@ -199,6 +199,9 @@ func replayFlagger(src *gateSource, o GateOptions, end float64, out *Result) (ga
 		return gateDecision{}, err
 	}
 	start, step := msOf(o.Start), msOf(c.Interval)
+	if err := src.checkSpan(o, step, end, "%s: the analysis interval %s", o.File, c.Interval.String()); err != nil {
+		return gateDecision{}, err
+	}
 	var ws []gateWindow
 	for t := start; t <= end; t += step {
 		for _, m := range c.Metrics {

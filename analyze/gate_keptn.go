@@ -124,6 +124,9 @@ func keptnObjectiveAt(o GateOptions, n *yaml.Node) (keptnObjective, error) {
 		return keptnObjective{}, err
 	}
 	obj := keptnObjective{SLI: y.SLI, Display: y.DisplayName, Weight: y.Weight, Key: y.KeySLI}
+	if obj.Weight < 0 {
+		return obj, lineErr(o.File, n, "objective %q: weight %d: want a weight of 0 (meaning 1) or more", y.SLI, y.Weight)
+	}
 	if obj.Weight == 0 {
 		obj.Weight = 1
 	}
@@ -207,6 +210,9 @@ func replayKeptn(src *gateSource, o GateOptions, end float64, out *Result) (gate
 	every := o.Every
 	if every <= 0 {
 		every = time.Minute
+	}
+	if err := src.checkSpan(o, msOf(every), end, "{every} %s", every.String()); err != nil {
+		return gateDecision{}, err
 	}
 	var ws []gateWindow
 	for t := msOf(o.Start); t < end; t += msOf(every) {

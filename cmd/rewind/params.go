@@ -18,6 +18,7 @@ var flags = map[string]string{
 	"closed-loop":       "closed-loop",
 	"control":           "control",
 	"expected-interval": "expected-interval",
+	"every":             "every",
 	"experiment":        "experiment",
 	"from":              "from",
 	"good":              "good",
@@ -51,6 +52,7 @@ var flags = map[string]string{
 	"threshold":         "threshold",
 	"tolerance":         "tolerance",
 	"treatment":         "treatment",
+	"until":             "until",
 	"warmup":            "warmup",
 	"window":            "window",
 }
