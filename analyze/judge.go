@@ -79,6 +79,11 @@ func Judge(db store.Querier, o JudgeOptions) (metrics, scores *Result, err error
 	if err := o.checkMetrics(); err != nil {
 		return nil, nil, err
 	}
+	if o.StepN > 0 || o.Step < 10*time.Second { // the steps that write rows out (_judge_steps)
+		if err := checkExpansion(db, e.Name, "judge"); err != nil {
+			return nil, nil, err
+		}
+	}
 	g, err := groupBy(db, e.Name, o.By)
 	if err != nil {
 		return nil, nil, err

@@ -49,6 +49,9 @@ func Thresholds(db store.Querier, o ThresholdsOptions) (*Result, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
+	if err := checkExpansion(db, e.Name, "thresholds"); err != nil {
+		return nil, err
+	}
 	ts := o.Thresholds
 	if len(ts) == 0 {
 		if ts, err = recordedThresholds(db, e.Name); err != nil {
