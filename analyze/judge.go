@@ -79,6 +79,9 @@ func Judge(db store.Querier, o JudgeOptions) (metrics, scores *Result, err error
 	if err := o.checkMetrics(); err != nil {
 		return nil, nil, err
 	}
+	if err := o.checkSteps(db, e.Name); err != nil {
+		return nil, nil, err
+	}
 	if o.StepN > 0 || o.Step < 10*time.Second { // the steps that write rows out (_judge_steps)
 		if err := checkExpansion(db, e.Name, "judge"); err != nil {
 			return nil, nil, err

@@ -3,7 +3,10 @@ package analyze
 import (
 	"database/sql"
 	"fmt"
+	"math"
 
+	"github.com/rewind-dev/rewind/hypothesis"
+	"github.com/rewind-dev/rewind/internal/param"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -31,4 +34,23 @@ func checkExpansion(db store.Querier, exp, analysis string) error {
 	}
 	return fmt.Errorf("experiment %q: its rows with count > 1 stand for %.0f requests, more than the %d that %s writes out one by one (the largest, run %q seq %d from line %d, has count %d): it needs one row per request, or fewer, larger steps",
 		exp, total.Float64, maxExpanded, analysis, run, seq, line, count)
+}
+
+// checkSteps refuses a {step} that cuts the experiment's span into more
+// than maxTicks steps: --step 1ns over a minute asked DuckDB for lists past
+// 2^32 elements.
+func (o JudgeOptions) checkSteps(db store.Querier, exp string) error {
+	if o.StepN > 0 {
+		return nil
+	}
+	var span sql.NullFloat64
+	if err := db.QueryRow(`SELECT max(t_ms) - min(t_ms) FROM requests WHERE experiment = ?`, exp).Scan(&span); err != nil || !span.Valid {
+		return err
+	}
+	n := math.Floor(span.Float64/msOf(o.Step)) + 1
+	if n <= maxTicks {
+		return nil
+	}
+	return param.Errorf("step", "{step} %s over the experiment's %s ms makes %s steps, more than %d: a longer {step}",
+		o.Step, hypothesis.TrimFloat(span.Float64), hypothesis.TrimFloat(n), maxTicks)
 }

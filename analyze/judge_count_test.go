@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // 400 rows of count 100,000 stand for 40 M requests: thresholds, judge's
@@ -35,5 +36,30 @@ func TestCountExpansionBound(t *testing.T) {
 	rate, _ := ParseRate("10/1s")
 	if _, _, err := Omission(db, OmissionOptions{Interval: rate}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf(want, "omission")) {
 		t.Errorf("omission: %v", err)
+	}
+}
+
+// A step or tick of 1 ns over a run of seconds is refused before any SQL
+// builds its lists, naming the parameter.
+func TestTickBounds(t *testing.T) {
+	db := logsDB(t, `{"run":"control","req":1,"attempt":1,"t_ms":0,"latency_ms":5,"outcome":"ok","tagged":false}
+{"run":"experiment","req":1,"attempt":1,"t_ms":5000,"latency_ms":5,"outcome":"ok","tagged":false}
+`)
+	if _, _, err := Judge(db, JudgeOptions{Step: 1}); err == nil || err.Error() != "step 1ns over the experiment's 5000 ms makes 5000000001 steps, more than 1000000: a longer step" {
+		t.Errorf("judge step 1ns: %v", err)
+	}
+	th, _ := ParseThreshold("http_req_duration: p(95)<500")
+	for _, c := range []struct {
+		o    ThresholdsOptions
+		want string
+	}{
+		{ThresholdsOptions{Every: 1}, "every 1ns over the longest run's 5 ms makes 5000000 evaluations, more than 1000000: a longer every"},
+		{ThresholdsOptions{Window: 1}, "window 1ns over the longest run's 5 ms makes 5000000 windows, more than 1000000: a longer window"},
+		{ThresholdsOptions{Every: time.Millisecond, Duration: 100000 * time.Hour}, "every 1ms over duration, 360000000000 ms makes 360000000000 evaluations, more than 1000000: a longer every"},
+	} {
+		c.o.Thresholds = []Threshold{th}
+		if _, err := Thresholds(db, c.o); err == nil || err.Error() != c.want {
+			t.Errorf("%+v: %v", c.o, err)
+		}
 	}
 }

@@ -18,6 +18,7 @@ var flags = map[string]string{
 	"closed-loop":       "closed-loop",
 	"control":           "control",
 	"expected-interval": "expected-interval",
+	"duration":          "duration",
 	"every":             "every",
 	"experiment":        "experiment",
 	"from":              "from",
