@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rewind-dev/rewind/hypothesis"
 )
 
 // 400 rows of count 100,000 stand for 40 M requests: thresholds, judge's
@@ -61,5 +63,20 @@ func TestTickBounds(t *testing.T) {
 		if _, err := Thresholds(db, c.o); err == nil || err.Error() != c.want {
 			t.Errorf("%+v: %v", c.o, err)
 		}
+	}
+}
+
+// A burn-rate rule of 1 ns over seconds of log is refused, naming it.
+func TestBurnWindowBound(t *testing.T) {
+	db := logsDB(t, `{"run":"a","req":1,"attempt":1,"t_ms":0,"latency_ms":5,"outcome":"ok","tagged":false}
+{"run":"a","req":2,"attempt":1,"t_ms":5000,"latency_ms":5,"outcome":"error","tagged":false}
+`)
+	rules, err := hypothesis.ParseBurnRules("1ms/1s>1,1ns/1s>1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = BurnRate(db, BurnRateOptions{SLO: "99%", Rules: rules})
+	if err == nil || err.Error() != "rules 1ns/1s>1: its short window of 1ns over the experiment's 5005 ms makes 5005000000 windows, more than 1000000: a longer short window" {
+		t.Errorf("1ns/1s>1: %v", err)
 	}
 }

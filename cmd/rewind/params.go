@@ -43,6 +43,7 @@ var flags = map[string]string{
 	"replace":           "replace",
 	"resolutions":       "resolutions",
 	"role":              "role",
+	"rules":             "rules",
 	"run":               "run",
 	"set":               "set",
 	"speed":             "speed",
