@@ -99,6 +99,8 @@ type haproxyLog struct {
 	pending []event   // RFC 3164 events before the first request
 	stamps  []string
 	utc     bool // some request's date was read as UTC
+	// noticeBytes is the text of the notices so far (haproxyMaxNotices).
+	noticeBytes int
 }
 
 // line decodes one log line; true when it is a request row (in h.r).
@@ -106,8 +108,7 @@ func (h *haproxyLog) line(line int64, b []byte) (bool, error) {
 	sh, msg := cutSyslog(b)
 	tok, rest, ok := haproxyPrefix(msg)
 	if !ok {
-		h.message(line, sh, string(msg))
-		return false, nil
+		return false, h.message(line, sh, string(msg))
 	}
 	loc := time.UTC
 	if sh.kind == "rfc5424" && !sh.t.IsZero() {
@@ -332,15 +333,32 @@ func (h *haproxyLog) tcpLine(line int64, sh syslogHead, a attrSet, date time.Tim
 	if err := haproxyCounters(a, line, tok[2], tok[3]); err != nil {
 		return err
 	}
+	if err := eventTime(line, "date", date); err != nil {
+		return err
+	}
 	h.c.add(event{line: line, run: h.run, typ: "haproxy.message", subject: mid[0], state: "connection",
 		tsUs: date.UnixMicro(), hasTs: true, attrs: a.String()})
 	return nil
 }
 
 // message makes a line that is not a request an event, timed by its
-// syslog prefix; an RFC 3164 one waits for a request date to give it a year.
-func (h *haproxyLog) message(line int64, sh syslogHead, msg string) {
-	subject, state, _ := haproxyMessageSubject(msg)
+// syslog prefix; an RFC 3164 one waits for a request date to give it a
+// year. A line is refused unless it is one of HAProxy's notices or comes
+// from HAProxy's syslog tag, and the notices of one file are bounded, so
+// garbage between the requests is neither stored nor held in memory.
+func (h *haproxyLog) message(line int64, sh syslogHead, msg string) error {
+	subject, state, known := haproxyMessageSubject(msg)
+	if !known && sh.app != "haproxy" {
+		return lineErr(line, "not an HAProxy request or notice: %q", truncate(msg, 40))
+	}
+	if h.noticeBytes += len(msg); h.noticeBytes > haproxyMaxNotices {
+		return lineErr(line, "the notices (lines that are not requests) pass %d MiB: not an HAProxy log", haproxyMaxNotices>>20)
+	}
+	if !sh.t.IsZero() {
+		if err := eventTime(line, "timestamp", sh.t); err != nil {
+			return err
+		}
+	}
 	a := attrSet{}
 	a.str("message", msg)
 	haproxySyslog(a, sh)
@@ -354,12 +372,24 @@ func (h *haproxyLog) message(line int64, sh syslogHead, msg string) {
 		if h.ref.IsZero() {
 			h.pending = append(h.pending, ev)
 			h.stamps = append(h.stamps, sh.stamp)
-			return
+			return nil
 		}
 		ev.tsUs, ev.hasTs = in3164Year(sh.stamp, h.ref, h.ref.Location()).UnixMicro(), true
 	}
 	ev.attrs = a.String()
 	h.c.add(ev)
+	return nil
+}
+
+// haproxyMaxNotices bounds the text of one file's notices (docs/limits.md).
+const haproxyMaxNotices = 64 << 20
+
+// eventTime holds an event's time to the years requests are held to.
+func eventTime(line int64, field string, t time.Time) error {
+	if us := t.UnixMicro(); us < minTsUs || us > maxTsUs {
+		return fieldErr(line, field, "time %s is out of range (want the years 1900 to 2199)", t.UTC().Format(time.RFC3339Nano))
+	}
+	return nil
 }
 
 // flushPending adds the events that waited for a year, timed when a
