@@ -83,6 +83,9 @@ func (l *loader) applyMaps(ctx context.Context, fileID int64) error {
 		if fails {
 			return l.mapRowErr(ctx, at, m, expr, scope, args)
 		}
+		if err := l.mapLength(ctx, m, expr, scope, args); err != nil {
+			return err
+		}
 		var line sql.NullInt64
 		var got sql.NullString
 		err = l.conn.QueryRowContext(ctx, `SELECT line, (`+expr+`)::VARCHAR FROM `+scope+`
