@@ -1,0 +1,20 @@
+package analyze
+
+import "testing"
+
+// A {by} past the group bound is refused before the query runs, naming
+// the fields and the count (the bound lowered here to 1 group).
+func TestStopDamageGroupBound(t *testing.T) {
+	q := ingestedDB(t, "../fixtures/chaos/gunluk.json")
+	defer func(n int64) { maxStopDamageGroups = n }(maxStopDamageGroups)
+	maxStopDamageGroups = 1
+	_, err := StopDamage(q, StopDamageOptions{By: []string{"outcome"}})
+	want := "by outcome: 2 groups over 800 rows, more than the 1 stop-damage takes (a key with about one value per row, like seq, makes a group per row)"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+	maxStopDamageGroups = 2
+	if _, err := StopDamage(q, StopDamageOptions{By: []string{"outcome"}}); err != nil {
+		t.Errorf("2 groups, bound 2: %v", err)
+	}
+}
