@@ -18,3 +18,12 @@ func TestStopDamageGroupBound(t *testing.T) {
 		t.Errorf("2 groups, bound 2: %v", err)
 	}
 }
+
+// blast-radius's {start} is a request position: -1 is refused, not read.
+func TestBlastRadiusNegativeStart(t *testing.T) {
+	q := ingestedDB(t, "../fixtures/chaos/gunluk.json")
+	_, err := BlastRadius(q, BlastRadiusOptions{Start: -1, StartSet: true})
+	if err == nil || err.Error() != "start -1: want a request position of 0 or more" {
+		t.Errorf("start -1: %v", err)
+	}
+}

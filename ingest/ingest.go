@@ -94,6 +94,9 @@ func Files(ctx context.Context, db DB, opts Options, paths []string) ([]Result, 
 	if opts.Replace && opts.Append {
 		return nil, param.Errorf("replace", "{replace} and {append} exclude each other")
 	}
+	if err := checkParams(opts.Params); err != nil {
+		return nil, err
+	}
 	okRanges, err := parseStatusRanges(opts.OkStatus)
 	if err != nil {
 		return nil, err
