@@ -18,10 +18,10 @@ var knownParams = map[string]struct {
 }{
 	"start":            {true, 0, 1 << 53, "a request position: a whole number of 0 or more"},
 	"window":           {true, 1, 1 << 53, "a window of requests: a whole number of 1 or more"},
-	"window_ms":        {false, math.SmallestNonzeroFloat64, maxMs, "a window in ms: a number above 0, at most 1e15"},
+	"window_ms":        {false, math.SmallestNonzeroFloat64, maxMs, "a window in ms: a number above 0, at most 4e12"},
 	"rounds":           {true, 1, 1 << 53, "a number of rounds: a whole number of 1 or more"},
-	"affected_from_ms": {false, 0, maxMs, "a time in ms: a number from 0 to 1e15"},
-	"affected_to_ms":   {false, 0, maxMs, "a time in ms: a number from 0 to 1e15"},
+	"affected_from_ms": {false, 0, maxMs, "a time in ms: a number from 0 to 4e12"},
+	"affected_to_ms":   {false, 0, maxMs, "a time in ms: a number from 0 to 4e12"},
 }
 
 // checkParams refuses a known {set} key whose value is not what the
