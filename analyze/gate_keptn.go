@@ -99,7 +99,7 @@ func readKeptn(o GateOptions) (keptnSLO, error) {
 		}
 	}
 	for i := range y.Objectives {
-		obj, err := keptnObjectiveAt(o, &y.Objectives[i])
+		obj, err := keptnObjectiveAt(o, &y.Objectives[i], i)
 		if err != nil {
 			return s, err
 		}
@@ -108,7 +108,7 @@ func readKeptn(o GateOptions) (keptnSLO, error) {
 	return s, nil
 }
 
-func keptnObjectiveAt(o GateOptions, n *yaml.Node) (keptnObjective, error) {
+func keptnObjectiveAt(o GateOptions, n *yaml.Node, i int) (keptnObjective, error) {
 	type set struct {
 		Criteria []string `yaml:"criteria"`
 	}
@@ -120,7 +120,7 @@ func keptnObjectiveAt(o GateOptions, n *yaml.Node) (keptnObjective, error) {
 		Weight      int    `yaml:"weight"`
 		KeySLI      bool   `yaml:"key_sli"`
 	}
-	if err := decodeAt(o.File, n, &y); err != nil {
+	if err := decodePath(o.File, n, fmt.Sprintf("objectives[%d]", i), &y); err != nil {
 		return keptnObjective{}, err
 	}
 	obj := keptnObjective{SLI: y.SLI, Display: y.DisplayName, Weight: y.Weight, Key: y.KeySLI}

@@ -53,3 +53,15 @@ func TestKeptnNegativeWeight(t *testing.T) {
 		t.Errorf("weight -1: %v", err)
 	}
 }
+
+// Keptn and Flagger type errors name the objective or metric, not a Go type.
+func TestGateYAMLTypeErrors(t *testing.T) {
+	_, err := keptnTestSLO("total_score: {pass: 90%}\nobjectives:\n- sli: a\n  weight: x\n", map[string]string{"a": "p95"})
+	if err == nil || err.Error() != `slo.yaml:4: objectives[0]: want a number, got the text "x"` {
+		t.Errorf("keptn: %v", err)
+	}
+	_, err = readFlagger(GateOptions{File: "c.yaml", Data: []byte("kind: Canary\nspec:\n  analysis:\n    stepWeight: 5\n    metrics:\n    - name: [1]\n"), Metrics: map[string]string{}})
+	if err == nil || err.Error() != `c.yaml:6: analysis.metrics[0]: want text, got a list` {
+		t.Errorf("flagger: %v", err)
+	}
+}
