@@ -135,7 +135,7 @@ func (h *haproxyLog) line(line int64, b []byte) (bool, error) {
 		return false, h.tcpLine(line, sh, a, date, mid, tail)
 	case 5:
 	default:
-		return false, fieldErr(line, "timers", "want TR/Tw/Tc/Tr/Ta (httplog) or Tw/Tc/Tt (tcplog), got %q", mid[2])
+		return false, fieldErr(line, "timers", "want TR/Tw/Tc/Tr/Ta (httplog) or Tw/Tc/Tt (tcplog), got %q", truncate(mid[2], 40))
 	}
 	return true, h.request(line, a, date, mid[2], tail)
 }
@@ -167,7 +167,7 @@ func (h *haproxyLog) request(line int64, a attrSet, date time.Time, timers strin
 	}
 	st, err := strconv.ParseInt(tok[0], 10, 32)
 	if err != nil || st < -1 || st > 999 {
-		return fieldErr(line, "status_code", "want an HTTP status code, got %q", tok[0])
+		return fieldErr(line, "status_code", "want an HTTP status code, got %q", truncate(tok[0], 40))
 	}
 	r.status = int32(max(st, 0))
 	r.set(colStatus)
@@ -195,7 +195,7 @@ func haproxyTimers(a attrSet, line int64, s string, names []string) (int64, erro
 		plus := strings.HasPrefix(p, "+")
 		n, err := strconv.ParseInt(strings.TrimPrefix(p, "+"), 10, 64)
 		if err != nil || n < -1 {
-			return 0, fieldErr(line, names[i], "want milliseconds (an integer, -1 when not reached), got %q", p)
+			return 0, fieldErr(line, names[i], "want milliseconds (an integer, -1 when not reached), got %q", truncate(p, 40))
 		}
 		switch {
 		case n == -1:
@@ -218,7 +218,7 @@ func haproxyTimers(a attrSet, line int64, s string, names []string) (int64, erro
 func haproxyCount(a attrSet, line int64, name, s string) error {
 	n, err := strconv.ParseInt(strings.TrimPrefix(s, "+"), 10, 64)
 	if err != nil || n < 0 {
-		return fieldErr(line, name, "want a byte count, got %q", s)
+		return fieldErr(line, name, "want a byte count, got %q", truncate(s, 40))
 	}
 	if strings.HasPrefix(s, "+") {
 		a.flag("logasap")
@@ -241,7 +241,7 @@ func haproxyCounters(a attrSet, line int64, conns, queues string) error {
 	}{{conns, haproxyConnNames}, {queues, haproxyQueueNames}} {
 		parts := strings.Split(g.s, "/")
 		if len(parts) != len(g.names) {
-			return fieldErr(line, strings.Join(g.names, "/"), "want %d counts separated by /, got %q", len(g.names), g.s)
+			return fieldErr(line, strings.Join(g.names, "/"), "want %d counts separated by /, got %q", len(g.names), truncate(g.s, 40))
 		}
 		for i, p := range parts {
 			if g.names[i] == "retries" && strings.HasPrefix(p, "+") {
@@ -250,7 +250,7 @@ func haproxyCounters(a attrSet, line int64, conns, queues string) error {
 			}
 			n, err := strconv.ParseInt(p, 10, 64)
 			if err != nil || n < 0 {
-				return fieldErr(line, g.names[i], "want a count, got %q", parts[i])
+				return fieldErr(line, g.names[i], "want a count, got %q", truncate(parts[i], 40))
 			}
 			a.num(g.names[i], n)
 		}
@@ -304,7 +304,7 @@ func haproxyClient(a attrSet, s string) {
 func haproxyBackend(a attrSet, line int64, s string) error {
 	b, srv, ok := strings.Cut(s, "/")
 	if !ok {
-		return fieldErr(line, "backend_name/server_name", "want backend/server, got %q", s)
+		return fieldErr(line, "backend_name/server_name", "want backend/server, got %q", truncate(s, 40))
 	}
 	a.str("backend_name", b)
 	a.str("server_name", srv)

@@ -47,9 +47,9 @@ func (v val) absent() bool { return v.kind == 'z' || (v.kind == 't' && v.s == ""
 func (v val) describe() string {
 	switch v.kind {
 	case 's', 't':
-		return fmt.Sprintf("%q", v.s)
+		return fmt.Sprintf("%q", truncate(v.s, 40))
 	case 'n':
-		return "number " + v.s
+		return "number " + truncate(v.s, 40)
 	case 'b':
 		return "boolean " + v.s
 	case 'o':
@@ -176,7 +176,7 @@ func floatField(col int, dst func(*row) *float64) setter {
 		t := strings.TrimSpace(v.s)
 		f, err := strconv.ParseFloat(t, 64)
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || !decimalText(t) {
-			return fmt.Errorf("not a number %q", v.s)
+			return fmt.Errorf("not a number %q", truncate(v.s, 40))
 		}
 		*dst(r) = f
 		r.set(col)
