@@ -16,6 +16,7 @@ var flags = map[string]string{
 	"baseline-until":    "baseline-until",
 	"by":                "by",
 	"closed-loop":       "closed-loop",
+	"confidence":        "confidence",
 	"control":           "control",
 	"expected-interval": "expected-interval",
 	"duration":          "duration",
