@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"github.com/rewind-dev/rewind/internal/param"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -20,6 +21,9 @@ func BlastRadius(db store.Querier, o BlastRadiusOptions) (*Result, error) {
 		return nil, err
 	}
 	start := o.Start
+	if o.StartSet && start < 0 {
+		return nil, param.Errorf("start", "{start} %d: want a request position of 0 or more", start)
+	}
 	if !o.StartSet {
 		if s, ok := e.Number("start"); ok {
 			start = int64(s)

@@ -57,6 +57,9 @@ func BurnRate(db store.Querier, o BurnRateOptions) (*Result, error) {
 	if len(rules) == 0 {
 		rules = hypothesis.DefaultBurnRules
 	}
+	if err := checkBurnWindows(db, e.Name, rules); err != nil {
+		return nil, err
+	}
 	res, err := Query(db, "burn-rate", store.Units("burn_rate"), o.sql(good, rules, g), e.Name)
 	if err != nil {
 		return nil, err

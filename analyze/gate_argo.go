@@ -1,14 +1,10 @@
 package analyze
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"time"
-
-	"github.com/expr-lang/expr"
-	"github.com/expr-lang/expr/file"
 )
 
 // Argo's analysis phases, best to worst (utils/analysis/helpers.go,
@@ -19,8 +15,9 @@ var argoOrder = []string{"Successful", "Running", "Pending", "Inconclusive", "Er
 // errs is retried after 10 s, whatever the metric's interval.
 const argoErrorRetry = 10 * time.Second
 
-// argoMaxReconciles bounds a replay (a 1 ms interval over a day of log).
-const argoMaxReconciles = 1_000_000
+// argoMaxReconciles bounds a replay's loop, past checkSpan's bound on the
+// measurements a schedule makes.
+const argoMaxReconciles = 4 * gateMaxMeasurements
 
 // argoState is one metric's MetricResult.
 type argoState struct {
@@ -205,8 +202,16 @@ func replayArgo(src *gateSource, o GateOptions, end float64, out *Result) (gateD
 	if err != nil {
 		return gateDecision{}, err
 	}
+	if step, what, ok := argoStep(metrics); ok {
+		if err := src.checkSpan(o, step, end, "%s: %s", o.File, what); err != nil {
+			return gateDecision{}, err
+		}
+	}
 	for range 1000 {
 		rows, d, missing := simulateArgo(metrics, src.cache, msOf(o.Start), end)
+		if math.IsNaN(d.at) && d.evals >= argoMaxReconciles {
+			return gateDecision{}, fmt.Errorf("%s: the replay passed %d reconciles before the log ended", o.File, argoMaxReconciles)
+		}
 		if len(missing) == 0 {
 			out.Rows = rows
 			return d, nil
@@ -323,50 +328,6 @@ func argoMeasure(m argoMetric, value any, defined bool) (string, string) {
 		return "Inconclusive", ""
 	}
 	return "Successful", ""
-}
-
-// argoCondition is Argo's EvalCondition: the same expr library, the same
-// environment.
-func argoCondition(result any, condition string) (ok bool, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("evaluation logic panicked: %v", r)
-		}
-	}()
-	isNil := func(any) bool { return result == nil }
-	env := map[string]any{
-		"result": result, "asInt": argoAsInt, "asFloat": argoAsFloat,
-		"isNaN": math.IsNaN, "isInf": func(f float64) bool { return math.IsInf(f, 0) },
-		"isNil": isNil, "default": func(_, d any) any {
-			if result == nil {
-				return d
-			}
-			return result
-		},
-	}
-	program, err := expr.Compile(condition, expr.Env(env))
-	if err != nil {
-		return false, exprMessage(err)
-	}
-	out, err := expr.Run(program, env)
-	if err != nil {
-		return false, exprMessage(err)
-	}
-	b, isBool := out.(bool)
-	if !isBool {
-		return false, fmt.Errorf("expected bool, but got %T", out)
-	}
-	return b, nil
-}
-
-// exprMessage keeps an expr error's message without its source excerpt,
-// as Argo unwraps file.Error.
-func exprMessage(err error) error {
-	var fe *file.Error
-	if errors.As(err, &fe) {
-		return errors.New(fe.Message)
-	}
-	return err
 }
 
 func argoAsInt(in any) int64 {

@@ -84,7 +84,7 @@ func readArgo(o GateOptions) ([]argoMetric, error) {
 
 func argoMetricAt(o GateOptions, n *yaml.Node, i int) (argoMetric, error) {
 	var y argoMetricYAML
-	if err := decodeAt(o.File, n, &y); err != nil {
+	if err := decodePath(o.File, n, fmt.Sprintf("metrics[%d]", i), &y); err != nil {
 		return argoMetric{}, err
 	}
 	m := argoMetric{Name: y.Name, Count: y.Count.n, SuccessCondition: y.SuccessCondition, FailureCondition: y.FailureCondition,

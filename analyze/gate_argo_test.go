@@ -132,6 +132,10 @@ func TestArgoReadErrors(t *testing.T) {
 		{"kind: AnalysisTemplate\nspec:\n  metrics: [\n", "t.yaml:3: did not find expected node content"},
 		{"kind: AnalysisTemplate\nspec:\n  metrics:\n  - name: b\n", "t.yaml:4: Argo metric \"b\" has no rewind metric"},
 		{"kind: Rollout\n", "t.yaml: no AnalysisTemplate"},
+		// type errors in the file's words, at the metric's path, no Go types
+		{"kind: AnalysisTemplate\nspec:\n  metrics:\n  - [1]\n", "t.yaml:4: metrics[0]: want a mapping, got a list"},
+		{"kind: AnalysisTemplate\nspec:\n  metrics:\n  - name: a\n  - name: b\n    successCondition: [x]\n", "t.yaml:6: metrics[1]: want text, got a list"},
+		{"kind: AnalysisTemplate\nspec:\n  metrics: abc\n", "t.yaml:3: want a list, got the text \"abc\""},
 	} {
 		_, err := readArgo(GateOptions{File: "t.yaml", Data: []byte(c.yaml), Metrics: map[string]string{"a": "ok_share"}})
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -87,7 +87,7 @@ func flaggerAnalysis(o GateOptions, n *yaml.Node) (flaggerCanary, error) {
 		c.Threshold = 1
 	}
 	for i := range a.Metrics {
-		m, err := flaggerMetricAt(o, &a.Metrics[i])
+		m, err := flaggerMetricAt(o, &a.Metrics[i], i)
 		if err != nil {
 			return c, err
 		}
@@ -99,7 +99,7 @@ func flaggerAnalysis(o GateOptions, n *yaml.Node) (flaggerCanary, error) {
 	return c, nil
 }
 
-func flaggerMetricAt(o GateOptions, n *yaml.Node) (flaggerMetric, error) {
+func flaggerMetricAt(o GateOptions, n *yaml.Node, i int) (flaggerMetric, error) {
 	var y struct {
 		Name           string     `yaml:"name"`
 		Interval       string     `yaml:"interval"`
@@ -111,7 +111,7 @@ func flaggerMetricAt(o GateOptions, n *yaml.Node) (flaggerMetric, error) {
 		Query       string    `yaml:"query"`
 		TemplateRef yaml.Node `yaml:"templateRef"`
 	}
-	if err := decodeAt(o.File, n, &y); err != nil {
+	if err := decodePath(o.File, n, fmt.Sprintf("analysis.metrics[%d]", i), &y); err != nil {
 		return flaggerMetric{}, err
 	}
 	m := flaggerMetric{Name: y.Name, Threshold: y.Threshold, Window: time.Minute, Template: y.TemplateRef.Kind != 0}
@@ -199,6 +199,9 @@ func replayFlagger(src *gateSource, o GateOptions, end float64, out *Result) (ga
 		return gateDecision{}, err
 	}
 	start, step := msOf(o.Start), msOf(c.Interval)
+	if err := src.checkSpan(o, step, end, "%s: the analysis interval %s", o.File, c.Interval.String()); err != nil {
+		return gateDecision{}, err
+	}
 	var ws []gateWindow
 	for t := start; t <= end; t += step {
 		for _, m := range c.Metrics {

@@ -99,7 +99,7 @@ func readKeptn(o GateOptions) (keptnSLO, error) {
 		}
 	}
 	for i := range y.Objectives {
-		obj, err := keptnObjectiveAt(o, &y.Objectives[i])
+		obj, err := keptnObjectiveAt(o, &y.Objectives[i], i)
 		if err != nil {
 			return s, err
 		}
@@ -108,7 +108,7 @@ func readKeptn(o GateOptions) (keptnSLO, error) {
 	return s, nil
 }
 
-func keptnObjectiveAt(o GateOptions, n *yaml.Node) (keptnObjective, error) {
+func keptnObjectiveAt(o GateOptions, n *yaml.Node, i int) (keptnObjective, error) {
 	type set struct {
 		Criteria []string `yaml:"criteria"`
 	}
@@ -120,10 +120,13 @@ func keptnObjectiveAt(o GateOptions, n *yaml.Node) (keptnObjective, error) {
 		Weight      int    `yaml:"weight"`
 		KeySLI      bool   `yaml:"key_sli"`
 	}
-	if err := decodeAt(o.File, n, &y); err != nil {
+	if err := decodePath(o.File, n, fmt.Sprintf("objectives[%d]", i), &y); err != nil {
 		return keptnObjective{}, err
 	}
 	obj := keptnObjective{SLI: y.SLI, Display: y.DisplayName, Weight: y.Weight, Key: y.KeySLI}
+	if obj.Weight < 0 {
+		return obj, lineErr(o.File, n, "objective %q: weight %d: want a weight of 0 (meaning 1) or more", y.SLI, y.Weight)
+	}
 	if obj.Weight == 0 {
 		obj.Weight = 1
 	}
@@ -207,6 +210,9 @@ func replayKeptn(src *gateSource, o GateOptions, end float64, out *Result) (gate
 	every := o.Every
 	if every <= 0 {
 		every = time.Minute
+	}
+	if err := src.checkSpan(o, msOf(every), end, "{every} %s", every.String()); err != nil {
+		return gateDecision{}, err
 	}
 	var ws []gateWindow
 	for t := msOf(o.Start); t < end; t += msOf(every) {

@@ -34,11 +34,12 @@ func yamlDocs(file string, data []byte) ([]*yaml.Node, error) {
 
 var yamlLineRE = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 
-// yamlError rewrites the library's "yaml: line N: msg" as "file:N: msg".
+// yamlError rewrites the library's "yaml: line N: msg" as "file:N: msg",
+// and its type errors in the file's words, not Go's.
 func yamlError(file string, err error) error {
 	var te *yaml.TypeError
 	if errors.As(err, &te) && len(te.Errors) > 0 {
-		err = errors.New(te.Errors[0])
+		err = errors.New(yamlTypeText(te.Errors[0]))
 	}
 	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
 		return fmt.Errorf("%s:%s: %s", file, m[1], m[2])
@@ -52,6 +53,52 @@ func decodeAt(file string, n *yaml.Node, v any) error {
 		return yamlError(file, err)
 	}
 	return nil
+}
+
+// decodePath is decodeAt for a node at path (metrics[0]), which its errors
+// name: "file:12: metrics[0]: want a mapping, got a list".
+func decodePath(file string, n *yaml.Node, path string, v any) error {
+	err := decodeAt(file, n, v)
+	if err == nil {
+		return nil
+	}
+	if m := fileLineRE.FindStringSubmatch(err.Error()); m != nil {
+		return fmt.Errorf("%s%s: %s", m[1], path, m[2])
+	}
+	return err
+}
+
+var fileLineRE = regexp.MustCompile(`^(.*?:\d+: )(.*)$`)
+
+var yamlTypeRE = regexp.MustCompile("^(line \\d+: )?cannot unmarshal !!(\\w+)(?: `(.*)`)? into (.+)$")
+
+// yamlTypeText says a type error as the file's reader sees it: what was
+// wanted and what was found, without Go's type names.
+func yamlTypeText(msg string) string {
+	m := yamlTypeRE.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	got := map[string]string{"seq": "a list", "map": "a mapping", "str": "the text %q", "int": "the number %s",
+		"float": "the number %s", "bool": "%s", "null": "nothing"}[m[2]]
+	if got == "" {
+		got = m[2]
+	}
+	if strings.Contains(got, "%") {
+		got = fmt.Sprintf(got, m[3])
+	}
+	want := "a mapping"
+	switch t := m[4]; {
+	case strings.HasPrefix(t, "[]"):
+		want = "a list"
+	case t == "string":
+		want = "text"
+	case t == "bool":
+		want = "true or false"
+	case strings.HasPrefix(t, "int"), strings.HasPrefix(t, "uint"), strings.HasPrefix(t, "float"):
+		want = "a number"
+	}
+	return m[1] + "want " + want + ", got " + got
 }
 
 // kindOf is a document's top-level kind, "" when it has none.

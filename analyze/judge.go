@@ -28,6 +28,9 @@ type JudgeOptions struct {
 	// Lookback > 0, over the last Lookback. Multiples of Step.
 	Interval, Warmup, Lookback time.Duration
 	By                         []string // fields whose values split each side into groups (docs/by.md)
+	// Confidence is the Mann-Whitney interval's level, between 0 and 1
+	// (0: Kayenta's 0.98).
+	Confidence float64
 }
 
 // Kayenta's MannWhitneyClassifier parameters in NetflixACAJudge.
@@ -78,6 +81,14 @@ func Judge(db store.Querier, o JudgeOptions) (metrics, scores *Result, err error
 	o = o.withDefaults()
 	if err := o.checkMetrics(); err != nil {
 		return nil, nil, err
+	}
+	if err := o.checkSteps(db, e.Name); err != nil {
+		return nil, nil, err
+	}
+	if o.StepN > 0 || o.Step < 10*time.Second { // the steps that write rows out (_judge_steps)
+		if err := checkExpansion(db, e.Name, "judge"); err != nil {
+			return nil, nil, err
+		}
 	}
 	g, err := groupBy(db, e.Name, o.By)
 	if err != nil {
@@ -157,6 +168,9 @@ func (o JudgeOptions) withDefaults() JudgeOptions {
 var JudgeMetrics = []string{"mean", "p50", "p90", "p95", "p99", "p99.9", "max", "error_rate", "ok_share", "throughput"}
 
 func (o JudgeOptions) checkMetrics() error {
+	if c := o.Confidence; c != 0 && !(c > 0 && c < 1) {
+		return param.Errorf("confidence", "{confidence} %g: want a level between 0 and 1, such as 0.95", c)
+	}
 	seen := map[string]bool{}
 	for _, m := range o.Metrics {
 		switch {
@@ -261,7 +275,11 @@ func judgeInterval(o JudgeOptions, arrays map[string]judgeArrays, iv judgeIv, ou
 		a := arrays[m.Name]
 		control := prepare(iv.pick(a.start["control"], a.value["control"]), m)
 		experiment := prepare(iv.pick(a.start["experiment"], a.value["experiment"]), m)
-		v := m.classifier().classify(control, experiment, m.Direction, m.ReplaceNaN, m.Critical, m.MustHaveData)
+		c := m.classifier()
+		if o.Confidence > 0 {
+			c.conf = o.Confidence
+		}
+		v := c.classify(control, experiment, m.Direction, m.ReplaceNaN, m.Critical, m.MustHaveData)
 		judged = append(judged, judgedMetric{Name: m.Name, Groups: m.Groups, Label: v.Label, Reason: v.Reason, Critical: v.Critical, Muted: m.Muted})
 		out.Rows = append(out.Rows, metricRow(iv, m, v, len(control), len(experiment)))
 	}

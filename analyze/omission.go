@@ -98,6 +98,9 @@ func checkedSchedule(db store.Querier, exp string, o OmissionOptions, src omissi
 	if err := src.checkSchedule(exp); err != nil {
 		return nil, nil, err
 	}
+	if err := checkExpansion(db, exp, "omission"); err != nil {
+		return nil, nil, err
+	}
 	return schedule(db, exp, o, src)
 }
 

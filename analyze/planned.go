@@ -27,20 +27,23 @@ func plannedCount(db store.Querier, pred string, stored bool, e store.Experiment
 	if reason != "" {
 		return 0, refuse(reason)
 	}
+	// The plan is spliced into SQL with text after it: a line comment at
+	// its end ('true --') would eat that text, so it ends a line.
+	sqlPred := pred + "\n"
 	var n int64
 	// experiment_window numbers the rows (pos) with a sort; a plan that
 	// does not name pos counts the same rows without it (and when that
 	// fails, the error is the one over experiment_window, which a user
 	// knows).
 	count := func(from string) error {
-		return db.QueryRow(`SELECT count(*) FROM `+from+`(?, ?) WHERE `+pred, e.Name, start).Scan(&n)
+		return db.QueryRow(`SELECT count(*) FROM `+from+`(?, ?) WHERE `+sqlPred, e.Name, start).Scan(&n)
 	}
 	if namesPos.MatchString(pred) || count("_experiment_rows") != nil {
 		if err := count("experiment_window"); err != nil {
 			return 0, fmt.Errorf("planned predicate %q: %w", pred, err)
 		}
 	}
-	if reason, err = hypothesis.CheckPlannedType(db, pred, e.Name, start); err != nil {
+	if reason, err = hypothesis.CheckPlannedType(db, sqlPred, e.Name, start); err != nil {
 		return 0, fmt.Errorf("planned predicate %q: %w", pred, err)
 	}
 	if reason != "" {

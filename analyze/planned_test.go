@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -122,5 +123,22 @@ func TestPlannedStored(t *testing.T) {
 	}
 	if _, err := BlastRadius(db, BlastRadiusOptions{Planned: "tag_hash(20260731, req) < 0.05"}); err != nil {
 		t.Errorf("--planned over a bad stored plan: %v", err)
+	}
+}
+
+// A plan ending in a line comment counts as the plan without it: the
+// comment used to eat the SQL around the plan ('true --').
+func TestPlannedLineComment(t *testing.T) {
+	q := ingestedDB(t, "../fixtures/chaos/gunluk.json")
+	want, err := BlastRadius(q, BlastRadiusOptions{Planned: "true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := BlastRadius(q, BlastRadiusOptions{Planned: "true -- all of them"})
+	if err != nil {
+		t.Fatalf("true --: %v", err)
+	}
+	if fmt.Sprint(got.Rows) != fmt.Sprint(want.Rows) {
+		t.Errorf("true --: %v, want %v", got.Rows, want.Rows)
 	}
 }

@@ -30,6 +30,9 @@ func Retries(db store.Querier, o RetriesOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkRetriesSpan(db, e.Name); err != nil {
+		return nil, err
+	}
 	g, err := groupBy(db, e.Name, o.By)
 	if err != nil {
 		return nil, err

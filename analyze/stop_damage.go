@@ -59,6 +59,9 @@ func StopDamage(db store.Querier, o StopDamageOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkStopDamageGroups(db, e.Name, g, o.By); err != nil {
+		return nil, err
+	}
 	n, ms := w.SQLArgs()
 	q := fmt.Sprintf(`SELECT %s FROM %s, size_n := ?, size_ms := ?, ks := [%s], f := %s, a := %s%s)`,
 		g.sel("*"), g.call("stop_damage"), strings.Join(parts, ", "), f, a, s.Args())

@@ -49,6 +49,12 @@ func Thresholds(db store.Querier, o ThresholdsOptions) (*Result, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
+	if err := checkExpansion(db, e.Name, "thresholds"); err != nil {
+		return nil, err
+	}
+	if err := o.checkTicks(db, e.Name); err != nil {
+		return nil, err
+	}
 	ts := o.Thresholds
 	if len(ts) == 0 {
 		if ts, err = recordedThresholds(db, e.Name); err != nil {

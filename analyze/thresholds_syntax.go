@@ -166,17 +166,28 @@ func k6Duration(raw json.RawMessage) (time.Duration, bool, error) {
 	}
 	var ms float64
 	if json.Unmarshal(raw, &ms) == nil {
-		return time.Duration(ms * float64(time.Millisecond)), true, nil
+		return k6Ms(ms, s)
 	}
 	var text string
 	if err := json.Unmarshal(raw, &text); err != nil {
 		return 0, false, fmt.Errorf("want a duration such as \"10s\", got %s", s)
 	}
 	if ms, err := strconv.ParseFloat(text, 64); err == nil { // k6: a string without a unit is ms
-		return time.Duration(ms * float64(time.Millisecond)), true, nil
+		return k6Ms(ms, text)
 	}
 	d, err := hypothesis.ParseLongDuration(text)
 	return d, err == nil, err
+}
+
+// maxDelayMs bounds a delay given in ms (a Duration holds 292 years; 1e300
+// overflowed it, and the SQL that read it failed on an INT128 cast).
+const maxDelayMs = 1e12
+
+func k6Ms(ms float64, text string) (time.Duration, bool, error) {
+	if !(ms >= 0 && ms <= maxDelayMs) {
+		return 0, false, fmt.Errorf("%s ms: want a delay from 0 to 1e12 ms (about 31 years)", text)
+	}
+	return time.Duration(ms * float64(time.Millisecond)), true, nil
 }
 
 // parseExpression reads Source as k6's parseThresholdExpression does.

@@ -67,6 +67,9 @@ func TestParseThreshold(t *testing.T) {
 		"http_req_duration{status:1: avg<1": `threshold "http_req_duration{status:1: avg<1": metric has unmatched opening/close curly brace`,
 		`http_req_failed: {"threshold": 1}`: `threshold "http_req_failed: {\"threshold\": 1}": want a k6 threshold object {"threshold": "rate<0.01", "abortOnFail": true, "delayAbortEval": "10s"}: json: cannot unmarshal number into Go struct field .threshold of type string`,
 		"http_req_duration: avg<NaN":        `threshold "http_req_duration: avg<NaN": right-hand side "NaN": want a finite number below 1e18`,
+		// a delay past a Duration failed in SQL on an INT128 cast
+		`http_req_failed: {"threshold": "rate<0.01", "delayAbortEval": 1e300}`: `threshold "http_req_failed: {\"threshold\": \"rate<0.01\", \"delayAbortEval\": 1e300}": delayAbortEval: 1e300 ms: want a delay from 0 to 1e12 ms (about 31 years)`,
+		`http_req_failed: {"threshold": "rate<0.01", "delayAbortEval": "-5"}`:  `threshold "http_req_failed: {\"threshold\": \"rate<0.01\", \"delayAbortEval\": \"-5\"}": delayAbortEval: -5 ms: want a delay from 0 to 1e12 ms (about 31 years)`,
 	} {
 		_, err := ParseThreshold(in)
 		if err == nil || err.Error() != want {

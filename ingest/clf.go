@@ -2,7 +2,9 @@ package ingest
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rewind-dev/rewind/internal/param"
 )
@@ -102,6 +104,7 @@ type clfDecoder struct {
 	// each second's text on many lines.
 	lastTime   string
 	lastTimeUs int64
+	latName    string // the field the latency came from, for errors
 	// fineTime is set once a time the layout gives in whole seconds came
 	// with a fraction (Go reads one there): the file's times are finer.
 	fineTime bool
@@ -166,7 +169,7 @@ func (d *clfDecoder) line(r *row, b []byte, vals [][]byte) ([][]byte, error) {
 	if err := d.fields(r, vals); err != nil {
 		return vals, atLine(err, r.line)
 	}
-	end := d.lo.timeEnd()
+	end, latName := d.lo.timeEnd(), d.latName
 	switch {
 	case d.given && len(rest) > 0:
 		return vals, lineErr(r.line, "the line goes on after the log format's last field: %q", truncate(string(rest), 40))
@@ -175,18 +178,23 @@ func (d *clfDecoder) line(r *row, b []byte, vals [][]byte) ([][]byte, error) {
 		if err := t.read(rest); err != nil {
 			return vals, err
 		}
-		end = t.nginx
+		end, latName = t.nginx, "request_time"
 	}
-	d.finish(r, end)
-	return vals, nil
+	return vals, d.finish(r, end, latName)
 }
 
 // finish moves an end time back by the request's duration, names the run
-// and stores attrs.
-func (d *clfDecoder) finish(r *row, end bool) {
+// and stores attrs. A duration that moves the start out of the years
+// requests may have is the duration's error (latName), not the time's.
+func (d *clfDecoder) finish(r *row, end bool, latName string) error {
 	if end && r.is(colTsUs) {
 		if r.is(colLatency) {
-			r.tsUs -= int64(r.latency*1000 + 0.5)
+			start := r.tsUs - int64(r.latency*1000+0.5)
+			if start < minTsUs && r.tsUs >= minTsUs {
+				return fieldErr(r.line, latName, "a duration of %s ms puts the request's start before the year 1900 (it ended at %s)",
+					strconv.FormatFloat(r.latency, 'f', -1, 64), time.UnixMicro(r.tsUs).UTC().Format(time.RFC3339Nano))
+			}
+			r.tsUs = start
 		} else {
 			d.endNoLatency = true
 		}
@@ -195,6 +203,7 @@ func (d *clfDecoder) finish(r *row, end bool) {
 	r.set(colGroup)
 	r.attrs = d.attrs.json()
 	r.set(colAttrs)
+	return nil
 }
 
 func atLine(err error, line int64) error {
@@ -248,7 +257,7 @@ func (d *clfDecoder) field(r *row, f *logField, v []byte) error {
 		if err != nil {
 			return fieldErr(r.line, f.name, "%s", err.Error())
 		}
-		r.latency = ms
+		r.latency, d.latName = ms, f.name
 		r.set(colLatency)
 	case roleReqID:
 		r.reqText = unescape(v)

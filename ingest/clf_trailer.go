@@ -25,6 +25,9 @@ type trailer struct {
 	nginx bool // an nginx $request_time: the logged time is the end
 	n     int  // fields read so far
 	extra int  // quoted fields with no name so far
+	// upstream: attrs has upstream_response_time (scanned: looked for it
+	// once), so a line of many fields is not scanned once per field.
+	upstream, scanned bool
 }
 
 type trailerToken struct {
@@ -78,7 +81,7 @@ func (t *trailer) token(tok trailerToken) error {
 		t.set(fmt.Sprintf("extra_%d", t.extra), tok.val)
 	case !t.nginx && nginxSeconds.Match(tok.val):
 		return t.requestTime(tok.val)
-	case t.nginx && !t.attrs.has("upstream_response_time") && upstreamList(tok.val):
+	case t.nginx && !t.hasUpstream() && upstreamList(tok.val):
 		t.set("upstream_response_time", tok.val)
 	case wholeNumber.Match(tok.val):
 		return fieldErr(t.r.line, t.field(), "%s is a whole number of unknown unit: Apache's %%D (µs), %s (ms) and %%T (s) all write one. "+
@@ -108,7 +111,15 @@ func (t *trailer) requestTime(v []byte) error {
 func (t *trailer) set(k string, v []byte) {
 	if !absentValue(v) {
 		t.attrs.add(k, unescape(v))
+		t.upstream = t.upstream || k == "upstream_response_time"
 	}
+}
+
+func (t *trailer) hasUpstream() bool {
+	if !t.upstream && !t.scanned {
+		t.upstream, t.scanned = t.attrs.has("upstream_response_time"), true
+	}
+	return t.upstream
 }
 
 // traefik reads Traefik's common format: the requests received since it

@@ -62,6 +62,7 @@ func gcpArray(in *input, each func(int64, []byte) error) error {
 	if _, err := dec.Token(); err != nil {
 		return lineErr(1, "bad JSON: %v", err)
 	}
+	lines := lineCounter{data: data, line: 1}
 	for dec.More() {
 		off := dec.InputOffset()
 		var raw stdjson.RawMessage
@@ -69,7 +70,7 @@ func gcpArray(in *input, each func(int64, []byte) error) error {
 			return gcpJSONErr(data, off, err)
 		}
 		start := off + int64(len(data[off:])-len(bytes.TrimLeft(data[off:], " \t\r\n,")))
-		if err := each(lineAt(data, start), raw); err != nil {
+		if err := each(lines.at(start), raw); err != nil {
 			return err
 		}
 	}
@@ -90,6 +91,22 @@ func gcpJSONErr(data []byte, off int64, err error) error {
 
 func lineAt(data []byte, off int64) int64 {
 	return int64(bytes.Count(data[:min(int(off), len(data))], []byte("\n"))) + 1
+}
+
+// lineCounter is lineAt for offsets that never decrease: it counts from
+// the last one, not from byte 0 for every element (a 47 MB array took 75 s).
+type lineCounter struct {
+	data      []byte
+	off, line int64
+}
+
+func (c *lineCounter) at(off int64) int64 {
+	off = min(off, int64(len(c.data)))
+	if off > c.off {
+		c.line += int64(bytes.Count(c.data[c.off:off], []byte("\n")))
+		c.off = off
+	}
+	return c.line
 }
 
 func gcpEntry(r *row, line int64, b []byte) error {

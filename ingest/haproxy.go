@@ -99,6 +99,8 @@ type haproxyLog struct {
 	pending []event   // RFC 3164 events before the first request
 	stamps  []string
 	utc     bool // some request's date was read as UTC
+	// noticeBytes is the text of the notices so far (haproxyMaxNotices).
+	noticeBytes int
 }
 
 // line decodes one log line; true when it is a request row (in h.r).
@@ -106,8 +108,7 @@ func (h *haproxyLog) line(line int64, b []byte) (bool, error) {
 	sh, msg := cutSyslog(b)
 	tok, rest, ok := haproxyPrefix(msg)
 	if !ok {
-		h.message(line, sh, string(msg))
-		return false, nil
+		return false, h.message(line, sh, string(msg))
 	}
 	loc := time.UTC
 	if sh.kind == "rfc5424" && !sh.t.IsZero() {
@@ -134,7 +135,7 @@ func (h *haproxyLog) line(line int64, b []byte) (bool, error) {
 		return false, h.tcpLine(line, sh, a, date, mid, tail)
 	case 5:
 	default:
-		return false, fieldErr(line, "timers", "want TR/Tw/Tc/Tr/Ta (httplog) or Tw/Tc/Tt (tcplog), got %q", mid[2])
+		return false, fieldErr(line, "timers", "want TR/Tw/Tc/Tr/Ta (httplog) or Tw/Tc/Tt (tcplog), got %q", truncate(mid[2], 40))
 	}
 	return true, h.request(line, a, date, mid[2], tail)
 }
@@ -166,7 +167,7 @@ func (h *haproxyLog) request(line int64, a attrSet, date time.Time, timers strin
 	}
 	st, err := strconv.ParseInt(tok[0], 10, 32)
 	if err != nil || st < -1 || st > 999 {
-		return fieldErr(line, "status_code", "want an HTTP status code, got %q", tok[0])
+		return fieldErr(line, "status_code", "want an HTTP status code, got %q", truncate(tok[0], 40))
 	}
 	r.status = int32(max(st, 0))
 	r.set(colStatus)
@@ -194,7 +195,7 @@ func haproxyTimers(a attrSet, line int64, s string, names []string) (int64, erro
 		plus := strings.HasPrefix(p, "+")
 		n, err := strconv.ParseInt(strings.TrimPrefix(p, "+"), 10, 64)
 		if err != nil || n < -1 {
-			return 0, fieldErr(line, names[i], "want milliseconds (an integer, -1 when not reached), got %q", p)
+			return 0, fieldErr(line, names[i], "want milliseconds (an integer, -1 when not reached), got %q", truncate(p, 40))
 		}
 		switch {
 		case n == -1:
@@ -217,7 +218,7 @@ func haproxyTimers(a attrSet, line int64, s string, names []string) (int64, erro
 func haproxyCount(a attrSet, line int64, name, s string) error {
 	n, err := strconv.ParseInt(strings.TrimPrefix(s, "+"), 10, 64)
 	if err != nil || n < 0 {
-		return fieldErr(line, name, "want a byte count, got %q", s)
+		return fieldErr(line, name, "want a byte count, got %q", truncate(s, 40))
 	}
 	if strings.HasPrefix(s, "+") {
 		a.flag("logasap")
@@ -240,7 +241,7 @@ func haproxyCounters(a attrSet, line int64, conns, queues string) error {
 	}{{conns, haproxyConnNames}, {queues, haproxyQueueNames}} {
 		parts := strings.Split(g.s, "/")
 		if len(parts) != len(g.names) {
-			return fieldErr(line, strings.Join(g.names, "/"), "want %d counts separated by /, got %q", len(g.names), g.s)
+			return fieldErr(line, strings.Join(g.names, "/"), "want %d counts separated by /, got %q", len(g.names), truncate(g.s, 40))
 		}
 		for i, p := range parts {
 			if g.names[i] == "retries" && strings.HasPrefix(p, "+") {
@@ -249,7 +250,7 @@ func haproxyCounters(a attrSet, line int64, conns, queues string) error {
 			}
 			n, err := strconv.ParseInt(p, 10, 64)
 			if err != nil || n < 0 {
-				return fieldErr(line, g.names[i], "want a count, got %q", parts[i])
+				return fieldErr(line, g.names[i], "want a count, got %q", truncate(parts[i], 40))
 			}
 			a.num(g.names[i], n)
 		}
@@ -303,7 +304,7 @@ func haproxyClient(a attrSet, s string) {
 func haproxyBackend(a attrSet, line int64, s string) error {
 	b, srv, ok := strings.Cut(s, "/")
 	if !ok {
-		return fieldErr(line, "backend_name/server_name", "want backend/server, got %q", s)
+		return fieldErr(line, "backend_name/server_name", "want backend/server, got %q", truncate(s, 40))
 	}
 	a.str("backend_name", b)
 	a.str("server_name", srv)
@@ -332,15 +333,32 @@ func (h *haproxyLog) tcpLine(line int64, sh syslogHead, a attrSet, date time.Tim
 	if err := haproxyCounters(a, line, tok[2], tok[3]); err != nil {
 		return err
 	}
+	if err := eventTime(line, "date", date); err != nil {
+		return err
+	}
 	h.c.add(event{line: line, run: h.run, typ: "haproxy.message", subject: mid[0], state: "connection",
 		tsUs: date.UnixMicro(), hasTs: true, attrs: a.String()})
 	return nil
 }
 
 // message makes a line that is not a request an event, timed by its
-// syslog prefix; an RFC 3164 one waits for a request date to give it a year.
-func (h *haproxyLog) message(line int64, sh syslogHead, msg string) {
-	subject, state, _ := haproxyMessageSubject(msg)
+// syslog prefix; an RFC 3164 one waits for a request date to give it a
+// year. A line is refused unless it is one of HAProxy's notices or comes
+// from HAProxy's syslog tag, and the notices of one file are bounded, so
+// garbage between the requests is neither stored nor held in memory.
+func (h *haproxyLog) message(line int64, sh syslogHead, msg string) error {
+	subject, state, known := haproxyMessageSubject(msg)
+	if !known && sh.app != "haproxy" {
+		return lineErr(line, "not an HAProxy request or notice: %q", truncate(msg, 40))
+	}
+	if h.noticeBytes += len(msg); h.noticeBytes > haproxyMaxNotices {
+		return lineErr(line, "the notices (lines that are not requests) pass %d MiB: not an HAProxy log", haproxyMaxNotices>>20)
+	}
+	if !sh.t.IsZero() {
+		if err := eventTime(line, "timestamp", sh.t); err != nil {
+			return err
+		}
+	}
 	a := attrSet{}
 	a.str("message", msg)
 	haproxySyslog(a, sh)
@@ -354,12 +372,24 @@ func (h *haproxyLog) message(line int64, sh syslogHead, msg string) {
 		if h.ref.IsZero() {
 			h.pending = append(h.pending, ev)
 			h.stamps = append(h.stamps, sh.stamp)
-			return
+			return nil
 		}
 		ev.tsUs, ev.hasTs = in3164Year(sh.stamp, h.ref, h.ref.Location()).UnixMicro(), true
 	}
 	ev.attrs = a.String()
 	h.c.add(ev)
+	return nil
+}
+
+// haproxyMaxNotices bounds the text of one file's notices (docs/limits.md).
+const haproxyMaxNotices = 64 << 20
+
+// eventTime holds an event's time to the years requests are held to.
+func eventTime(line int64, field string, t time.Time) error {
+	if us := t.UnixMicro(); us < minTsUs || us > maxTsUs {
+		return fieldErr(line, field, "time %s is out of range (want the years 1900 to 2199)", t.UTC().Format(time.RFC3339Nano))
+	}
+	return nil
 }
 
 // flushPending adds the events that waited for a year, timed when a

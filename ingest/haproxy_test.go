@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"context"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -48,6 +50,23 @@ func TestHAProxyZone(t *testing.T) {
 	}
 }
 
+// The notices of one file are bounded: lines of HAProxy's syslog tag that
+// are not requests stop the ingest past 64 MiB of text.
+func TestHAProxyNoticeBound(t *testing.T) {
+	var b strings.Builder
+	for range 3 {
+		b.WriteString("<129>Dec  2 14:24:21 localhost haproxy[1]: ")
+		b.WriteString(strings.Repeat("x", 30<<20))
+		b.WriteString("\n")
+	}
+	db, _ := openDB(t)
+	path := writeFile(t, "h.log", b.String())
+	_, err := Files(context.Background(), db, Options{From: FormatHAProxy}, []string{path})
+	if err == nil || err.Error() != path+":3: the notices (lines that are not requests) pass 64 MiB: not an HAProxy log" {
+		t.Errorf("error %v", err)
+	}
+}
+
 func TestHAProxyErrors(t *testing.T) {
 	pre := `127.0.0.1:1 [02/Dec/2026:14:24:22.550] web `
 	ok := pre + `app/s1 0/0/0/1/1 200 120 - - ---- 1/1/0/0/0 0/0 "GET / HTTP/1.1"` + "\n"
@@ -62,5 +81,11 @@ func TestHAProxyErrors(t *testing.T) {
 		"short":        {ok + pre + `app/s1`, `:2: want frontend_name, backend_name/server_name and timers after the date, got "web app/s1"`},
 		"short-tail":   {pre + `app/s1 0/0/0/1/1 200 120 -`, `:1: want status_code, bytes_read, cookies, termination_state, connections and queues after the timers, got "200 120 -"`},
 		"bad-tcp-time": {pre + `app/s1 0/x/1 117 -- 1/1/0/0/0 0/0`, `:1: field "Tc": want milliseconds`},
+		// lines that are neither requests nor HAProxy's notices are refused,
+		// not held as events; notices' times are held to 1900-2199
+		"garbage":     {ok + "garbage " + strings.Repeat("x", 100) + "\n" + ok, `:2: not an HAProxy request or notice: "garbage xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…"`},
+		"notice-0001": {ok + "<134>1 0001-01-02T00:00:00Z lb haproxy 9 - - Proxy web started.\n", `:2: field "timestamp": time 0001-01-02T00:00:00Z is out of range (want the years 1900 to 2199)`},
+		"notice-9999": {"<134>1 9999-12-31T23:59:59Z lb haproxy 9 - - Server app/s1 is DOWN\n" + ok, `:1: field "timestamp": time 9999-12-31T23:59:59Z is out of range (want the years 1900 to 2199)`},
+		"tcp-9999":    {`127.0.0.1:1 [02/Dec/9999:14:24:22.550] web app/s1 0/1/1 117 -- 1/1/0/0/0 0/0`, `:1: field "date": time 9999-12-02T14:24:22.55Z is out of range (want the years 1900 to 2199)`},
 	})
 }

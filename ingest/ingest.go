@@ -94,6 +94,9 @@ func Files(ctx context.Context, db DB, opts Options, paths []string) ([]Result, 
 	if opts.Replace && opts.Append {
 		return nil, param.Errorf("replace", "{replace} and {append} exclude each other")
 	}
+	if err := checkParams(opts.Params); err != nil {
+		return nil, err
+	}
 	okRanges, err := parseStatusRanges(opts.OkStatus)
 	if err != nil {
 		return nil, err
@@ -206,6 +209,10 @@ func ingestAll(ctx context.Context, l *loader, srcs []source) ([]Result, error) 
 // file loads one input; name is what results and messages call it.
 func (l *loader) file(ctx context.Context, s source, name string) (Result, error) {
 	res := Result{Path: name}
+	if s.skip != "" {
+		res.Skipped, res.Why = true, param.Textf("%s", s.skip)
+		return res, nil
+	}
 	l.tOrigin, l.rejoin = "", map[runKey]bool{}
 	l.startProgress(s.name)
 	in, err := openInput(s.name, l.opts.Stdin, limits{l.opts.MaxRecord, l.opts.MaxRatio})

@@ -206,3 +206,25 @@ func saidAll(msgs ...*param.Error) []string {
 
 // said is one message as flagged renders it ("" for none).
 func said(m *param.Error) string { return saidAll(m)[0] }
+
+// A known {set} key whose value the analyses could not read is refused
+// before any file is read; other keys keep any value.
+func TestSetKnownParams(t *testing.T) {
+	db, _ := openDB(t)
+	for _, c := range []struct{ k, v, want string }{
+		{"start", "abc", "set start=abc: want a request position: a whole number of 0 or more"},
+		{"start", "-1", "set start=-1: want a request position: a whole number of 0 or more"},
+		{"start", "1e308", "set start=1e308: want a request position: a whole number of 0 or more"},
+		{"start", "2.5", "set start=2.5: want a request position: a whole number of 0 or more"},
+		{"window", "0", "set window=0: want a window of requests: a whole number of 1 or more"},
+		{"window_ms", "1_000", "set window_ms=1_000: want a window in ms: a number above 0, at most 4e12"},
+	} {
+		_, err := Files(context.Background(), db, Options{Params: map[string]string{c.k: c.v}}, []string{chaosFixture})
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s=%s: %v, want %s", c.k, c.v, err, c.want)
+		}
+	}
+	if _, err := Files(context.Background(), db, Options{Params: map[string]string{"start": "200", "note": "abc"}}, []string{chaosFixture}); err != nil {
+		t.Errorf("start=200, note=abc: %v", err)
+	}
+}

@@ -237,6 +237,9 @@ type source struct {
 	// fromDir is set for files found in a folder: one whose format is not
 	// recognised is skipped (and named) instead of failing the ingest.
 	fromDir bool
+	// skip says why an entry of a folder is not read at all (a FIFO, a
+	// device, a link): it is named as skipped.
+	skip string
 }
 
 // CheckArgs tells whether every argument names something to read, so a
@@ -301,6 +304,7 @@ func addPath(p string, add func(source)) error {
 
 func addDir(dir string, add func(source)) error {
 	var files []string
+	skip := map[string]string{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -313,6 +317,8 @@ func addDir(dir string, add func(source)) error {
 		}
 		if d.Type().IsRegular() {
 			files = append(files, p)
+		} else if why := notRead(p, d.Type()); why != "" {
+			files, skip[p] = append(files, p), why
 		}
 		return nil
 	})
@@ -324,7 +330,29 @@ func addDir(dir string, add func(source)) error {
 	}
 	sort.Strings(files)
 	for _, f := range files {
-		add(source{name: f, fromDir: true})
+		add(source{name: f, fromDir: true, skip: skip[f]})
 	}
 	return nil
+}
+
+// notRead says why a folder's entry that is neither a file nor a folder is
+// not read ("" for a folder): reading a FIFO or a device could block or
+// never end, and links are not followed (a link to a folder could loop).
+func notRead(p string, m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return ""
+	case m&fs.ModeSymlink != 0:
+		if _, err := os.Stat(p); err != nil {
+			return "a link that leads nowhere (a loop or a missing target); links in a folder are not followed"
+		}
+		return "a link; links in a folder are not followed (name its target to read it)"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO), not a file"
+	case m&fs.ModeDevice != 0:
+		return "a device, not a file"
+	case m&fs.ModeSocket != 0:
+		return "a socket, not a file"
+	}
+	return "not a regular file"
 }

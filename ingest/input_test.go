@@ -3,9 +3,11 @@ package ingest
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -360,5 +362,36 @@ func TestFolderSkipsUnreadable(t *testing.T) {
 	// named by the user, the same file is an error
 	if _, err := Files(context.Background(), db, Options{}, []string{filepath.Join(dir, "runs", "b.ndjson")}); err == nil {
 		t.Error("a missing file named on the command line loaded")
+	}
+}
+
+// A folder's FIFO, link and looping link are named as skipped, not passed
+// over in silence (nor read: a FIFO would block).
+func TestFolderNamesSpecialEntries(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "runs")
+	writeBytes(t, filepath.Dir(dir), "runs/a.ndjson", []byte(`{"run":"a","req":1,"outcome":"ok"}`+"\n"))
+	if err := syscall.Mkfifo(filepath.Join(dir, "b.fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, target := range map[string]string{"c.link": "a.ndjson", "d.loop": "d.loop", "e.gone": "nowhere"} {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db, _ := openDB(t)
+	res, err := Files(context.Background(), db, Options{}, []string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range res {
+		got = append(got, filepath.Base(r.Path)+": "+map[bool]string{true: said(r.Why), false: fmt.Sprint(r.Rows, " rows")}[r.Skipped])
+	}
+	want := []string{"a.ndjson: 1 rows", "b.fifo: a named pipe (FIFO), not a file",
+		"c.link: a link; links in a folder are not followed (name its target to read it)",
+		"d.loop: a link that leads nowhere (a loop or a missing target); links in a folder are not followed",
+		"e.gone: a link that leads nowhere (a loop or a missing target); links in a folder are not followed"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
 }

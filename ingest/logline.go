@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -227,7 +228,10 @@ func (a *attrList) has(k string) bool {
 // json is the object; a key given twice keeps its last value.
 func (a *attrList) json() string {
 	kv := a.kv
-	for i := 1; i < len(kv); i++ { // insertion sort: a line has a dozen fields
+	if len(kv) > 16 { // a line of 250,000 k=v fields took 144 s in the insertion sort
+		slices.SortStableFunc(kv, func(x, y kvPair) int { return strings.Compare(x.k, y.k) })
+	}
+	for i := 1; i < len(kv) && len(kv) <= 16; i++ { // insertion sort: a line has a dozen fields
 		for j := i; j > 0 && kv[j].k < kv[j-1].k; j-- {
 			kv[j], kv[j-1] = kv[j-1], kv[j]
 		}

@@ -75,6 +75,9 @@ func (l *loader) renderMap(ctx context.Context, expr string) (string, error) {
 	if err := walkMap(node); err != nil {
 		return "", err
 	}
+	if err := checkMapSizes(node, limits{maxRecord: l.opts.MaxRecord}.record()); err != nil {
+		return "", err
+	}
 	var sql string
 	if err := l.conn.QueryRowContext(ctx, `SELECT json_deserialize_sql($1::JSON)`, tree).Scan(&sql); err != nil {
 		return "", errors.New(sqlMsg(err))

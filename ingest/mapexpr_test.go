@@ -119,3 +119,20 @@ func FuzzMap(f *testing.F) {
 		}
 	})
 }
+
+// A mapped value longer than the record cap is refused at its row's line,
+// naming {max-record}.
+func TestMapValueCap(t *testing.T) {
+	db, _ := openDB(t)
+	path := writeFile(t, "a.ndjson", `{"run":"a","req":1,"t_ms":1,"outcome":"ok","name":"x"}
+{"run":"a","req":2,"t_ms":2,"outcome":"ok","name":"`+strings.Repeat("y", 100)+`"}
+`)
+	m, err := ParseMap("run=repeat(name, 16)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Files(context.Background(), db, Options{Maps: []Mapping{m}, MaxRecord: 1024}, []string{path})
+	if want := path + `:2: field "run": map gives a value of 1600 bytes, longer than 1 KiB, the record cap (max-record)`; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}

@@ -83,12 +83,15 @@ func (l *loader) applyMaps(ctx context.Context, fileID int64) error {
 		if fails {
 			return l.mapRowErr(ctx, at, m, expr, scope, args)
 		}
+		if err := l.mapLength(ctx, m, expr, scope, args); err != nil {
+			return err
+		}
 		var line sql.NullInt64
 		var got sql.NullString
 		err = l.conn.QueryRowContext(ctx, `SELECT line, (`+expr+`)::VARCHAR FROM `+scope+`
 			WHERE (`+expr+`) IS NOT NULL AND TRY_CAST(`+expr+` AS `+typ+`) IS NULL ORDER BY line LIMIT 1`, args...).Scan(&line, &got)
 		if err == nil {
-			return fieldErr(line.Int64, m.Column, "{map} gives %q, not a %s", got.String, typ)
+			return fieldErr(line.Int64, m.Column, "{map} gives %q, not a %s", truncate(got.String, 40), typ)
 		}
 		if err != sql.ErrNoRows {
 			return param.Errorf("map", "{map} %s=%s: %s", m.Column, m.Expr, sqlMsg(err))

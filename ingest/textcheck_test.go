@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -99,5 +100,38 @@ func TestTextCheckTruncatedAtEnd(t *testing.T) {
 	c.scan(nil, 2, true, true)
 	if c.badLine != 2 {
 		t.Errorf("line %d (%s), want 2", c.badLine, c.what)
+	}
+}
+
+// decimalText takes what JSON writes, with a sign or a leading point as a
+// CSV cell may have them, and nothing Go's ParseFloat also takes.
+func TestDecimalText(t *testing.T) {
+	for _, s := range []string{"1", "-1", "+1", "1.5", ".5", "5.", "1e3", "1E-3", "0.000"} {
+		if !decimalText(s) {
+			t.Errorf("%q refused", s)
+		}
+	}
+	for _, s := range []string{"", "1_000", "0x1p4", "0x10", "Inf", "NaN", "infinity", "1e", "e5", ".", "-", "1.2.3", "1e+", "0b1", "１"} {
+		if decimalText(s) {
+			t.Errorf("%q taken", s)
+		}
+	}
+}
+
+// An error quotes at most 40 bytes of a bad value: a 1 MB field is not
+// echoed whole.
+func TestErrorsTruncateValues(t *testing.T) {
+	big := strings.Repeat("9x", 500_000)
+	cases := map[string]string{
+		"a.csv":    "run,outcome,latency_ms\na,ok," + big + "\n",
+		"b.ndjson": `{"run":"a","outcome":"ok","attempt":"` + big + `"}` + "\n",
+		"h.log":    `127.0.0.1:1 [02/Dec/2026:14:24:22.550] web app/s1 0/0/0/1/1 ` + big + ` 120 - - ---- 1/1/0/0/0 0/0 ""` + "\n",
+	}
+	for name, in := range cases {
+		db, _ := openDB(t)
+		_, err := Files(context.Background(), db, Options{}, []string{writeFile(t, name, in)})
+		if err == nil || len(err.Error()) > 400 {
+			t.Errorf("%s: an error of %d bytes: %.300v", name, len(fmt.Sprint(err)), err)
+		}
 	}
 }

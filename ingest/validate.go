@@ -71,7 +71,11 @@ func validateBatch(rb arrow.RecordBatch) error {
 	return nil
 }
 
-func firstBadFloat(a *array.Float64, nonNegative bool) (int, string) {
+func firstBadFloat(a *array.Float64, latency bool) (int, string) {
+	max, span := maxMs, "about 126 years, in magnitude"
+	if latency {
+		max, span = maxLatencyMs, "about 3 years"
+	}
 	for i, v := range a.Float64Values() {
 		if a.IsNull(i) {
 			continue
@@ -79,19 +83,24 @@ func firstBadFloat(a *array.Float64, nonNegative bool) (int, string) {
 		switch {
 		case math.IsNaN(v) || math.IsInf(v, 0):
 			return i, "not a number " + formatFloat(v)
-		case math.Abs(v) > maxMs:
-			return i, fmt.Sprintf("%s ms is out of range (want at most %g ms, about 31,700 years, in magnitude)", formatFloat(v), maxMs)
-		case nonNegative && v < 0:
+		case math.Abs(v) > max:
+			return i, fmt.Sprintf("%s ms is out of range (want at most %g ms, %s)", formatFloat(v), max, span)
+		case latency && v < 0:
 			return i, "negative " + formatFloat(v)
 		}
 	}
 	return 0, ""
 }
 
-// maxMs bounds t_ms and latency_ms: a µs count of them (the analyses round
-// to µs) stays far inside 64 bits, where 1.7e308 made DuckDB's casts fail
-// with no line to name.
-const maxMs = 1e15
+// maxMs bounds t_ms, and maxLatencyMs latency_ms, so that every analysis
+// can take them: 1.7e308 made DuckDB's casts fail with no line to name, and
+// 1e15 still failed thresholds' and burn-rate's ns (INT64: t_ms 4e12 and a
+// latency of 1e11 ms are 4.1e18 ns) and retries' DECIMAL(18,6) (1e12).
+// 4e12 ms holds epoch milliseconds to the year 2096.
+const (
+	maxMs        = 4e12
+	maxLatencyMs = 1e11
+)
 
 // minTsUs and maxTsUs bound ts to the years 1900 to 2199: a request log's
 // times, with room for the windows and spans analyses add to them (years 0

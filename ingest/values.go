@@ -47,9 +47,9 @@ func (v val) absent() bool { return v.kind == 'z' || (v.kind == 't' && v.s == ""
 func (v val) describe() string {
 	switch v.kind {
 	case 's', 't':
-		return fmt.Sprintf("%q", v.s)
+		return fmt.Sprintf("%q", truncate(v.s, 40))
 	case 'n':
-		return "number " + v.s
+		return "number " + truncate(v.s, 40)
 	case 'b':
 		return "boolean " + v.s
 	case 'o':
@@ -173,9 +173,10 @@ func floatField(col int, dst func(*row) *float64) setter {
 		if v.kind != 'n' && v.kind != 't' {
 			return fmt.Errorf("not a number %s", v.describe())
 		}
-		f, err := strconv.ParseFloat(strings.TrimSpace(v.s), 64)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return fmt.Errorf("not a number %q", v.s)
+		t := strings.TrimSpace(v.s)
+		f, err := strconv.ParseFloat(t, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || !decimalText(t) {
+			return fmt.Errorf("not a number %q", truncate(v.s, 40))
 		}
 		*dst(r) = f
 		r.set(col)
@@ -256,4 +257,39 @@ func paramsJSON(p map[string]string) string {
 		}
 	}
 	return compactObject(obj)
+}
+
+// decimalText reports whether s is a number in decimal digits, as JSON
+// writes one (a sign, digits with a point, an exponent): Go's ParseFloat
+// also reads 1_000, 0x1p4 and Inf, which a CSV cell must not turn into a
+// latency.
+func decimalText(s string) bool {
+	i, digits := 0, 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		digits++
+	}
+	if i < len(s) && s[i] == '.' {
+		for i++; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			digits++
+		}
+	}
+	if digits == 0 {
+		return false
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		exp := i
+		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		}
+		if i == exp {
+			return false
+		}
+	}
+	return i == len(s)
 }

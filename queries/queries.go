@@ -160,7 +160,8 @@ type Exec func(ctx context.Context, query string) error
 func Install(ctx context.Context, exec Exec) error {
 	for _, f := range Files() {
 		if err := exec(ctx, f.SQL); err != nil {
-			return fmt.Errorf("install queries/%s.sql: %w", f.Name, err)
+			// the user's words: which library file failed is rewind's business
+			return fmt.Errorf("rewind's analyses do not fit this database's tables: %w", err)
 		}
 	}
 	return nil

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -26,6 +27,7 @@ type FollowConfig struct {
 	UntilEOF    bool          // end at the first end of file
 	IdleTimeout time.Duration // end when the file has not grown for this long; 0: never
 	Poll        time.Duration // how often to look for growth; 0: 100ms
+	MaxRecord   int64         // caps one line in bytes, as ingest does; 0: ingest.DefaultMaxRecord
 	// Notice, when set, is told when the log is truncated, removed or
 	// replaced: a sentence naming Path, for stderr.
 	Notice func(msg string)
@@ -304,6 +306,9 @@ func (t *tail) feed(data []byte) error {
 	t.pending = append(t.pending, data...)
 	for {
 		i := bytes.IndexByte(t.pending, '\n')
+		if max := cmp.Or(t.cfg.MaxRecord, ingest.DefaultMaxRecord); int64(i) > max || (i < 0 && int64(len(t.pending)) > max) {
+			return ingest.RecordTooLong(t.cfg.Path, t.line+1, max)
+		}
 		if i < 0 {
 			return nil
 		}

@@ -94,6 +94,7 @@ func Open(ctx context.Context, path string, o Options) (*DB, error) {
 	if err := checkPath(path); err != nil {
 		return nil, err
 	}
+	sweepSpills(path)
 	writable := o.Mode == Write
 	if err := checkName(path); err != nil {
 		return nil, err

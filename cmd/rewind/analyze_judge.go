@@ -75,6 +75,7 @@ func runJudge(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&f.weights, "weights", "", "group weights in percent `GROUP=W,...` (not normalised, as Kayenta)")
 	fs.Float64Var(&o.Pass, "pass", 95, "summary score at or above which the canary passes")
 	fs.Float64Var(&o.Marginal, "marginal", 75, "summary score at or above which it is Marginal (else Fail)")
+	fs.Float64Var(&o.Confidence, "confidence", 0.98, "the Mann-Whitney confidence interval's level (Kayenta's default 0.98)")
 	fs.StringVar(&f.nan, "nan", "remove", "NaN strategy: remove or replace (by 0)")
 	fs.StringVar(&f.outliers, "outliers", "keep", "outlier strategy: keep or remove (IQR detector, reduced sensitivity)")
 	fs.Float64Var(&f.outlierFactor, "outlier-factor", 3, "the IQR detector's factor")

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rewind-dev/rewind/hypothesis"
+	"github.com/rewind-dev/rewind/ingest"
 	"github.com/rewind-dev/rewind/replay"
 	"github.com/rewind-dev/rewind/store"
 )
@@ -87,6 +88,7 @@ type watchOptions struct {
 	untilEOF                       bool
 	idle                           time.Duration
 	format                         string
+	maxRecord                      string
 }
 
 func watchFlags(e *env) (*watchOptions, *pflag.FlagSet) {
@@ -100,6 +102,7 @@ func watchFlags(e *env) (*watchOptions, *pflag.FlagSet) {
 	fs.IntVar(&o.k, "stop-after", 1, "consecutive falsified windows that stop the experiment")
 	fs.BoolVar(&o.untilEOF, "until-eof", false, "end at the end of the file instead of following it")
 	fs.DurationVar(&o.idle, "idle-timeout", 0, "end when the file has not grown for this long")
+	fs.StringVar(&o.maxRecord, "max-record", "64MiB", "refuse a line longer than SIZE, as ingest does")
 	fs.StringVarP(&o.format, "format", "f", "table", formatHelp)
 	fs.StringVar(&o.baseline, "baseline", "", "the baseline in the metric's unit: 0.96 (shares), 230ms, 50/s")
 	o.h.add(fs, false, true)
@@ -159,6 +162,10 @@ func runWatch(ctx context.Context, e *env, args []string) error {
 func (o *watchOptions) config(ctx context.Context) (replay.FollowConfig, error) {
 	c := replay.FollowConfig{UntilEOF: o.untilEOF, IdleTimeout: o.idle}
 	c.Rule.StopAfter, c.Rule.Damage = o.k, replay.DamageAuto
+	var err error
+	if c.MaxRecord, err = ingest.ParseSize(o.maxRecord); err != nil {
+		return c, usagef("--max-record %v", err)
+	}
 	if o.k < 1 {
 		return c, usagef("--stop-after %d: want 1 or more consecutive windows", o.k)
 	}

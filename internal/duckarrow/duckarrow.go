@@ -1,3 +1,5 @@
+//go:build duckdb_arrow
+
 // Package duckarrow lends DuckDB's Arrow interface of a database/sql
 // connection, for ingest (which appends batches) and store (which reads
 // them).

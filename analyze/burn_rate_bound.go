@@ -1,0 +1,29 @@
+package analyze
+
+import (
+	"database/sql"
+	"math"
+
+	"github.com/rewind-dev/rewind/hypothesis"
+	"github.com/rewind-dev/rewind/internal/param"
+	"github.com/rewind-dev/rewind/store"
+)
+
+// checkBurnWindows refuses a rule whose short window cuts the
+// experiment's span into more than maxTicks windows (docs/limits.md):
+// 1ns/1s over a minute of log held 3 GB for an answer that 1ms already
+// gives.
+func checkBurnWindows(db store.Querier, exp string, rules []hypothesis.BurnRule) error {
+	var span sql.NullFloat64
+	err := db.QueryRow(`SELECT max(t_ms + coalesce(latency_ms, 0)) - min(t_ms) FROM requests WHERE experiment = ?`, exp).Scan(&span)
+	if err != nil || !span.Valid {
+		return err
+	}
+	for _, r := range rules {
+		if n := math.Floor(span.Float64 / msOf(r.Short)); r.Short > 0 && n > maxTicks {
+			return param.Errorf("rules", "{rules} %s: its short window of %s over the experiment's %s ms makes %s windows, more than %d: a longer short window",
+				r.Name, r.Short, hypothesis.TrimFloat(span.Float64), hypothesis.TrimFloat(n), maxTicks)
+		}
+	}
+	return nil
+}
