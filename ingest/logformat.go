@@ -212,10 +212,15 @@ func (lo *layout) field(f logField) { lo.items = append(lo.items, layoutItem{f: 
 // text between them, and two fields that both give the time or the latency.
 func (lo *layout) check() error {
 	seen := map[fieldRole]string{}
+	names := map[string]bool{}
 	for i, it := range lo.items {
 		if it.f == nil {
 			continue
 		}
+		if names[it.f.name] {
+			return fmt.Errorf("log format %q: it names %s twice, and a line would keep only one: keep one", lo.text, it.f.name)
+		}
+		names[it.f.name] = true
 		if i > 0 && lo.items[i-1].f != nil {
 			return fmt.Errorf("log format %q: fields %s and %s have no text between them, so a line cannot be split", lo.text, lo.items[i-1].f.name, it.f.name)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -60,11 +61,27 @@ func (lo *layout) valueEnd(i int, b []byte, pos int) (int, error) {
 		}
 		return 0, &LineError{Field: f.name, Msg: "no closing quote"}
 	}
-	j := bytes.Index(b[pos:], []byte(next))
+	from := pos
+	if f.role == roleTime {
+		// A time whose layout holds spaces (%{%d/%b/%Y:%H:%M:%S %z}t)
+		// runs past as many spaces as it holds before the text after it.
+		for k := strings.Count(f.goLayout, " "); k > 0; k-- {
+			j := bytes.IndexByte(b[from:], ' ')
+			if j < 0 {
+				break
+			}
+			from += j + 1
+		}
+	}
+	j := bytes.Index(b[from:], []byte(next))
+	if j < 0 && from > pos { // "-": no time
+		from = pos
+		j = bytes.Index(b[pos:], []byte(next))
+	}
 	if j < 0 {
 		return 0, &LineError{Field: f.name, Msg: fmt.Sprintf("want %q after it, got %q", next, truncate(string(b[pos:]), 40))}
 	}
-	return pos + j, nil
+	return from + j, nil
 }
 
 // listEnd is the end of nginx's upstream list: values separated by ", "
@@ -183,7 +200,7 @@ const maxEpochUs = 253402300799999999
 // exponent is shifted, never multiplied.
 func (f *logField) latencyMs(v []byte) (float64, error) {
 	s := string(v)
-	if s == "" || strings.ContainsAny(s, "eExXnNiI+-") || (f.whole && strings.Contains(s, ".")) {
+	if !decimalText(s, !f.whole) {
 		return 0, fmt.Errorf("want a %s, got %q", f.latencyUnit(), truncate(s, 40))
 	}
 	ms, err := strconv.ParseFloat(s+"e"+strconv.Itoa(f.shift), 64)
@@ -191,6 +208,15 @@ func (f *logField) latencyMs(v []byte) (float64, error) {
 		return 0, fmt.Errorf("want a %s, got %q", f.latencyUnit(), truncate(s, 40))
 	}
 	return ms, nil
+}
+
+// decimalText tells whether s is written in decimal digits, with a '.'
+// and more digits after it where frac allows one, as NDJSON's numbers are:
+// no sign, exponent, underscore, hexadecimal or Inf, which ParseFloat
+// would take.
+func decimalText(s string, frac bool) bool {
+	whole, fraction, dot := strings.Cut(s, ".")
+	return digitsOnly(whole) && (!dot || frac && digitsOnly(fraction))
 }
 
 func (f *logField) latencyUnit() string {
@@ -227,11 +253,9 @@ func (a *attrList) has(k string) bool {
 // json is the object; a key given twice keeps its last value.
 func (a *attrList) json() string {
 	kv := a.kv
-	for i := 1; i < len(kv); i++ { // insertion sort: a line has a dozen fields
-		for j := i; j > 0 && kv[j].k < kv[j-1].k; j-- {
-			kv[j], kv[j-1] = kv[j-1], kv[j]
-		}
-	}
+	// Stable, so the last of a key given twice stays last; n log n, as a
+	// line may carry thousands of fields.
+	slices.SortStableFunc(kv, func(x, y kvPair) int { return strings.Compare(x.k, y.k) })
 	b := append(a.buf[:0], '{')
 	for i, p := range kv {
 		if i+1 < len(kv) && kv[i+1].k == p.k {

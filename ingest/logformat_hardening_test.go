@@ -1,0 +1,59 @@
+package ingest
+
+import (
+	"strings"
+	"testing"
+)
+
+// The hardening cases of issue 40 over --log-format: each line reads as
+// the server wrote it or is refused, never misread.
+func TestLogFormatHardening(t *testing.T) {
+	refused := map[string]struct{ layout, line, want string }{
+		"same-key-twice":   {`%b %B %>s`, `1 2 200`, `body_bytes_sent twice`},
+		"same-var-twice":   {`$status $body_bytes_sent $body_bytes_sent`, `200 1 2`, `body_bytes_sent twice`},
+		"underscore-us":    {`%>s %D`, `200 1_000`, `want a whole number of µs, got "1_000"`},
+		"underscore-s":     {`$status $request_time`, `200 1_0.5`, `want a number of seconds, got "1_0.5"`},
+		"hex-float":        {`$status $request_time`, `200 0x1p4`, `want a number of seconds, got "0x1p4"`},
+		"hex-float-ms":     {`%>s %{ms}T`, `200 0x10`, `want a whole number of ms, got "0x10"`},
+		"leading-dot":      {`$status $request_time`, `200 .5`, `want a number of seconds, got ".5"`},
+		"trailing-dot":     {`$status $request_time`, `200 5.`, `want a number of seconds, got "5."`},
+		"inf":              {`$status $request_time`, `200 Inf`, `want a number of seconds, got "Inf"`},
+		"epoch-underscore": {`%{msec}t %>s`, `1_714_557_600_123 200`, `want a number of ms since the epoch`},
+	}
+	for name, c := range refused {
+		t.Run(name, func(t *testing.T) {
+			lo, err := parseLayout(c.layout)
+			if err == nil {
+				d := clfDecoder{lo: lo, given: true, run: "r"}
+				var r row
+				r.reset(1)
+				_, err = d.line(&r, []byte(c.line), nil)
+			}
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%q reading %q: %v, want an error with %q", c.layout, c.line, err, c.want)
+			}
+		})
+	}
+	read := []struct{ layout, line, want string }{
+		{`%h %{%d/%b/%Y:%H:%M:%S %z}t %>s %D`, `1.2.3.4 01/May/2024:13:00:00 +0300 200 1500`, "ts=10:00:00.000000 latency=1.5 status=200"},
+		{`%{%d/%b/%Y %H:%M:%S %z}t %>s`, `01/May/2024 13:00:00 +0300 200`, "ts=10:00:00.000000 status=200"},
+		{`%>s %{%Y-%m-%d %H:%M:%S}t`, `200 2024-05-01 10:00:00`, "ts=10:00:00.000000 status=200"},
+	}
+	for _, c := range read {
+		lo, err := parseLayout(c.layout)
+		if err != nil {
+			t.Errorf("parseLayout(%q): %v", c.layout, err)
+			continue
+		}
+		d := clfDecoder{lo: lo, given: true, run: "r"}
+		var r row
+		r.reset(1)
+		if _, err := d.line(&r, []byte(c.line), nil); err != nil {
+			t.Errorf("%q reading %q: %v", c.layout, c.line, err)
+			continue
+		}
+		if got := describeRow(&r); got != c.want {
+			t.Errorf("%q reading %q:\n got %s\nwant %s", c.layout, c.line, got, c.want)
+		}
+	}
+}
