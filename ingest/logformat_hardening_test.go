@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -55,5 +57,47 @@ func TestLogFormatHardening(t *testing.T) {
 		if got := describeRow(&r); got != c.want {
 			t.Errorf("%q reading %q:\n got %s\nwant %s", c.layout, c.line, got, c.want)
 		}
+	}
+}
+
+// A line with 10,000 fields sorts its attrs in n log n comparisons: the
+// insertion sort it had made a --log-format of 10,000 fields take 22 s.
+func TestAttrsSortIsNLogN(t *testing.T) {
+	const n = 10000
+	var a attrList
+	for i := n; i > 0; i-- {
+		a.add(fmt.Sprintf("k%05d", i), "v")
+	}
+	calls := 0
+	defer func(f func(a, b string) int) { compareKeys = f }(compareKeys)
+	compareKeys = func(x, y string) int { calls++; return strings.Compare(x, y) }
+	got := a.json()
+	if limit := 4 * n * 14; calls > limit { // log2(10,000) < 14
+		t.Errorf("%d comparisons to sort %d keys, want at most %d", calls, n, limit)
+	}
+	if !strings.HasPrefix(got, `{"k00001":"v","k00002":"v"`) || !strings.HasSuffix(got, `"k10000":"v"}`) {
+		t.Errorf("attrs not sorted: %.60s…", got)
+	}
+}
+
+// A format line of 10,000 fields reads, and a line of it gives every field.
+func TestLogFormatWide(t *testing.T) {
+	var lf, ln []string
+	for i := 0; i < 10000; i++ {
+		lf = append(lf, fmt.Sprintf("%%{X-H%d}i", i))
+		ln = append(ln, strconv.Itoa(i))
+	}
+	lo, err := parseLayout(strings.Join(lf, " ") + " %>s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := clfDecoder{lo: lo, given: true, run: "r"}
+	var r row
+	r.reset(1)
+	if _, err := d.line(&r, []byte(strings.Join(ln, " ")+" 200"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(r.attrs, `"http_x_h9999":"9999"`) || r.status != 200 {
+		t.Errorf("attrs %.80s…, status %d", r.attrs, r.status)
 	}
 }

@@ -25,6 +25,9 @@ func (lo *layout) split(b []byte, vals [][]byte) (out [][]byte, rest []byte, err
 			pos += len(it.lit)
 			continue
 		}
+		for it.f.pad && pos < len(b) && b[pos] == ' ' { // Squid's %6tr: spaces before the value
+			pos++
+		}
 		end, err := lo.valueEnd(i, b, pos)
 		if err != nil {
 			return nil, nil, err
@@ -250,12 +253,16 @@ func (a *attrList) has(k string) bool {
 	return false
 }
 
+// compareKeys orders attrs keys (a variable, so a test can count the
+// comparisons a line's sort makes).
+var compareKeys = strings.Compare
+
 // json is the object; a key given twice keeps its last value.
 func (a *attrList) json() string {
 	kv := a.kv
 	// Stable, so the last of a key given twice stays last; n log n, as a
 	// line may carry thousands of fields.
-	slices.SortStableFunc(kv, func(x, y kvPair) int { return strings.Compare(x.k, y.k) })
+	slices.SortStableFunc(kv, func(x, y kvPair) int { return compareKeys(x.k, y.k) })
 	b := append(a.buf[:0], '{')
 	for i, p := range kv {
 		if i+1 < len(kv) && kv[i+1].k == p.k {
