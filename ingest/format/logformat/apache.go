@@ -175,16 +175,23 @@ func (lo *Layout) mergeTimes() (*Layout, error) {
 			continue
 		}
 		f := *it.F
-		for i+2 < len(lo.Items) && isTimeSep(lo.Items[i+1]) && mergeable(lo.Items[i+2]) {
-			next := lo.Items[i+2].F
-			if next.Frac && !strings.HasSuffix(lo.Items[i+1].Lit, ".") {
+		for {
+			sep, k := "", i+1 // the separator and the next time: none for h2o's %{usec_frac}t%{%z}t
+			if k < len(lo.Items) && isTimeSep(lo.Items[k]) {
+				sep, k = lo.Items[k].Lit, k+1
+			}
+			if k >= len(lo.Items) || !mergeable(lo.Items[k]) {
+				break
+			}
+			next := lo.Items[k].F
+			if next.Frac && !strings.HasSuffix(sep, ".") && !strings.HasSuffix(f.GoLayout, ".") {
 				return nil, fmt.Errorf("%s: a fraction of a second must follow a '.'", next.Name)
 			}
-			f.GoLayout += lo.Items[i+1].Lit + next.GoLayout
+			f.GoLayout += sep + next.GoLayout
 			f.StepMs = min(f.StepMs, next.StepMs)
 			f.End = f.End || next.End
 			f.Frac = false
-			i += 2
+			i = k
 		}
 		if f.Frac {
 			return nil, fmt.Errorf("%s: a fraction of a second needs the time before it", f.Name)

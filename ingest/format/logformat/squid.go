@@ -42,7 +42,7 @@ var squidCodes = map[string]Field{
 // squidCodesLongest lists the codes (and >h, <h) longest first, so
 // reading one takes the longest that fits.
 var squidCodesLongest = func() []string {
-	out := []string{">h", "<h", "note"}
+	out := []string{">h", "<h", "note", "tl", "tg"}
 	for k := range squidCodes {
 		out = append(out, k)
 	}
