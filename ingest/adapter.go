@@ -143,6 +143,9 @@ func detectFormat(path string, head []byte) (format, error) {
 	if err := refused(head); err != nil {
 		return format{}, err
 	}
+	if err := serviceLogRefusal(path, head); err != nil {
+		return format{}, err
+	}
 	for _, f := range formats {
 		if f.detect(path, head) {
 			return f, nil

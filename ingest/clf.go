@@ -151,6 +151,9 @@ func (d *clfDecoder) warn() {
 	if d.endNoLatency {
 		d.c.warnings = append(d.c.warnings, endNoLatencyWarning(d.lo, d.given))
 	}
+	if d.given && d.lo.guessed {
+		d.c.warnings = append(d.c.warnings, guessedWarning())
+	}
 }
 
 // line decodes one line into r.

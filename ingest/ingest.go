@@ -95,6 +95,9 @@ func Files(ctx context.Context, db DB, opts Options, paths []string) ([]Result, 
 	if err := checkLogFormat(opts); err != nil {
 		return nil, err
 	}
+	if err := checkTimeIs(opts); err != nil {
+		return nil, err
+	}
 	if opts.Replace && opts.Append {
 		return nil, param.Errorf("replace", "{replace} and {append} exclude each other")
 	}

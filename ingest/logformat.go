@@ -16,6 +16,9 @@ type layout struct {
 	server string // the logformat server whose language the layout is in ("" for a recognised NCSA layout)
 	open   bool   // more fields may follow the last one, after a space (the NCSA layouts ingest recognises)
 	text   string // as given, for messages
+	// guessed: read as Apache's by the line alone, with a time (see
+	// logformat.Layout.Guessed)
+	guessed bool
 }
 
 // A layoutItem is literal text (f nil) or a field.
@@ -71,7 +74,7 @@ func parseServerLayout(server, s string) (*layout, error) {
 		}
 		return nil, err
 	}
-	lo := &layout{server: src.Server, text: src.Text}
+	lo := &layout{server: src.Server, text: src.Text, guessed: src.Guessed}
 	for _, it := range src.Items {
 		if it.F == nil {
 			lo.items = append(lo.items, layoutItem{lit: it.Lit})
@@ -139,4 +142,12 @@ func checkLogFormat(opts Options) error {
 	}
 	_, err := parseServerLayout(opts.Server, opts.LogFormat)
 	return err
+}
+
+// guessedWarning says, once per file, that a bare %-format line was read
+// as Apache's, whose %t is the start, while other servers write the same
+// directives with the end.
+func guessedWarning() *param.Error {
+	return param.Textf("the format line was read as Apache's LogFormat, whose %%t is when a request arrived; " +
+		"lighttpd and Tomcat write the same directives with %%t when it ended: if the log is theirs, name the server with {server}")
 }

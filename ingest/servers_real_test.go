@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"database/sql"
 	"encoding/csv"
 	"os"
 	"path/filepath"
@@ -50,46 +51,53 @@ func TestServersAgainstBackend(t *testing.T) {
 		dir := filepath.Dir(rec)
 		server := filepath.Base(filepath.Dir(dir))
 		t.Run(server+"/"+filepath.Base(dir), func(t *testing.T) {
-			truth := readBackend(t, rec)
 			input := filepath.Join(dir, "input.log")
 			db, _ := openDB(t)
 			res, err := Files(context.Background(), db, realOptions(input), []string{input})
 			if err != nil {
 				t.Fatal(err)
 			}
-			step := res[0].ResolutionMs
-			rows := queryStrings(t, db, `SELECT concat_ws(',', regexp_extract(coalesce(attrs->>'path', attrs->>'url', attrs->>'client_url'), '/r/([0-9]+)$', 1),
-				epoch_us(ts), coalesce(latency_ms::VARCHAR, ''), status) FROM requests`)
-			seen := map[int]bool{}
-			for _, r := range rows {
-				f := strings.Split(r, ",")
-				id, _ := strconv.Atoi(f[0])
-				b, ok := truth[id]
-				if id == 999999 || !ok {
-					continue // the recorder's readiness probe
-				}
-				seen[id] = true
-				startUs, _ := strconv.ParseInt(f[1], 10, 64)
-				off := float64(startUs-b.arrivalUs) / 1000
-				if off < -(backendBefore+step+lagMs[server]) || off > backendAfter+step {
-					t.Errorf("request %d starts %.3f ms from the backend's arrival, want within [-%g, %g]", id, off,
-						backendBefore+step+lagMs[server], backendAfter+step)
-				}
-				if f[2] != "" {
-					lat, _ := strconv.ParseFloat(f[2], 64)
-					handler := float64(b.handlerUs) / 1000
-					if lat < handler-1-latencyUnit(res[0]) || lat > handler+backendOver {
-						t.Errorf("request %d: latency %g ms, the backend's handler took %g ms", id, lat, handler)
-					}
-				}
-				if f[3] != strconv.Itoa(b.status) {
-					t.Errorf("request %d: status %s, the backend's %d", id, f[3], b.status)
-				}
-			}
-			if len(seen) != len(truth) {
-				t.Errorf("%d of the backend's %d requests loaded", len(seen), len(truth))
-			}
+			holdToBackend(t, db, rec, res[0].ResolutionMs, lagMs[server], latencyUnit(res[0]))
 		})
+	}
+}
+
+// holdToBackend holds the loaded requests to the backend's record rec:
+// every request once, its start within [arrival - before - step - lag,
+// arrival + after + step], its latency within [handler - 1 - unit,
+// handler + over] ms, its status the backend's.
+func holdToBackend(t *testing.T, db *sql.DB, rec string, step, lag, unit float64) {
+	t.Helper()
+	truth := readBackend(t, rec)
+	rows := queryStrings(t, db, `SELECT concat_ws(',', regexp_extract(coalesce(attrs->>'path', attrs->>'url', attrs->>'client_url'), '/r/([0-9]+)$', 1),
+		epoch_us(ts), coalesce(latency_ms::VARCHAR, ''), status) FROM requests`)
+	seen := map[int]bool{}
+	for _, r := range rows {
+		f := strings.Split(r, ",")
+		id, _ := strconv.Atoi(f[0])
+		b, ok := truth[id]
+		if id == 999999 || !ok {
+			continue // the recorder's readiness probe
+		}
+		seen[id] = true
+		startUs, _ := strconv.ParseInt(f[1], 10, 64)
+		off := float64(startUs-b.arrivalUs) / 1000
+		if off < -(backendBefore+step+lag) || off > backendAfter+step {
+			t.Errorf("request %d starts %.3f ms from the backend's arrival, want within [-%g, %g]", id, off, backendBefore+step+lag, backendAfter+step)
+		}
+		if f[2] != "" {
+			lat, _ := strconv.ParseFloat(f[2], 64)
+			handler := float64(b.handlerUs) / 1000
+			if lat < handler-1-unit || lat > handler+backendOver {
+				t.Errorf("request %d: latency %g ms, the backend's handler took %g ms", id, lat, handler)
+			}
+		}
+		if f[3] != strconv.Itoa(b.status) {
+			t.Errorf("request %d: status %s, the backend's %d", id, f[3], b.status)
+		}
+	}
+	if len(seen) != len(truth) {
+		t.Errorf("%d of the backend's %d requests loaded", len(seen), len(truth))
 	}
 }
 

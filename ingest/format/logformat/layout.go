@@ -63,6 +63,11 @@ type Layout struct {
 	Items  []Item
 	Server string // the server whose language the line is in (a key of Servers)
 	Text   string // as given, for messages
+	// Guessed is set when the server was told by the line alone as
+	// Apache's, and the line has a time: lighttpd, Tomcat, varnishncsa and
+	// h2o write the same directives, and lighttpd's and Tomcat's %t is the
+	// end, not the start.
+	Guessed bool
 }
 
 // Servers names each language Parse reads, by its --server name, with the
@@ -83,11 +88,13 @@ func Parse(server, s string) (*Layout, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, errorf("log format is empty: give the server's format line, e.g. '%%h %%l %%u %%t \"%%r\" %%>s %%b %%D'")
 	}
+	guessed := false
 	if server == "" {
 		var err error
 		if server, err = guessServer(s); err != nil {
 			return nil, err
 		}
+		guessed = server == "apache" && !wrappers["apache"].MatchString(strings.TrimSpace(s))
 	}
 	parse, ok := parsers[server]
 	if !ok {
@@ -98,6 +105,7 @@ func Parse(server, s string) (*Layout, error) {
 		return nil, prefixed(s, err)
 	}
 	lo.Server, lo.Text = server, s
+	lo.Guessed = guessed && lo.TimeField() != nil
 	if err := lo.check(); err != nil {
 		return nil, prefixed(s, err)
 	}

@@ -38,6 +38,8 @@ func main() {
 	proxy := flag.String("proxy", "", "forward proxy URL (Squid, Traffic Server)")
 	n := flag.Int("n", 300, "requests")
 	out := flag.String("record", "backend.csv", "record file")
+	slogListen := flag.String("slog-listen", "", "also run a Go service logging with log/slog on this address, in front of the backend")
+	slogLog := flag.String("slog-log", "service.log", "the slog service's log")
 	flag.Parse()
 	if !strings.HasPrefix(*listen, "127.0.0.1:") {
 		log.Fatal("listen on 127.0.0.1 only")
@@ -65,6 +67,9 @@ func main() {
 		log.Fatal(err)
 	}
 	go http.Serve(ln, mux)
+	if *slogListen != "" {
+		serveSlog(*slogListen, "http://"+*listen, *slogLog)
+	}
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: false}}
 	if *proxy != "" {
 		u, _ := url.Parse(*proxy)
