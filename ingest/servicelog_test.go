@@ -6,42 +6,56 @@ import (
 	"testing"
 )
 
-// followHint turns the flags a message suggests (as flagged renders it,
-// after its last "load it with " or "name it with ") into options, as a
-// user pasting them would: --from, --map (EXPR an argument, quoted with
-// '…' where it holds spaces), --time-is, --run, --server, --log-format.
+// followHint turns the flags a message suggests (as flagged renders it)
+// into options, as a user pasting them would: --from, --map (quoted with
+// '…' where it holds spaces), --time-is, --run, --server, --log-format;
+// of a flag offered twice ("--server tomcat10 or --server tomcat9") the
+// first. fill gives a placeholder (EXPR) its value.
 func followHint(t *testing.T, msg string, fill map[string]string) Options {
 	t.Helper()
 	var opts Options
+	for _, with := range []string{"name it with --", "read it with --", "load it with --"} {
+		if i := strings.LastIndex(msg, with); i >= 0 {
+			msg = msg[i+len(with)-2:]
+			break
+		}
+	}
 	words := shellWords(msg)
 	for i := 0; i+1 < len(words); i++ {
-		v := words[i+1]
+		v := strings.TrimRight(words[i+1], ",;)")
 		if r, ok := fill[v]; ok {
 			v = r
 		}
 		switch words[i] {
 		case "--from":
-			opts.From = v
+			opts.From = first(opts.From, v)
 		case "--map":
-			m, err := ParseMap(strings.TrimRight(v, ",;"))
+			m, err := ParseMap(v)
 			if err != nil {
 				t.Fatalf("the hint's --map %q: %v", v, err)
 			}
 			opts.Maps = append(opts.Maps, m)
 		case "--time-is":
-			opts.TimeIs = strings.TrimRight(v, ",;")
+			opts.TimeIs = first(opts.TimeIs, v)
 		case "--run":
-			opts.Run = strings.TrimRight(v, ",;")
+			opts.Run = first(opts.Run, v)
 		case "--server":
-			opts.Server = strings.TrimRight(v, ",;")
+			opts.Server = first(opts.Server, v)
 		case "--log-format":
-			opts.LogFormat = v
+			opts.LogFormat = first(opts.LogFormat, v)
 		default:
 			continue
 		}
 		i++
 	}
 	return opts
+}
+
+func first(had, v string) string {
+	if had != "" {
+		return had
+	}
+	return v
 }
 
 // shellWords splits s at spaces, '…' quoting as a shell does.
@@ -51,7 +65,7 @@ func shellWords(s string) []string {
 	quoted, in := false, false
 	for _, c := range s {
 		switch {
-		case c == '\'':
+		case c == '\'' && (quoted || b.Len() == 0 || strings.HasSuffix(b.String(), "=")): // not an apostrophe
 			quoted, in = !quoted, true
 		case c == ' ' && !quoted:
 			if in {
