@@ -81,7 +81,7 @@ func serviceLogRefusal(name string, head []byte) error {
 	}
 	latency := dur + " / 1e6" // slog: integer ns
 	if logger == "zap" {
-		latency = dur + " * 1000" // zap: float seconds
+		latency = "round(" + dur + " * 1000, 6)" // zap: float seconds, to the ns
 	}
 	status := ""
 	for _, k := range []string{"status", "status_code", "code"} {

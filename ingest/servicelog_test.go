@@ -22,7 +22,10 @@ func followHint(t *testing.T, msg string, fill map[string]string) Options {
 	}
 	words := shellWords(msg)
 	for i := 0; i+1 < len(words); i++ {
-		v := strings.TrimRight(words[i+1], ",;)")
+		v := strings.TrimRight(words[i+1], ",;")
+		if strings.Count(v, ")") > strings.Count(v, "(") { // "(use --from caddy)"
+			v = strings.TrimSuffix(v, ")")
+		}
 		if r, ok := fill[v]; ok {
 			v = r
 		}
