@@ -88,9 +88,9 @@ func TestZapRefusedAndFollowed(t *testing.T) {
 // SDK's stdouttrace spans, a slog log without durations.
 func TestServiceRefusals(t *testing.T) {
 	cases := map[string]struct{ in, want string }{
-		"fortio":      {`{"RunType":"HTTP","Labels":"","StartTime":"2024-05-01T10:00:00Z","RequestedQPS":"100","ActualQPS":99.9,"DurationHistogram":{"Count":10},"RetCodes":{"200":10}}`, "this is a Fortio-format result"},
-		"nighthawk":   {`{"output":{"timestamp":"2024-05-01T10:00:00Z","options":{"uri":"http://x/"},"results":[{"name":"global","statistics":[]}]}}`, "this is a Nighthawk output"},
-		"stdouttrace": {`{"Name":"GET /","SpanContext":{"TraceID":"0af7651916cd43dd8448eb211c80319c","SpanID":"b7ad6b7169203331"},"SpanKind":2,"StartTime":"2024-05-01T10:00:00Z","EndTime":"2024-05-01T10:00:00.1Z"}`, "this is the OpenTelemetry Go SDK's stdouttrace output"},
+		"fortio":           {`{"RunType":"HTTP","Labels":"","StartTime":"2024-05-01T10:00:00Z","RequestedQPS":"100","ActualQPS":99.9,"DurationHistogram":{"Count":10},"RetCodes":{"200":10}}`, "this is a Fortio-format result"},
+		"nighthawk":        {`{"output":{"timestamp":"2024-05-01T10:00:00Z","options":{"uri":"http://x/"},"results":[{"name":"global","statistics":[]}]}}`, "this is a Nighthawk output"},
+		"stdouttrace":      {`{"Name":"GET /","SpanContext":{"TraceID":"0af7651916cd43dd8448eb211c80319c","SpanID":"b7ad6b7169203331"},"SpanKind":2,"StartTime":"2024-05-01T10:00:00Z","EndTime":"2024-05-01T10:00:00.1Z"}`, "this is the OpenTelemetry Go SDK's stdouttrace output"},
 		"slog-no-duration": {`{"time":"2026-12-06T01:01:22Z","level":"INFO","msg":"hello"}`, "this is a Go log/slog log (JSON lines, its time written when each line is): its lines carry no duration"},
 	}
 	for name, c := range cases {
