@@ -101,3 +101,26 @@ func TestLogFormatWide(t *testing.T) {
 		t.Errorf("attrs %.80s…, status %d", r.attrs, r.status)
 	}
 }
+
+// FuzzServerLogFormat reads any line with any format line in any server's
+// language: an error or rows, never a panic or a hang.
+func FuzzServerLogFormat(f *testing.F) {
+	f.Add(uint8(2), `accesslog.format = "%h %t \"%r\" %>s %b %D"`, `127.0.0.1 [05/Dec/2026:21:42:39 -0300] "GET /r/0 HTTP/1.1" 200 10 6232`)
+	f.Add(uint8(6), `squid`, `1796517798.585      6 127.0.0.1 TCP_MISS/200 260 GET http://127.0.0.1:18080/r/0 - HIER_DIRECT/127.0.0.1 text/plain`)
+	f.Add(uint8(7), `format: '%<cqtq> %<ttms> %<pssc>'`, `1796518031.474 5 200`)
+	f.Add(uint8(8), `format: "%{%Y-%m-%dT%H:%M:%S}t.%{usec_frac}t%{%z}t %s %{duration}x"`, `2026-12-05T21:46:13.606310-0300 200 0.005733`)
+	f.Add(uint8(9), `%START_TIME% %RESPONSE_CODE% %DURATION%`, `2024-05-01T10:00:00.123Z 200 7`)
+	f.Add(uint8(10), `log-format "%ci [%trg] %ST %Ta"`, `1.2.3.4 [01/May/2024:10:00:00 +0000] 200 12`)
+	f.Add(uint8(4), `pattern="%{msec}t &quot;%r&quot; %s %{ms}T"`, `1796518580541 "GET /r/0 HTTP/1.1" 200 12`)
+	servers := []string{"", "nginx", "lighttpd", "apache", "tomcat10", "varnishncsa", "squid", "trafficserver", "h2o", "envoy", "haproxy", "tomcat9"}
+	f.Fuzz(func(t *testing.T, server uint8, layoutText, line string) {
+		lo, err := parseServerLayout(servers[int(server)%len(servers)], layoutText)
+		if err != nil {
+			return
+		}
+		d := clfDecoder{lo: lo, given: true, run: "r"}
+		var r row
+		r.reset(1)
+		_, _ = d.line(&r, []byte(line), nil)
+	})
+}
