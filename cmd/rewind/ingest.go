@@ -156,6 +156,12 @@ func (o *ingestOptions) options(e *env) (ingest.Options, error) {
 	if o.replace && o.append {
 		return ingest.Options{}, usagef("--replace and --append exclude each other")
 	}
+	if _, ok := logformat.Servers[o.server]; o.server != "" && !ok {
+		return ingest.Options{}, usagef("--server %q: want one of %s", o.server, logformat.ServerNames)
+	}
+	if o.timeIs != "start" && o.timeIs != "end" {
+		return ingest.Options{}, usagef("--time-is %q: want start or end", o.timeIs)
+	}
 	params, err := keyValues(o.set, "--set", "KEY=VALUE")
 	if err != nil {
 		return ingest.Options{}, err

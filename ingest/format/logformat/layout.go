@@ -79,7 +79,7 @@ var Servers = map[string]string{
 }
 
 // ServerNames lists the --server names, sorted.
-const ServerNames = "apache, envoy, h2o, haproxy, lighttpd, nginx, squid, tomcat9, tomcat10, trafficserver, varnishncsa"
+const ServerNames = "apache, envoy, h2o, haproxy, lighttpd, nginx, squid, tomcat, tomcat9, tomcat10, trafficserver, varnishncsa"
 
 // Parse reads a format line in server's language ("" to tell nginx from
 // Apache by the line alone, or by the configuration directive pasted with
