@@ -78,13 +78,18 @@ func (lo *Layout) haproxyTimes() *Layout {
 
 // haproxyVar reads one variable after its %: %{+Q}r, %[sample], %Ta.
 func (lo *Layout) haproxyVar(s string) (int, error) {
-	i := 0
+	i, quoted := 0, false
 	if strings.HasPrefix(s, "{") {
 		end := strings.IndexByte(s, '}')
 		if end < 0 {
 			return 0, fmt.Errorf("%%%s: a { not closed", truncate(s, 12))
 		}
+		quoted = strings.Contains(s[:end], "+Q") // the value in double quotes
 		i = end + 1
+	}
+	if quoted {
+		lo.literal(`"`)
+		defer lo.literal(`"`)
 	}
 	if strings.HasPrefix(s[i:], "[") {
 		end := strings.IndexByte(s[i:], ']')

@@ -67,7 +67,7 @@ func TestParseServers(t *testing.T) {
 		{"h2o", `format: "%t %s %{duration}x %{connect-time}x"`, `"[" time_local:time(start 02/Jan/2006:15:04:05 -0700 1000ms) "] " status:status " " h2o_duration:latency(e3 whole=false) " " h2o_connect_time`},
 		{"envoy", `text_format: "[%START_TIME%] %RESPONSE_CODE% %DURATION% %REQ(X-REQUEST-ID)%\n"`, `"[" start_time:time(start 2006-01-02T15:04:05.000Z07:00 1ms) "] " response_code:status " " duration:latency(e0 whole=true) " " http_x_request_id:reqid`},
 		{"envoy", `%START_TIME(%Y-%m-%dT%H:%M:%S.%6f%z)% %RESPONSE_CODE%`, `start_time:time(start 2006-01-02T15:04:05.000000-0700 0.001ms) " " response_code:status`},
-		{"haproxy", `log-format "%ci [%trg] %ST %Ta %Tt %{+Q}r %ID"`, `client_ip " [" request_date:time(start 02/Jan/2006:15:04:05 -0700 1000ms) "] " status:status " " Ta:latency(e0 whole=true) " " Tt " " request:request " " unique_id:reqid`},
+		{"haproxy", `log-format "%ci [%trg] %ST %Ta %Tt %{+Q}r %ID"`, `client_ip " [" request_date:time(start 02/Jan/2006:15:04:05 -0700 1000ms) "] " status:status " " Ta:latency(e0 whole=true) " " Tt " \"" request:request "\" " unique_id:reqid`},
 		{"haproxy", `log-format %Ts.%ms\ %ST\ %Tt`, `accept_ts:time(start epoch/1000000us 1ms) " " status:status " " Tt:latency(e0 whole=true)`},
 	}
 	for _, c := range cases {
