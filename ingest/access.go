@@ -71,10 +71,11 @@ func hasAny(m map[string]json.RawMessage, keys []string) bool {
 
 func decodeAccess(in *input, c *collector) (produce, error) {
 	run := runName(in.detectName())
+	mapped := in.mapRaw
 	return rows(func(ctx context.Context, add func(*row) error) error {
 		var r row
 		return textLines(ctx, in.reader(), func(line int64, b []byte) error {
-			if err := accessLine(&r, bytes.TrimSpace(b), line, run); err != nil {
+			if err := accessLine(&r, bytes.TrimSpace(b), line, run, mapped); err != nil {
 				return err
 			}
 			return add(&r)
@@ -82,7 +83,9 @@ func decodeAccess(in *input, c *collector) (produce, error) {
 	}), nil
 }
 
-func accessLine(r *row, b []byte, line int64, run string) error {
+// accessLine reads one line; mapped are the columns a {map} gives: a
+// duration of unknown unit stays in attrs for a mapped latency_ms.
+func accessLine(r *row, b []byte, line int64, run string, mapped *fieldSet) error {
 	r.reset(line)
 	if b[0] != '{' {
 		return lineErr(line, "want a JSON object per line (a JSON access log), got %q", truncate(string(b), 20))
@@ -96,7 +99,7 @@ func accessLine(r *row, b []byte, line int64, run string) error {
 	}
 	r.group = run
 	r.set(colGroup)
-	a := accessRec{m: m, r: r}
+	a := accessRec{m: m, r: r, mapped: mapped}
 	for _, step := range []func() error{a.latency, a.time, a.status, a.requestID} {
 		if err := step(); err != nil {
 			return err
@@ -111,8 +114,9 @@ func accessLine(r *row, b []byte, line int64, run string) error {
 // accessRec maps one line's fields: each step takes the fields it turns
 // into canonical columns out of m, which keeps the rest for attrs.
 type accessRec struct {
-	m map[string]json.RawMessage
-	r *row
+	m      map[string]json.RawMessage
+	r      *row
+	mapped *fieldSet
 }
 
 // get returns the first of keys the line gives a value for ("-", "" and
@@ -139,11 +143,15 @@ func (a accessRec) latency() error {
 	keys := []string{"request_time"}
 	if _, envoy := a.m["response_code"]; envoy {
 		keys = append(keys, "duration")
-	} else if _, _, has, _ := a.get("duration"); has && !a.r.is(colLatency) {
+	} else if _, _, has, _ := a.get("duration"); has && !a.mapped.has("latency_ms") {
 		if _, _, nginx, _ := a.get("request_time"); !nginx {
 			// Envoy writes ms, Caddy and others seconds: without Envoy's
 			// response_code nothing tells which.
-			return fieldErr(a.r.line, "duration", "unit unknown: Envoy writes ms (with response_code), Caddy seconds (use {from} caddy); name it with {map} latency_ms=EXPR")
+			const unknown = "unit unknown: Envoy writes ms (with response_code), Caddy seconds (use {from} caddy); name it with {map} latency_ms=EXPR"
+			if k := a.endKey(); k != "" {
+				return fieldErr(a.r.line, "duration", unknown+", and as the line's %s is the request's end, {map} ts=%s {time-is} end", k, k)
+			}
+			return fieldErr(a.r.line, "duration", unknown)
 		}
 	}
 	k, s, ok, err := a.get(keys...)
@@ -186,9 +194,16 @@ func (a accessRec) time() error {
 		delete(a.m, k)
 		return nil
 	}
+	if a.mapped.has("ts") {
+		return nil
+	}
 	k, s, ok, err = a.get(nginxTimeKeys...)
 	if !ok {
 		return err
+	}
+	if a.mapped.has("latency_ms") {
+		return fieldErr(a.r.line, k, "a time that marks the request's end (as nginx's do) and a mapped latency: "+
+			"give the start as end less latency with {map} ts=%s {time-is} end", k)
 	}
 	us, perr := nginxTime(k, s)
 	if perr != nil {
@@ -199,6 +214,16 @@ func (a accessRec) time() error {
 	}
 	a.setTs(us)
 	return nil
+}
+
+// endKey is the line's time that marks the request's end, "" for none.
+func (a accessRec) endKey() string {
+	for _, k := range nginxTimeKeys {
+		if _, ok := a.m[k]; ok {
+			return k
+		}
+	}
+	return ""
 }
 
 func (a accessRec) setTs(us int64) {

@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/rewind-dev/rewind/internal/param"
 )
 
 // FormatCLF names text access logs: the NCSA Common Log Format and the
@@ -76,11 +74,11 @@ func recognisedLayout(line []byte) *layout {
 	return nil
 }
 
-func decodeCLF(layoutText string) func(in *input, c *collector) (produce, error) {
+func decodeCLF(server, layoutText string) func(in *input, c *collector) (produce, error) {
 	return func(in *input, c *collector) (produce, error) {
 		d := clfDecoder{run: runName(in.detectName()), c: c}
 		if layoutText != "" {
-			lo, err := parseLayout(layoutText)
+			lo, err := parseServerLayout(server, layoutText)
 			if err != nil {
 				return nil, err
 			}
@@ -154,8 +152,10 @@ func (d *clfDecoder) warn() {
 		d.c.timeStepMs = 0
 	}
 	if d.endNoLatency {
-		d.c.warnings = append(d.c.warnings, param.Textf("nginx writes its times when a request ends and this log has no $request_time: "+
-			"ts is each request's end, not its start (add $request_time to the log_format to tell them apart)"))
+		d.c.warnings = append(d.c.warnings, endNoLatencyWarning(d.lo, d.given))
+	}
+	if d.given && d.lo.guessed {
+		d.c.warnings = append(d.c.warnings, guessedWarning())
 	}
 }
 

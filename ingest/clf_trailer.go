@@ -42,6 +42,8 @@ var (
 	wholeNumber  = regexp.MustCompile(`^[0-9]+$`)
 	decimalRe    = regexp.MustCompile(`^[0-9]*\.[0-9]+$`)
 	trailerKey   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+	squidResult  = regexp.MustCompile(`^[A-Z]+_[A-Z_]+:[A-Z_]+$`)
+	h2oSeconds   = regexp.MustCompile(`^[0-9]+\.[0-9]{6}$`)
 )
 
 // nginxKeys are the keys of nginx's documented upstream-timing format.
@@ -86,6 +88,16 @@ func (t *trailer) token(tok trailerToken) error {
 	case wholeNumber.Match(tok.val):
 		return fieldErr(t.r.line, t.field(), "%s is a whole number of unknown unit: Apache's %%D (µs), %s (ms) and %%T (s) all write one. "+
 			"Give the server's LogFormat with {log-format}, e.g. {log-format} '%s %%D'", tok.val, "%{ms}T", t.lo.text)
+	case squidResult.Match(tok.val):
+		builtin := "common"
+		if strings.Contains(t.lo.text, "Referer") {
+			builtin = "combined"
+		}
+		return fieldErr(t.r.line, t.field(), "%q is Squid's result and hierarchy (%%Ss:%%Sh): this is Squid's %s log, whose time is when "+
+			"a request ended; read it with {server} squid {log-format} %s", tok.val, builtin, builtin)
+	case h2oSeconds.Match(tok.val):
+		return fieldErr(t.r.line, t.field(), "%q has no known unit: h2o's %s writes seconds with 6 decimals; if the log is h2o's, "+
+			"read it with {server} h2o {log-format} '%s %s'", tok.val, "%{duration}x", t.lo.text, "%{duration}x")
 	case decimalRe.Match(tok.val) || bytes.Equal(tok.val, []byte("-")):
 		return fieldErr(t.r.line, t.field(), "%q has no known unit (nginx's $request_time has 3 decimals): give the server's log_format or LogFormat with {log-format}", tok.val)
 	default:

@@ -31,8 +31,17 @@ type Options struct {
 	OkStatus string
 	// LogFormat is a text access log's layout, as the server's own
 	// configuration gives it: an nginx log_format or an Apache LogFormat
-	// line (--log-format). It implies the clf format.
+	// line, or the format line of the server named by Server (--log-format,
+	// --server). It implies the clf format.
 	LogFormat string
+	// Server names the language of LogFormat (logformat.Servers: nginx,
+	// apache, lighttpd, tomcat9, tomcat10, varnishncsa, squid,
+	// trafficserver, h2o, envoy, haproxy); "" tells nginx from Apache by
+	// the line.
+	Server string
+	// TimeIs says what a mapped ts means (--time-is): "start" (also ""),
+	// or "end", when start = end − latency.
+	TimeIs string
 	// Maps set canonical columns from SQL expressions over the source's own
 	// fields (--map COLUMN=EXPR), in order.
 	Maps []Mapping
@@ -83,13 +92,11 @@ func Files(ctx context.Context, db DB, opts Options, paths []string) ([]Result, 
 	if opts.From != "" && !validFormat(opts.From) {
 		return nil, fmt.Errorf("unknown format %q (want one of %s)", opts.From, strings.Join(Formats, ", "))
 	}
-	if opts.LogFormat != "" {
-		if opts.From != "" && opts.From != FormatCLF {
-			return nil, param.Errorf("log-format", "{log-format} reads text access logs ({from} %s), not {from} %s", FormatCLF, opts.From)
-		}
-		if _, err := parseLayout(opts.LogFormat); err != nil {
-			return nil, err
-		}
+	if err := checkLogFormat(opts); err != nil {
+		return nil, err
+	}
+	if err := checkTimeIs(opts); err != nil {
+		return nil, err
 	}
 	if opts.Replace && opts.Append {
 		return nil, param.Errorf("replace", "{replace} and {append} exclude each other")
@@ -437,7 +444,7 @@ func (l *loader) fileExperiments(ctx context.Context, fileID int64) (string, err
 
 func (l *loader) format(in *input) (format, error) {
 	if l.opts.LogFormat != "" {
-		return format{name: FormatCLF, decode: decodeCLF(l.opts.LogFormat)}, nil
+		return format{name: FormatCLF, decode: decodeCLF(l.opts.Server, l.opts.LogFormat)}, nil
 	}
 	if l.opts.From != "" {
 		f, _ := formatNamed(l.opts.From)

@@ -89,7 +89,7 @@ func (l *loader) applyMaps(ctx context.Context, fileID int64) error {
 		var line sql.NullInt64
 		var got sql.NullString
 		err = l.conn.QueryRowContext(ctx, `SELECT line, (`+expr+`)::VARCHAR FROM `+scope+`
-			WHERE (`+expr+`) IS NOT NULL AND TRY_CAST(`+expr+` AS `+typ+`) IS NULL ORDER BY line LIMIT 1`, args...).Scan(&line, &got)
+			WHERE (`+expr+`) IS NOT NULL AND `+mapCast(m.Column, expr, typ)+` IS NULL ORDER BY line LIMIT 1`, args...).Scan(&line, &got)
 		if err == nil {
 			return fieldErr(line.Int64, m.Column, "{map} gives %q, not a %s", truncate(got.String, 40), typ)
 		}
@@ -97,7 +97,7 @@ func (l *loader) applyMaps(ctx context.Context, fileID int64) error {
 			return param.Errorf("map", "{map} %s=%s: %s", m.Column, m.Expr, sqlMsg(err))
 		}
 		if check, ok := mapChecks[m.Column]; ok {
-			v := "TRY_CAST(" + expr + " AS " + typ + ")"
+			v := mapCast(m.Column, expr, typ)
 			err := l.conn.QueryRowContext(ctx, `SELECT line, v::VARCHAR FROM (SELECT line, `+v+` AS v FROM `+scope+`)
 				WHERE `+check+` ORDER BY line LIMIT 1`, args...).Scan(&line, &got)
 			if err == nil {
@@ -107,11 +107,14 @@ func (l *loader) applyMaps(ctx context.Context, fileID int64) error {
 				return err
 			}
 		}
-		q := fmt.Sprintf(`UPDATE requests r SET %s = s.v FROM (SELECT seq, TRY_CAST(%s AS %s) AS v FROM %s) s
-			WHERE r.file_id = $file AND r.seq = s.seq`, quoteIdent(m.Column), expr, typ, scope)
+		q := fmt.Sprintf(`UPDATE requests r SET %s = s.v FROM (SELECT seq, %s AS v FROM %s) s
+			WHERE r.file_id = $file AND r.seq = s.seq`, quoteIdent(m.Column), mapCast(m.Column, expr, typ), scope)
 		if _, err := l.conn.ExecContext(ctx, q, args...); err != nil {
 			return param.Errorf("map", "{map} %s=%s: %s", m.Column, m.Expr, sqlMsg(err))
 		}
+	}
+	if err := l.timeIsEnd(ctx, fileID); err != nil {
+		return err
 	}
 	if err := l.dropRawFields(ctx, fileID); err != nil {
 		return err

@@ -29,7 +29,9 @@ const eventsHeader = "run,type,t_ms,ts,subject,state,attrs,line"
 // input file (input.*, real output of the tool, cut small; its source is
 // recorded in testdata/real/FORMAT/README.md), detected as FORMAT from its
 // content (or with log-format.txt's --log-format), whose canonical rows
-// must equal want.csv (and its events events.csv, when it has any).
+// must equal want.csv (and its events events.csv, when it has any). A
+// server's log read in its own format language gives the server's name in
+// server.txt (--server) beside log-format.txt.
 // go test -update rewrites the goldens.
 func TestRealFiles(t *testing.T) {
 	cases, _ := filepath.Glob("testdata/real/*/*")
@@ -54,8 +56,8 @@ func TestRealFiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res[0].Format != format {
-				t.Errorf("detected as %q, want %q", res[0].Format, format)
+			if want := realFormat(dir, format); res[0].Format != want {
+				t.Errorf("detected as %q, want %q", res[0].Format, want)
 			}
 			goldenRows(t, filepath.Join(dir, "want.csv"), canonicalHeader, queryStrings(t, db, canonicalCSV), true)
 			goldenRows(t, filepath.Join(dir, "events.csv"), eventsHeader, queryStrings(t, db, eventsCSV), false)
@@ -74,7 +76,19 @@ func realOptions(input string) Options {
 	if lf, err := os.ReadFile(filepath.Join(filepath.Dir(input), "log-format.txt")); err == nil {
 		opts.LogFormat = strings.TrimSpace(string(lf))
 	}
+	if server, err := os.ReadFile(filepath.Join(filepath.Dir(input), "server.txt")); err == nil {
+		opts.Server = strings.TrimSpace(string(server))
+	}
 	return opts
+}
+
+// realFormat is the format a case's input loads as: its folder's, but for
+// a server's log read with its format line (server.txt), which is clf.
+func realFormat(dir, folder string) string {
+	if _, err := os.Stat(filepath.Join(dir, "server.txt")); err == nil {
+		return FormatCLF
+	}
+	return folder
 }
 
 // goldenRows compares rows with a golden file; with -update it writes it. A

@@ -29,15 +29,21 @@ var refusals = []refusal{
 	{isArtillery2Report, "this is an Artillery report (artillery run --output: per-period counters and latency summaries); " +
 		"rewind needs per-request results, which Artillery does not write: log each response from a processor's " +
 		"afterResponse hook as NDJSON and load it with {from} ndjson (or {map})"},
-	{isNighthawkOutput, "this is a Nighthawk output (nighthawk_client --output-format json: latency histograms and counters); " +
+	{func(h []byte) bool { return isNighthawkOutput(h) || isNighthawkWrapped(h) }, "this is a Nighthawk output (nighthawk_client --output-format json: latency histograms and counters); " +
 		"rewind needs per-request results, which Nighthawk does not write: load the target's access log instead " +
 		"(Envoy's JSON access log: {from} access)"},
+	{isFortioResult, "this is a Fortio-format result (fortio load -json, or nighthawk_client --output-format fortio: a latency histogram and counts); " +
+		"rewind needs per-request results, which neither writes: load the target's access log instead"},
+	{isStdouttrace, "this is the OpenTelemetry Go SDK's stdouttrace output (spans printed as Go structs); " +
+		"rewind reads spans as OTLP: export them with otlptracehttp or otlptracegrpc to a collector whose file exporter writes OTLP/JSON, and load that ({from} otlp)"},
 	{csvHeaderIs("Count,Message,Traceback,Nodes"), "this is a Locust *_exceptions.csv (exception counts); " +
 		"rewind reads the per-second *_stats_history.csv that locust --csv=PREFIX writes beside it ({from} locust)"},
 	{csvHeaderIs("Method,Name,Error,Occurrences"), "this is a Locust *_failures.csv (failure counts per endpoint and error); " +
 		"rewind reads the per-second *_stats_history.csv that locust --csv=PREFIX writes beside it ({from} locust)"},
 	{isLocustStats, "this is a Locust *_stats.csv (end-of-test totals per endpoint); " +
 		"rewind reads the per-second *_stats_history.csv that locust --csv=PREFIX writes beside it ({from} locust)"},
+	{isAmbiguousSquid, "this line fits both Squid's native access log, whose time is when a request ended, and Traffic Server's " +
+		"squid format, whose time is when it arrived: name the server with {from} squid or {from} trafficserver"},
 	{isVegetaUTF16, "this is a Vegeta binary results file re-encoded as UTF-16 text (PowerShell's > or Out-File), " +
 		"which corrupts it; write it with vegeta attack -output=results.bin, or vegeta encode --to json > results.json in cmd.exe"},
 }
@@ -111,6 +117,27 @@ func isArtillery2Report(head []byte) bool {
 func isNighthawkOutput(head []byte) bool {
 	k := topKeys(head)
 	return k["options"] && k["results"] && bytes.Contains(head, []byte(`"statistics"`))
+}
+
+// isNighthawkOutput's wrapped form: the nighthawk_service response
+// {"output": {"options", "results"}}.
+func isNighthawkWrapped(head []byte) bool {
+	k := topKeys(head)
+	return k["output"] && bytes.Contains(head, []byte(`"results"`)) && bytes.Contains(head, []byte(`"statistics"`)) &&
+		bytes.Contains(head, []byte(`"options"`))
+}
+
+// Fortio's result JSON (and Nighthawk's fortio output format).
+func isFortioResult(head []byte) bool {
+	k := topKeys(head)
+	return k["DurationHistogram"] && (k["RetCodes"] || k["ActualQPS"])
+}
+
+// stdouttrace prints each span as Go's SpanStub: Name, SpanContext,
+// Parent, SpanKind, StartTime, EndTime, ….
+func isStdouttrace(head []byte) bool {
+	k := topKeys(head)
+	return k["SpanContext"] && k["StartTime"] && k["EndTime"]
 }
 
 func csvHeaderIs(header string) func([]byte) bool {

@@ -11,6 +11,7 @@ import (
 	"github.com/rewind-dev/rewind/analyze"
 	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/ingest"
+	"github.com/rewind-dev/rewind/ingest/format/logformat"
 	"github.com/rewind-dev/rewind/internal/progress"
 	"github.com/rewind-dev/rewind/store"
 )
@@ -46,13 +47,16 @@ Examples:
   rewind ingest --format json results/ | jq '.[] | select(.skipped)'
   rewind ingest /var/log/nginx/access.log
   rewind ingest --log-format '%h %l %u %t "%r" %>s %O "%{Referer}i" "%{User-Agent}i" %D' /var/log/apache2/access.log
+  rewind ingest --server lighttpd --log-format 'accesslog.format = "%h %l %u %t \"%r\" %>s %b %D"' access.log
+  rewind ingest --map ts=time --map latency_ms='duration / 1e6' --time-is end service.log
   k6 run --out json=- script.js | rewind ingest --from k6 --name checkout-k6.json -
   rewind ingest --map latency_ms=elapsed --map "outcome=CASE WHEN success THEN 'ok' ELSE 'error' END" log.csv
   rewind ingest --set 'planned=tag_hash(20260731, req) < 0.05' fixtures/chaos/gunluk.json`
 
 type ingestOptions struct {
 	db, experiment, run, name, from, okStatus string
-	logFormat, maxRecord, format              string
+	logFormat, server, timeIs, maxRecord      string
+	format                                    string
 	maxRatio                                  int64
 	set, maps, roles                          []string
 	replace, append, listFormats              bool
@@ -70,7 +74,9 @@ func runIngest(ctx context.Context, e *env, args []string) (err error) {
 	fs.StringVar(&o.run, "run", "", "run name for rows that give none")
 	fs.StringVar(&o.name, "name", "", `what standard input ("-") is called in results and the files table (default: stdin-N)`)
 	fs.StringVar(&o.from, "from", "", "input format (default: detected; see --formats)")
-	fs.StringVar(&o.logFormat, "log-format", "", "a text access log's layout: the server's nginx log_format or Apache LogFormat line (implies --from clf)")
+	fs.StringVar(&o.logFormat, "log-format", "", "a text access log's layout: the server's own format line, as its configuration writes it (implies --from clf)")
+	fs.StringVar(&o.server, "server", "", "the server whose language --log-format is in: "+logformat.ServerNames+" (default: nginx or Apache, told by the line)")
+	fs.StringVar(&o.timeIs, "time-is", "start", "what a mapped ts is: start, or end (then start = end - latency)")
 	fs.StringArrayVar(&o.maps, "map", nil, "set COLUMN from a SQL expression over the file's own fields, COLUMN=EXPR (repeatable)")
 	fs.StringVar(&o.okStatus, "ok-status", ingest.DefaultOkStatus, "HTTP statuses that are ok where a file gives no outcome, e.g. 200-299,404")
 	fs.BoolVar(&o.replace, "replace", false, "a file ingested before whose content changed: load it instead of the earlier content")
@@ -94,6 +100,9 @@ func runIngest(ctx context.Context, e *env, args []string) (err error) {
 	}
 	if err := checkRowFormat(o.format); err != nil {
 		return err
+	}
+	if fs.Changed("log-format") && strings.TrimSpace(o.logFormat) == "" {
+		return usagef("--log-format is empty: give the server's format line, e.g. --log-format '%%h %%l %%u %%t \"%%r\" %%>s %%b %%D'")
 	}
 	opts, err := o.options(e)
 	if err != nil {
@@ -147,6 +156,12 @@ func (o *ingestOptions) options(e *env) (ingest.Options, error) {
 	if o.replace && o.append {
 		return ingest.Options{}, usagef("--replace and --append exclude each other")
 	}
+	if _, ok := logformat.Servers[o.server]; o.server != "" && !ok {
+		return ingest.Options{}, usagef("--server %q: want one of %s", o.server, logformat.ServerNames)
+	}
+	if o.timeIs != "start" && o.timeIs != "end" {
+		return ingest.Options{}, usagef("--time-is %q: want start or end", o.timeIs)
+	}
 	params, err := keyValues(o.set, "--set", "KEY=VALUE")
 	if err != nil {
 		return ingest.Options{}, err
@@ -155,7 +170,7 @@ func (o *ingestOptions) options(e *env) (ingest.Options, error) {
 	if err != nil {
 		return ingest.Options{}, err
 	}
-	opts := ingest.Options{Roles: roles, Experiment: o.experiment, Run: o.run, Name: o.name, From: o.from, Params: params, OkStatus: o.okStatus, LogFormat: o.logFormat,
+	opts := ingest.Options{Roles: roles, Experiment: o.experiment, Run: o.run, Name: o.name, From: o.from, Params: params, OkStatus: o.okStatus, LogFormat: o.logFormat, Server: o.server, TimeIs: o.timeIs,
 		Replace: o.replace, Append: o.append, Stdin: e.stdin}
 	if _, err := ingest.ParseStatusRanges(o.okStatus); err != nil {
 		return opts, usageError{err}
