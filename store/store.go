@@ -41,8 +41,13 @@ const (
 	// stored macros (so any DuckDB client that opens the file has them).
 	Write
 	// Memory opens a database of this process's own, in memory, with the
-	// schema and the library, sandboxed like Read.
+	// schema and the library, sandboxed like Read. With Options.Views it
+	// holds those views instead of the schema's tables (a dataset read in
+	// place: the dataset package).
 	Memory
+	// Export opens an existing file read-only without the sandbox: the
+	// queries may write files (the dataset package's COPY ... TO).
+	Export
 )
 
 // Options steer Open. The zero value is a read-only, sandboxed open with the
@@ -58,6 +63,13 @@ type Options struct {
 	TempDir string
 	// Wait retries an open that another process's lock refuses, for this long.
 	Wait time.Duration
+	// Views, for Memory, are the statements that create the canonical
+	// tables as views, in place of the schema; Allowed are the only
+	// directories those views (and so any query) may read once the sandbox
+	// is locked (DuckDB's allowed_directories). A non-nil, empty Views opens
+	// a bare database: no tables, no library.
+	Views   []string
+	Allowed []string
 }
 
 // DB is an open rewind database.
@@ -110,7 +122,7 @@ func Open(ctx context.Context, path string, o Options) (*DB, error) {
 	if !writable {
 		dsn += "?access_mode=READ_ONLY" // set when the file is opened; no SET can change it
 	}
-	connector, err := connect(ctx, path, dsn, o.Wait, connInit(ctx, writable, settings))
+	connector, err := connect(ctx, path, dsn, o.Wait, connInit(ctx, writable, nil, settings))
 	if err != nil {
 		return nil, err
 	}
@@ -137,8 +149,11 @@ func openMemory(ctx context.Context, o Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(o.Allowed) > 0 {
+		settings = append(settings, "SET allowed_directories = "+quoteList(o.Allowed))
+	}
 	connector, err := duckdb.NewConnector("", func(ex driver.ExecerContext) error {
-		if err := connInit(ctx, true, settings)(ex); err != nil {
+		if err := connInit(ctx, true, o.Views, settings)(ex); err != nil {
 			return err
 		}
 		for _, s := range sandbox {
@@ -179,7 +194,9 @@ func checkPath(path string) error {
 // the file: the binary that runs decides what an analysis computes, even on a
 // read-only file written by an older rewind. The macros come after the
 // sandbox: creating a macro needs no file access, and nothing runs unsandboxed.
-func connInit(ctx context.Context, writable bool, settings []string) func(driver.ExecerContext) error {
+// views, when given, stand for the schema (macros bind to tables when
+// created, so they come first).
+func connInit(ctx context.Context, writable bool, views []string, settings []string) func(driver.ExecerContext) error {
 	var mu sync.Mutex // connections may be opened concurrently; the SETs must not interleave
 	return func(ex driver.ExecerContext) error {
 		mu.Lock()
@@ -187,7 +204,16 @@ func connInit(ctx context.Context, writable bool, settings []string) func(driver
 		if err := configure(ctx, ex, settings); err != nil {
 			return err
 		}
-		if writable {
+		if views != nil && len(views) == 0 {
+			return nil // a bare database: no tables, no library
+		}
+		if views != nil {
+			for _, v := range views {
+				if _, err := ex.ExecContext(ctx, v, nil); err != nil {
+					return fmt.Errorf("read the dataset: %w", err)
+				}
+			}
+		} else if writable {
 			if _, err := ex.ExecContext(ctx, queries.Schema, nil); err != nil {
 				return fmt.Errorf("create schema: %w", err)
 			}
