@@ -157,3 +157,12 @@ func newID() string {
 	rand.Read(b)
 	return hex.EncodeToString(b)
 }
+
+// PartCount is how many part files the dataset has.
+func (s *Summary) PartCount() int {
+	n := 0
+	for _, t := range s.Tables {
+		n += len(t.Parts)
+	}
+	return n
+}

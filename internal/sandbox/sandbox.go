@@ -90,6 +90,9 @@ func Check(db Queryer, q string) error {
 	if open {
 		return nil
 	}
+	if err := selectOnly(db, q); err != nil {
+		return err
+	}
 	kinds, err := builtins(db)
 	if err != nil {
 		return err
@@ -98,6 +101,28 @@ func Check(db Queryer, q string) error {
 		if !allowed(c, kinds[c.Name]) {
 			return fmt.Errorf("%s: %w", c.Name, ErrRefused)
 		}
+	}
+	return nil
+}
+
+// selectOnly refuses anything but SELECT where the sandbox lets the
+// database read some directories (a Parquet dataset read in place): DuckDB
+// would let COPY ... TO write into them. A statement DuckDB cannot
+// serialize is not a plain SELECT.
+func selectOnly(db Queryer, q string) error {
+	var dirs string
+	if err := db.QueryRow(`SELECT current_setting('allowed_directories')::VARCHAR`).Scan(&dirs); err != nil {
+		return err
+	}
+	if dirs == "[]" || dirs == "" {
+		return nil
+	}
+	var bad bool
+	if err := db.QueryRow(`SELECT coalesce((json_serialize_sql($1::VARCHAR)->>'error')::BOOLEAN, true)`, q).Scan(&bad); err != nil {
+		return err
+	}
+	if bad {
+		return fmt.Errorf("only SELECT statements read a dataset in place: %w", ErrRefused)
 	}
 	return nil
 }
