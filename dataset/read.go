@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	isandbox "github.com/rewind-dev/rewind/internal/sandbox"
 )
 
 // parts are a dataset's part files by table, absolute paths in name order,
@@ -18,20 +20,22 @@ type parts struct {
 	dir    string
 	files  map[string][]string
 	having map[string]map[string]bool
+	// orphans are parts of a converted file without its files part: a
+	// conversion is committed when that part is in place (write.go).
+	orphans []string
 }
 
-// IsDataset reports whether dir is a dataset: a folder with the manifest or
-// a requests folder.
+// IsDataset reports whether dir is a dataset: a folder with the manifest,
+// or with a requests folder partitioned by experiment.
 func IsDataset(dir string) bool {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return false
 	}
-	for _, p := range []string{Manifest, "requests"} {
-		if _, err := os.Stat(filepath.Join(dir, p)); err == nil {
-			return true
-		}
+	if _, err := os.Stat(filepath.Join(dir, Manifest)); err == nil {
+		return true
 	}
-	return false
+	m, _ := filepath.Glob(filepath.Join(dir, "requests", "experiment=*"))
+	return len(m) > 0
 }
 
 // list finds the part files. A part below a partitioned table must sit at
@@ -45,6 +49,7 @@ func list(dir string) (*parts, error) {
 		return nil, fmt.Errorf("%s: not a rewind dataset (no %s, no requests folder)", dir, Manifest)
 	}
 	p := &parts{dir: abs, files: map[string][]string{}, having: map[string]map[string]bool{}}
+	committed := map[string]bool{} // converted files' ids with a files part (tables lists files first)
 	for _, t := range tables {
 		root := filepath.Join(abs, t.name)
 		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -66,6 +71,14 @@ func list(dir string) (*parts, error) {
 			rel, _ := filepath.Rel(root, path)
 			if depth := strings.Count(rel, string(filepath.Separator)); depth != len(t.partition) {
 				return fmt.Errorf("%s: a %s part belongs in %s", rel2(abs, path), t.name, partitionHint(t))
+			}
+			if m := convertedPart.FindStringSubmatch(d.Name()); m != nil {
+				if t.name == "files" {
+					committed[m[1]] = true
+				} else if !committed[m[1]] {
+					p.orphans = append(p.orphans, path)
+					return nil
+				}
 			}
 			p.files[t.name] = append(p.files[t.name], path)
 			return nil
@@ -200,9 +213,9 @@ func (p *parts) selectSQL(t table) string {
 
 // views are the statements that make every table a view over its parts.
 func (p *parts) views() []string {
-	out := make([]string, len(tables))
-	for i, t := range tables {
-		out[i] = "CREATE VIEW " + t.name + " AS " + p.selectSQL(t)
+	out := []string{"SET VARIABLE " + isandbox.DatasetVariable + " = true", "SET parquet_metadata_cache = true"}
+	for _, t := range tables {
+		out = append(out, "CREATE VIEW "+t.name+" AS "+p.selectSQL(t))
 	}
 	return out
 }

@@ -198,7 +198,7 @@ func checkPath(path string) error {
 // created, so they come first).
 func connInit(ctx context.Context, writable bool, views []string, settings []string) func(driver.ExecerContext) error {
 	var mu sync.Mutex // connections may be opened concurrently; the SETs must not interleave
-	return func(ex driver.ExecerContext) error {
+	return func(ex driver.ExecerContext) (err error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if err := configure(ctx, ex, settings); err != nil {
@@ -208,12 +208,17 @@ func connInit(ctx context.Context, writable bool, views []string, settings []str
 			return nil // a bare database: no tables, no library
 		}
 		if views != nil {
-			for _, v := range views {
-				if _, err := ex.ExecContext(ctx, v, nil); err != nil {
-					return fmt.Errorf("read the dataset: %w", err)
+			// The library is installed over empty tables, which the views
+			// then replace: a macro binds its tables when created, and
+			// binding a view over Parquet parts reads their footers, once
+			// per macro. A call binds the macro again, over the views.
+			defer func() {
+				if err == nil {
+					err = replaceTables(ctx, ex, views)
 				}
-			}
-		} else if writable {
+			}()
+		}
+		if writable {
 			if _, err := ex.ExecContext(ctx, queries.Schema, nil); err != nil {
 				return fmt.Errorf("create schema: %w", err)
 			}
@@ -225,6 +230,23 @@ func connInit(ctx context.Context, writable bool, views []string, settings []str
 			return err
 		})
 	}
+}
+
+// replaceTables runs the statements that stand for the schema's tables,
+// dropping the table each CREATE VIEW names first.
+func replaceTables(ctx context.Context, ex driver.ExecerContext, views []string) error {
+	for _, v := range views {
+		if rest, ok := strings.CutPrefix(v, "CREATE VIEW "); ok {
+			name, _, _ := strings.Cut(rest, " ")
+			if _, err := ex.ExecContext(ctx, "DROP TABLE IF EXISTS "+name, nil); err != nil {
+				return fmt.Errorf("read the dataset: %w", err)
+			}
+		}
+		if _, err := ex.ExecContext(ctx, v, nil); err != nil {
+			return fmt.Errorf("read the dataset: %w", err)
+		}
+	}
+	return nil
 }
 
 // standIns makes a file written by an older rewind readable by this one's

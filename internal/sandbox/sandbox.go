@@ -105,17 +105,18 @@ func Check(db Queryer, q string) error {
 	return nil
 }
 
+// DatasetVariable is the DuckDB variable a database that reads a dataset in
+// place sets (true) before its sandbox locks.
+const DatasetVariable = "rewind_dataset"
+
 // selectOnly refuses anything but SELECT where the sandbox lets the
 // database read some directories (a Parquet dataset read in place): DuckDB
 // would let COPY ... TO write into them. A statement DuckDB cannot
 // serialize is not a plain SELECT.
 func selectOnly(db Queryer, q string) error {
-	var dirs string
-	if err := db.QueryRow(`SELECT current_setting('allowed_directories')::VARCHAR`).Scan(&dirs); err != nil {
+	var dataset bool
+	if err := db.QueryRow(`SELECT coalesce(getvariable('` + DatasetVariable + `'), false)`).Scan(&dataset); err != nil || !dataset {
 		return err
-	}
-	if dirs == "[]" || dirs == "" {
-		return nil
 	}
 	var bad bool
 	if err := db.QueryRow(`SELECT coalesce((json_serialize_sql($1::VARCHAR)->>'error')::BOOLEAN, true)`, q).Scan(&bad); err != nil {
