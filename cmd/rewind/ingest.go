@@ -52,10 +52,10 @@ Examples:
 
 type ingestOptions struct {
 	db, dataset, experiment, run, name, from, okStatus string
-	logFormat, maxRecord, format              string
-	maxRatio                                  int64
-	set, maps, roles                          []string
-	replace, append, listFormats              bool
+	logFormat, maxRecord, format                       string
+	maxRatio                                           int64
+	set, maps, roles                                   []string
+	replace, append, listFormats                       bool
 }
 
 func init() {
