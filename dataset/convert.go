@@ -50,7 +50,7 @@ func Convert(ctx context.Context, dir string, paths []string, o ConvertOptions) 
 		return nil, err
 	}
 	abs, _ := filepath.Abs(dir)
-	work, err := os.MkdirTemp(abs, "_convert-")
+	work, err := os.MkdirTemp(abs, workPrefix()+"*")
 	if err != nil {
 		return nil, err
 	}
@@ -191,6 +191,7 @@ func (c *conversion) commit(ctx context.Context) (bool, error) {
 	if err := removeOrphans(now.parts); err != nil {
 		return false, err
 	}
+	removeStaleWork(c.dir)
 	shift := shifts{file: now.maxFile - c.snap.maxFile, seq: now.maxSeq - c.snap.maxSeq, eventSeq: now.maxEventSeq - c.snap.maxEventSeq}
 	return true, c.write(ctx, shift)
 }

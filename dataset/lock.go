@@ -57,6 +57,32 @@ func lock(ctx context.Context, dir string, wait time.Duration) (func(), error) {
 	}
 }
 
+// workPrefix names a conversion's work folder in the dataset: its host
+// and process, so that a later conversion can remove what a killed one
+// left (removeStaleWork).
+func workPrefix() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("_convert-%s-%d-", strings.ReplaceAll(host, "-", "_"), os.Getpid())
+}
+
+// removeStaleWork removes the work folders of this host's conversions
+// whose process is gone.
+func removeStaleWork(dir string) {
+	host, _ := os.Hostname()
+	prefix := "_convert-" + strings.ReplaceAll(host, "-", "_") + "-"
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok {
+			continue
+		}
+		pidText, _, _ := strings.Cut(rest, "-")
+		if pid, err := strconv.Atoi(pidText); err == nil && pid > 0 && errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+			os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
 // staleLock reports whether the lock's holder is a process of this host
 // that is gone.
 func staleLock(path, host string) bool {
