@@ -46,7 +46,7 @@ func list(dir string) (*parts, error) {
 		return nil, err
 	}
 	if !IsDataset(abs) {
-		return nil, fmt.Errorf("%s: not a rewind dataset (no %s, no requests folder)", dir, Manifest)
+		return nil, fmt.Errorf("%s: not a rewind dataset (no %s, no requests/experiment=NAME folder)", dir, Manifest)
 	}
 	p := &parts{dir: abs, files: map[string][]string{}, having: map[string]map[string]bool{}}
 	committed := map[string]bool{} // converted files' ids with a files part (tables lists files first)
