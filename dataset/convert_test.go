@@ -120,3 +120,27 @@ func partFiles(t *testing.T, ds string) []string {
 	})
 	return out
 }
+
+// TestConvertAddsParams: a file that stores an experiment's parameters,
+// converted after another file of that experiment, adds them (the
+// experiment's rows are merged), as ingest would; one that would change a
+// stored value is refused.
+func TestConvertAddsParams(t *testing.T) {
+	dir := t.TempDir()
+	a, b, c := filepath.Join(dir, "a.ndjson"), filepath.Join(dir, "b.ndjson"), filepath.Join(dir, "c.ndjson")
+	os.WriteFile(a, []byte(`{"run":"x","t_ms":1,"latency_ms":1,"outcome":"ok"}`+"\n"), 0o644)
+	os.WriteFile(b, []byte(`{"record":"experiment","params":{"window":40}}`+"\n"+`{"run":"y","t_ms":1,"latency_ms":1,"outcome":"ok"}`+"\n"), 0o644)
+	os.WriteFile(c, []byte(`{"record":"experiment","params":{"window":50}}`+"\n"+`{"run":"z","t_ms":1,"latency_ms":1,"outcome":"ok"}`+"\n"), 0o644)
+	groups := []ingestGroup{{ingest.Options{Experiment: "bench"}, []string{a}}, {ingest.Options{Experiment: "bench"}, []string{b}}}
+	ds := filepath.Join(dir, "ds")
+	convertGroups(t, ds, groups)
+	_, err := Convert(context.Background(), ds, []string{c}, ConvertOptions{Ingest: ingest.Options{Experiment: "bench"}})
+	if err == nil || !strings.Contains(err.Error(), "experiment bench has stored window = 40 in the dataset") {
+		t.Errorf("err %v, want the changed window refused", err)
+	}
+	src := filepath.Join(dir, "src.duckdb")
+	ingestInto(t, src, groups)
+	db := loadInto(t, ds, filepath.Join(dir, "dst.duckdb"))
+	defer db.Close()
+	compareTablesExcept(t, db, src, names(), map[string]string{"files": "ingested_at"})
+}

@@ -208,7 +208,15 @@ func (p *parts) selectSQL(t table) string {
 		}
 		hive = "hive_partitioning = true, hive_types = {" + strings.Join(types, ", ") + "}"
 	}
-	return q + " FROM read_parquet(" + quoteList(files) + ", " + hive + ", union_by_name = true)"
+	q += " FROM read_parquet(" + quoteList(files) + ", " + hive + ", union_by_name = true)"
+	if t.name == "experiments" {
+		// Several files may each have stored parameters of one experiment,
+		// agreeing on the keys they share (a conversion checks): the
+		// experiment's are their merge.
+		q = `SELECT experiment, list_reduce(list(params) FILTER (WHERE params IS NOT NULL), (a, b) -> json_merge_patch(a, b))::JSON AS params
+			FROM (` + q + `) GROUP BY experiment`
+	}
+	return q
 }
 
 // views are the statements that make every table a view over its parts.

@@ -40,8 +40,9 @@ func (c *conversion) checkSeed(ctx context.Context, before seedState) error {
 	}
 	changed, err := queryStrings(ctx, c.scratch.DB, `SELECT 'run ' || run || ' of experiment ' || experiment || ' has the role ' || s.role || ' in the dataset'
 		FROM _seed_runs s JOIN runs r USING (experiment, run) WHERE s.role IS DISTINCT FROM r.role OR s.params IS DISTINCT FROM r.params::VARCHAR
-		UNION ALL SELECT 'experiment ' || experiment || ' has other stored parameters in the dataset'
-		FROM _seed_experiments s JOIN experiments e USING (experiment) WHERE s.params IS DISTINCT FROM e.params::VARCHAR
+		UNION ALL SELECT 'experiment ' || experiment || ' has stored ' || k || ' = ' || (s.params::JSON -> k)::VARCHAR || ' in the dataset'
+		FROM (SELECT *, unnest(json_keys(params::JSON)) AS k FROM _seed_experiments WHERE params IS NOT NULL) s JOIN experiments e USING (experiment)
+		WHERE (s.params::JSON -> k)::VARCHAR IS DISTINCT FROM (e.params -> k)::VARCHAR
 		ORDER BY 1`)
 	if err != nil || len(changed) == 0 {
 		return err
@@ -122,7 +123,10 @@ func ownRows(t table, id, maxFile int64) string {
 	case "requests", "events", "files":
 		return fmt.Sprintf("file_id = %d", id)
 	case "experiments":
-		return "experiment NOT IN (SELECT experiment FROM _seed_experiments) AND " + first("experiment")
+		// new experiments, and those whose parameters the files added to
+		// (readers merge an experiment's rows: read.go)
+		return `(experiment NOT IN (SELECT experiment FROM _seed_experiments) OR experiment IN (SELECT experiment FROM _seed_experiments s
+			JOIN experiments e USING (experiment) WHERE s.params IS DISTINCT FROM e.params::VARCHAR)) AND ` + first("experiment")
 	case "runs":
 		return "(experiment, run) NOT IN (SELECT experiment, run FROM _seed_runs) AND " + first("experiment, run")
 	}
