@@ -84,7 +84,7 @@ for n in "${sizes[@]}"; do
 	echo
 	echo "| analysis (experiment control) | database (s) | dataset in place (s) | dataset peak RSS (MB) |"
 	echo "|---|---:|---:|---:|"
-	for a in "peaks" "retries" "burn-rate"; do
+	for a in "peaks" "retries" "amplification"; do
 		measure "$rw" analyze $a --db "$d/db.duckdb" --experiment control
 		dbs=$secs
 		measure "$rw" analyze $a --dataset "$d/export" --experiment control

@@ -124,9 +124,14 @@ func (c *conversion) close() {
 // ingests the files into it.
 func (c *conversion) run(ctx context.Context, try int) ([]ingest.Result, error) {
 	c.close()
+	// In memory: what a database file would add is a checkpoint to disk of
+	// rows that go to Parquet anyway. It spills into the work folder.
 	so := c.o.Store
-	so.Mode = store.Write
-	db, err := store.Open(ctx, filepath.Join(c.work, fmt.Sprintf("scratch-%d.duckdb", try)), so)
+	so.Mode = store.Scratch
+	if so.TempDir == "" {
+		so.TempDir = filepath.Join(c.work, fmt.Sprintf("spill-%d", try))
+	}
+	db, err := store.Open(ctx, "", so)
 	if err != nil {
 		return nil, err
 	}

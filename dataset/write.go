@@ -178,7 +178,7 @@ func placeParts(out, dir string) error {
 }
 
 func place(out, dir, rel string) error {
-	if _, _, err := hashSync(filepath.Join(out, rel)); err != nil {
+	if err := fsync(filepath.Join(out, rel)); err != nil {
 		return err
 	}
 	target := filepath.Join(dir, strings.TrimSuffix(rel, "_0.parquet"))
@@ -192,6 +192,15 @@ func place(out, dir, rel string) error {
 		return err
 	}
 	return syncDir(filepath.Dir(target))
+}
+
+func fsync(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
 }
 
 // convertedPart matches the name of a converted file's part and gives its

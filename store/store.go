@@ -48,6 +48,9 @@ const (
 	// Export opens an existing file read-only without the sandbox: the
 	// queries may write files (the dataset package's COPY ... TO).
 	Export
+	// Scratch opens a database of this process's own, in memory, with the
+	// schema and the library and no sandbox: a conversion's work space.
+	Scratch
 )
 
 // Options steer Open. The zero value is a read-only, sandboxed open with the
@@ -97,7 +100,7 @@ func (db *DB) Discard() error {
 // share one DuckDB instance (the Go driver's instance cache): the first
 // open's settings hold until all are closed.
 func Open(ctx context.Context, path string, o Options) (*DB, error) {
-	if o.Mode == Memory {
+	if o.Mode == Memory || o.Mode == Scratch {
 		return openMemory(ctx, o)
 	}
 	if path == "" {
@@ -144,6 +147,7 @@ func Open(ctx context.Context, path string, o Options) (*DB, error) {
 // then sandboxes it: one connection, so the settings and the TEMP macros
 // hold for every query.
 func openMemory(ctx context.Context, o Options) (*DB, error) {
+	sandboxed := o.Mode == Memory
 	o.Mode = Write // the schema goes in before the sandbox locks
 	settings, err := o.settings("")
 	if err != nil {
@@ -157,6 +161,9 @@ func openMemory(ctx context.Context, o Options) (*DB, error) {
 			return err
 		}
 		for _, s := range sandbox {
+			if !sandboxed {
+				break
+			}
 			if _, err := ex.ExecContext(ctx, s, nil); err != nil {
 				return fmt.Errorf("configure the database (%s): %w", s, err)
 			}
@@ -167,7 +174,9 @@ func openMemory(ctx context.Context, o Options) (*DB, error) {
 		return nil, err
 	}
 	db := &DB{DB: sql.OpenDB(connector)}
-	db.SetMaxOpenConns(1)
+	if sandboxed {
+		db.SetMaxOpenConns(1)
+	}
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, err
