@@ -103,7 +103,10 @@ func runIngest(ctx context.Context, e *env, args []string) (err error) {
 	if fs.NArg() == 0 {
 		return usageError{hinted{fmt.Errorf("no file to ingest"), "rewind ingest FILE..."}}
 	}
-	if dir, ok := datasetArg(fs.Args()); ok && o.dataset == "" {
+	if dir, ok, err := datasetArg(fs.Args(), o.dataset != ""); err != nil || ok {
+		if err != nil {
+			return err
+		}
 		return loadDataset(ctx, e, fs, &open, o.db, dir)
 	}
 	if err := ingest.CheckArgs(fs.Args()); err != nil {

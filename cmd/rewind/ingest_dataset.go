@@ -14,12 +14,21 @@ import (
 )
 
 // datasetArg is the dataset folder among ingest's arguments, when the one
-// argument is one.
-func datasetArg(args []string) (string, bool) {
-	if len(args) == 1 && dataset.IsDataset(args[0]) {
-		return args[0], true
+// argument is one. A dataset among other arguments, or given to
+// --dataset, is a usage error: its parts are not logs.
+func datasetArg(args []string, converting bool) (string, bool, error) {
+	for _, a := range args {
+		switch {
+		case !dataset.IsDataset(a):
+		case converting:
+			return "", false, usagef("%s is a dataset: --dataset converts logs; to load a dataset into a database: rewind ingest --db FILE %s", a, a)
+		case len(args) > 1:
+			return "", false, usagef("%s is a dataset: it loads alone, into a new database (rewind ingest --db FILE %s)", a, a)
+		default:
+			return a, true, nil
+		}
 	}
-	return "", false
+	return "", false, nil
 }
 
 // loadDataset loads a dataset into the database: it is loaded as it is, so
