@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -18,7 +17,7 @@ func readsDatabase(args []string) bool {
 		return false
 	}
 	for _, a := range args {
-		if a == "--save" || a == "--write" || strings.HasPrefix(a, "--html") || a == "--help" || a == "-h" {
+		if a == "--dataset" || a == "--save" || a == "--write" || strings.HasPrefix(a, "--html") || a == "--help" || a == "-h" {
 			return false
 		}
 	}
@@ -50,77 +49,46 @@ func dbArg(args []string) (string, []string) {
 	return db, out
 }
 
-// TestDatasetEqualsDatabase runs every CLI case (testdata/cli) and, for
-// each command that reads the database, exports the database at that
-// point and runs the command again with --dataset in place of --db: it
-// must print exactly the same, every analysis with its --by and stored
+// onDataset runs each command of a CLI case that reads the database again
+// with --dataset in place of --db, on a dataset exported from the
+// database at that point: it must print exactly the same (exit code, stdout
+// and stderr but the flag itself), every analysis with its --by and stored
 // parameters included.
-func TestDatasetEqualsDatabase(t *testing.T) {
-	cases, err := filepath.Glob("testdata/cli/*/args")
-	if err != nil {
-		t.Fatal(err)
-	}
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	compared := 0
-	for _, argsFile := range cases {
-		argsFile, _ := filepath.Abs(argsFile)
-		t.Run(filepath.Base(filepath.Dir(argsFile)), func(t *testing.T) {
-			compared += compareCase(t, argsFile, root)
-		})
-	}
-	if compared < 100 {
-		t.Errorf("compared %d commands, want the analyses of every case", compared)
-	}
+var onDataset datasetRuns
+
+type datasetRuns struct {
+	exported map[string]string // a database's name, size and time: the dataset exported from it
+	compared int
 }
 
-func compareCase(t *testing.T, argsFile, root string) int {
-	raw, err := os.ReadFile(argsFile)
+func (d *datasetRuns) reset() { d.exported = map[string]string{} }
+
+func (d *datasetRuns) compare(t *testing.T, line string, args []string, want, wantErr string, wantCode int) {
+	t.Helper()
+	db, rest := dbArg(args)
+	if !readsDatabase(args) {
+		return
+	}
+	fi, err := os.Stat(db)
 	if err != nil {
-		t.Fatal(err)
+		return // no database yet: nothing to compare
 	}
-	work := t.TempDir()
-	t.Chdir(work)
-	n := 0
-	exported := map[string]string{} // a database's name, size and time: the dataset exported from it
-	for i, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
+	stamp := fmt.Sprintf("%s %d %d", db, fi.Size(), fi.ModTime().UnixNano())
+	if d.exported[stamp] == "" {
+		ds := fmt.Sprintf("ds-%d.dataset", len(d.exported))
+		if _, msg, code := runArgs([]string{"export", "--db", db, ds}); code != 0 {
+			t.Fatalf("export before %s: %s", line, msg)
 		}
-		args, err := splitArgs(strings.ReplaceAll(line, "$ROOT", root))
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, wantErr, wantCode := runArgs(args)
-		db, rest := dbArg(args)
-		if !readsDatabase(args) || wantCode == 1 && strings.Contains(wantErr, "does not exist") {
-			continue
-		}
-		fi, err := os.Stat(db)
-		if err != nil {
-			continue // no database yet: nothing to compare
-		}
-		stamp := fmt.Sprintf("%s %d %d", db, fi.Size(), fi.ModTime().UnixNano())
-		if exported[stamp] == "" {
-			ds := fmt.Sprintf("ds-%d", i)
-			if _, msg, code := runArgs([]string{"export", "--db", db, ds}); code != 0 {
-				t.Fatalf("export before %s: %s", line, msg)
-			}
-			exported[stamp] = ds
-		}
-		ds := exported[stamp]
-		got, gotErr, gotCode := runArgs(append(rest, "--dataset", ds))
-		gotErr = strings.ReplaceAll(gotErr, " --dataset "+ds, "")
-		wantErr = strings.ReplaceAll(wantErr, " --db "+db, "")
-		if got != want || gotCode != wantCode || gotErr != wantErr {
-			t.Errorf("rewind %s\n--- on the database (exit %d):\n%s%s--- on the dataset (exit %d):\n%s%s", line, wantCode, want, wantErr, gotCode, got, gotErr)
-		}
-		n++
+		d.exported[stamp] = ds
 	}
-	return n
+	ds := d.exported[stamp]
+	got, gotErr, gotCode := runArgs(append(rest, "--dataset", ds))
+	gotErr = strings.ReplaceAll(gotErr, " --dataset "+ds, "")
+	wantErr = strings.ReplaceAll(wantErr, " --db "+db, "")
+	if got != want || gotCode != wantCode || gotErr != wantErr {
+		t.Errorf("rewind %s\n--- on the database (exit %d):\n%s%s--- on the dataset (exit %d):\n%s%s", line, wantCode, want, wantErr, gotCode, got, gotErr)
+	}
+	d.compared++
 }
 
 func runArgs(args []string) (string, string, int) {
