@@ -5,8 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/rewind-dev/rewind/ingest"
@@ -57,6 +59,9 @@ func Convert(ctx context.Context, dir string, paths []string, o ConvertOptions) 
 	defer os.RemoveAll(work)
 	c := &conversion{dir: abs, work: work, paths: paths, o: o}
 	defer c.close()
+	if err := c.spoolStdin(); err != nil {
+		return nil, err
+	}
 	var unlock func()
 	defer func() {
 		if unlock != nil {
@@ -111,6 +116,23 @@ type conversion struct {
 	scratch   *store.DB
 	snap      *snapshot
 	mine      map[string]bool // the experiments the converted files' rows went to
+	full      bool            // seed a stand-in per request, not per (experiment, run, file)
+	stdin     string          // standard input, kept in the work folder: a conversion may be done again
+}
+
+// spoolStdin copies standard input, when a path reads it, into the work
+// folder.
+func (c *conversion) spoolStdin() error {
+	if !slices.Contains(c.paths, ingest.Stdin) || c.o.Ingest.Stdin == nil {
+		return nil
+	}
+	c.stdin = filepath.Join(c.work, "stdin")
+	f, err := os.Create(c.stdin)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(f, c.o.Ingest.Stdin)
+	return errors.Join(err, f.Close())
 }
 
 func (c *conversion) close() {
@@ -139,14 +161,31 @@ func (c *conversion) run(ctx context.Context, try int) ([]ingest.Result, error) 
 	if c.snap, err = take(ctx, db.DB, c.dir); err != nil {
 		return nil, err
 	}
-	if err := seed(ctx, db.DB, c.snap.parts); err != nil {
+	if err := seed(ctx, db.DB, c.snap.parts, c.full); err != nil {
 		return nil, err
 	}
 	before, err := c.saveSeed(ctx)
 	if err != nil {
 		return nil, err
 	}
+	if c.stdin != "" {
+		f, err := os.Open(c.stdin)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		c.o.Ingest.Stdin = f
+	}
 	results, err := ingest.Files(ctx, db, c.o.Ingest, c.paths)
+	if !c.full {
+		shared, serr := sharedRuns(ctx, db.DB, c.snap.maxFile)
+		if err != nil || serr != nil || shared {
+			// A refusal may count a run's rows, and rows that join a run
+			// are positioned after its rows: both need the full seed.
+			c.full = true
+			return c.run(ctx, try)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

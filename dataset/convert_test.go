@@ -144,3 +144,26 @@ func TestConvertAddsParams(t *testing.T) {
 	defer db.Close()
 	compareTablesExcept(t, db, src, names(), map[string]string{"files": "ingested_at"})
 }
+
+// TestConvertStdin: standard input converts as a file does (named
+// stdin-1), also when the conversion is done again with the full seed (its
+// rows join a run with --append).
+func TestConvertStdin(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.ndjson")
+	os.WriteFile(a, []byte(`{"experiment":"x","run":"r","t_ms":1,"latency_ms":1,"outcome":"ok"}`+"\n"), 0o644)
+	in := `{"experiment":"x","run":"r","t_ms":2,"latency_ms":1,"outcome":"error"}` + "\n"
+	groups := func() []ingestGroup {
+		return []ingestGroup{{ingest.Options{}, []string{a}}, {ingest.Options{Append: true, Stdin: strings.NewReader(in)}, []string{"-"}}}
+	}
+	ds := filepath.Join(dir, "ds")
+	res := convertGroups(t, ds, groups())
+	if r := res[1]; len(r) != 1 || r[0].Path != "stdin-1" || r[0].Rows != 1 {
+		t.Errorf("standard input: %+v", r)
+	}
+	src := filepath.Join(dir, "src.duckdb")
+	ingestInto(t, src, groups())
+	db := loadInto(t, ds, filepath.Join(dir, "dst.duckdb"))
+	defer db.Close()
+	compareTablesExcept(t, db, src, names(), map[string]string{"files": "ingested_at"})
+}

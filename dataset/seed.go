@@ -14,7 +14,13 @@ import (
 // requests as it holds with its seqs' top, its earliest time and its run
 // positions, and one event. The stand-ins never leave the scratch
 // database: only the converted files' rows are written.
-func seed(ctx context.Context, db *sql.DB, p *parts) error {
+//
+// A light seed (full false) holds one stand-in per (experiment, run, file)
+// instead of one per request: enough for every rule but those that count
+// a run's rows, which matter only when the converted files' rows join a
+// run the dataset holds (or are refused for it); Convert then seeds again
+// in full (sharedRuns).
+func seed(ctx context.Context, db *sql.DB, p *parts, full bool) error {
 	for _, t := range []string{"files", "experiments", "runs"} {
 		if _, err := db.ExecContext(ctx, "INSERT INTO "+t+" BY NAME "+p.selectSQL(tableNamed(t))); err != nil {
 			return fmt.Errorf("read the dataset's %s: %s", t, firstLine(err))
@@ -25,15 +31,25 @@ func seed(ctx context.Context, db *sql.DB, p *parts) error {
 		FROM (SELECT *, sum(n) OVER (PARTITION BY experiment, run ORDER BY file_id) - n AS before
 		      FROM (SELECT experiment, run, any_value(role) AS role, file_id, count(*) AS n, max(seq) AS top, min(ts) AS first_ts
 		            FROM (` + p.selectSQL(tableNamed("requests")) + `) GROUP BY experiment, run, file_id)) g,
-		     LATERAL range(g.n) r(i)`
+		     LATERAL range(CASE WHEN $1 THEN g.n ELSE 1 END) r(i)`
 	events := `INSERT INTO events (experiment, run, seq, type, file_id, line, ts)
 		SELECT experiment, run, max(seq), '', file_id, 0, min(ts) FROM (` + p.selectSQL(tableNamed("events")) + `) GROUP BY experiment, run, file_id`
-	for _, q := range []string{reqs, events} {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("read the dataset's rows: %s", firstLine(err))
-		}
+	if _, err := db.ExecContext(ctx, reqs, full); err != nil {
+		return fmt.Errorf("read the dataset's rows: %s", firstLine(err))
+	}
+	if _, err := db.ExecContext(ctx, events); err != nil {
+		return fmt.Errorf("read the dataset's events: %s", firstLine(err))
 	}
 	return nil
+}
+
+// sharedRuns reports whether the converted files' rows went into a run the
+// dataset holds.
+func sharedRuns(ctx context.Context, db *sql.DB, maxFile int64) (bool, error) {
+	var shared bool
+	err := db.QueryRowContext(ctx, `SELECT EXISTS (SELECT experiment, run FROM requests WHERE file_id > $1
+		INTERSECT SELECT experiment, run FROM requests WHERE file_id <= $1)`, maxFile).Scan(&shared)
+	return shared, err
 }
 
 // seedState is what a conversion must leave as it found it in the seeded
