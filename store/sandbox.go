@@ -209,3 +209,12 @@ func Sandboxed(err error) bool {
 
 // quote is s as a SQL string literal.
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// quoteList is a SQL list of string literals.
+func quoteList(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = quote(s)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}

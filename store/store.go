@@ -41,8 +41,16 @@ const (
 	// stored macros (so any DuckDB client that opens the file has them).
 	Write
 	// Memory opens a database of this process's own, in memory, with the
-	// schema and the library, sandboxed like Read.
+	// schema and the library, sandboxed like Read. With Options.Views it
+	// holds those views instead of the schema's tables (a dataset read in
+	// place: the dataset package).
 	Memory
+	// Export opens an existing file read-only without the sandbox: the
+	// queries may write files (the dataset package's COPY ... TO).
+	Export
+	// Scratch opens a database of this process's own, in memory, with the
+	// schema and the library and no sandbox: a conversion's work space.
+	Scratch
 )
 
 // Options steer Open. The zero value is a read-only, sandboxed open with the
@@ -58,6 +66,13 @@ type Options struct {
 	TempDir string
 	// Wait retries an open that another process's lock refuses, for this long.
 	Wait time.Duration
+	// Views, for Memory, are the statements that create the canonical
+	// tables as views, in place of the schema; Allowed are the only
+	// directories those views (and so any query) may read once the sandbox
+	// is locked (DuckDB's allowed_directories). A non-nil, empty Views opens
+	// a bare database: no tables, no library.
+	Views   []string
+	Allowed []string
 }
 
 // DB is an open rewind database.
@@ -85,7 +100,7 @@ func (db *DB) Discard() error {
 // share one DuckDB instance (the Go driver's instance cache): the first
 // open's settings hold until all are closed.
 func Open(ctx context.Context, path string, o Options) (*DB, error) {
-	if o.Mode == Memory {
+	if o.Mode == Memory || o.Mode == Scratch {
 		return openMemory(ctx, o)
 	}
 	if path == "" {
@@ -125,7 +140,7 @@ func Open(ctx context.Context, path string, o Options) (*DB, error) {
 		options = append(options, threads)
 	}
 	dsn := path + "?" + strings.Join(options, "&")
-	connector, err := connect(ctx, path, dsn, o.Wait, connInit(ctx, writable, settings))
+	connector, err := connect(ctx, path, dsn, o.Wait, connInit(ctx, writable, nil, settings))
 	if err != nil {
 		return nil, err
 	}
@@ -147,10 +162,14 @@ func Open(ctx context.Context, path string, o Options) (*DB, error) {
 // then sandboxes it: one connection, so the settings and the TEMP macros
 // hold for every query.
 func openMemory(ctx context.Context, o Options) (*DB, error) {
+	sandboxed := o.Mode == Memory
 	o.Mode = Write // the schema goes in before the sandbox locks
 	settings, err := o.settings("")
 	if err != nil {
 		return nil, err
+	}
+	if len(o.Allowed) > 0 {
+		settings = append(settings, "SET allowed_directories = "+quoteList(o.Allowed))
 	}
 	dsn := "?" + openConfig
 	threads, err := threadsOption()
@@ -161,10 +180,13 @@ func openMemory(ctx context.Context, o Options) (*DB, error) {
 		dsn += "&" + threads
 	}
 	connector, err := duckdb.NewConnector(dsn, func(ex driver.ExecerContext) error {
-		if err := connInit(ctx, true, settings)(ex); err != nil {
+		if err := connInit(ctx, true, o.Views, settings)(ex); err != nil {
 			return err
 		}
 		for _, s := range sandbox {
+			if !sandboxed {
+				break
+			}
 			if _, err := ex.ExecContext(ctx, s, nil); err != nil {
 				return fmt.Errorf("configure the database (%s): %w", s, err)
 			}
@@ -175,7 +197,9 @@ func openMemory(ctx context.Context, o Options) (*DB, error) {
 		return nil, err
 	}
 	db := &DB{DB: sql.OpenDB(connector)}
-	db.SetMaxOpenConns(1)
+	if sandboxed {
+		db.SetMaxOpenConns(1)
+	}
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -212,13 +236,29 @@ func checkPath(path string) error {
 // the file: the binary that runs decides what an analysis computes, even on a
 // read-only file written by an older rewind. The macros come after the
 // sandbox: creating a macro needs no file access, and nothing runs unsandboxed.
-func connInit(ctx context.Context, writable bool, settings []string) func(driver.ExecerContext) error {
+// views, when given, stand for the schema (macros bind to tables when
+// created, so they come first).
+func connInit(ctx context.Context, writable bool, views []string, settings []string) func(driver.ExecerContext) error {
 	var mu sync.Mutex // connections may be opened concurrently; the SETs must not interleave
-	return func(ex driver.ExecerContext) error {
+	return func(ex driver.ExecerContext) (err error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if err := configure(ctx, ex, settings); err != nil {
 			return err
+		}
+		if views != nil && len(views) == 0 {
+			return nil // a bare database: no tables, no library
+		}
+		if views != nil {
+			// The library is installed over empty tables, which the views
+			// then replace: a macro binds its tables when created, and
+			// binding a view over Parquet parts reads their footers, once
+			// per macro. A call binds the macro again, over the views.
+			defer func() {
+				if err == nil {
+					err = replaceTables(ctx, ex, views)
+				}
+			}()
 		}
 		if writable {
 			if _, err := ex.ExecContext(ctx, queries.Schema, nil); err != nil {
@@ -232,6 +272,23 @@ func connInit(ctx context.Context, writable bool, settings []string) func(driver
 			return err
 		})
 	}
+}
+
+// replaceTables runs the statements that stand for the schema's tables,
+// dropping the table each CREATE VIEW names first.
+func replaceTables(ctx context.Context, ex driver.ExecerContext, views []string) error {
+	for _, v := range views {
+		if rest, ok := strings.CutPrefix(v, "CREATE VIEW "); ok {
+			name, _, _ := strings.Cut(rest, " ")
+			if _, err := ex.ExecContext(ctx, "DROP TABLE IF EXISTS "+name, nil); err != nil {
+				return fmt.Errorf("read the dataset: %w", err)
+			}
+		}
+		if _, err := ex.ExecContext(ctx, v, nil); err != nil {
+			return fmt.Errorf("read the dataset: %w", err)
+		}
+	}
+	return nil
 }
 
 // standIns makes a file written by an older rewind readable by this one's

@@ -41,6 +41,11 @@ func runBlastRadius(ctx context.Context, e *env, args []string) error {
 		return usagef("--save stores --planned: give --planned too")
 	}
 	o.StartSet = fs.Changed("start")
+	if save {
+		if err := a.d.noDataset("--save"); err != nil {
+			return err
+		}
+	}
 	err := a.run(ctx, func(q store.Querier) (*analyze.Result, error) {
 		return analyze.BlastRadius(q, o)
 	})

@@ -12,7 +12,9 @@ import (
 	"github.com/rewind-dev/rewind/internal/golden"
 )
 
-// TestCLI runs the end-to-end cases under testdata/cli. A case is a folder:
+// TestCLI runs the end-to-end cases under testdata/cli, and each command
+// that reads the database again on a dataset exported from it
+// (dataset_test.go). A case is a folder:
 //
 //	args    one rewind command per line (shell-like quoting); $ROOT is the
 //	        repository root. All run in one fresh temp directory, so the
@@ -30,14 +32,19 @@ func TestCLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ran := 0 // cases run (-run may pick some)
 	for _, argsFile := range cases {
 		dir, _ := filepath.Abs(filepath.Dir(argsFile))
 		argsFile := filepath.Join(dir, "args")
 		t.Run(filepath.Base(dir), func(t *testing.T) {
+			ran++
 			stdout, stderr := runCase(t, argsFile, root)
 			golden.Check(t, filepath.Join(dir, "stdout"), []byte(stdout))
 			golden.Check(t, filepath.Join(dir, "stderr"), []byte(stderr))
 		})
+	}
+	if ran > 50 && onDataset.compared < 100 {
+		t.Errorf("compared %d commands on a dataset, want the analyses of every case", onDataset.compared)
 	}
 }
 
@@ -49,6 +56,7 @@ func runCase(t *testing.T, argsFile, root string) (string, string) {
 	}
 	work := t.TempDir()
 	t.Chdir(work)
+	onDataset.reset()
 	var stdout, stderr bytes.Buffer
 	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
 		line = strings.TrimSpace(line)
@@ -61,6 +69,7 @@ func runCase(t *testing.T, argsFile, root string) (string, string) {
 		}
 		var out, errOut bytes.Buffer
 		code := run(context.Background(), args, strings.NewReader(""), &out, &errOut)
+		onDataset.compare(t, line, args, out.String(), errOut.String(), code)
 		fmt.Fprintf(&stdout, "$ rewind %s\n%s", line, out.String())
 		fmt.Fprintf(&stderr, "$ rewind %s\n%s[exit %d]\n", line, errOut.String(), code)
 	}

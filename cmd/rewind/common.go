@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rewind-dev/rewind/dataset"
 	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/store"
 )
@@ -17,6 +18,7 @@ import (
 // dbFlags are the flags every command that reads the database shares.
 type dbFlags struct {
 	db         string
+	dataset    string // read this Parquet dataset in place instead of db
 	experiment string
 	format     string
 	opts       openFlags
@@ -24,6 +26,7 @@ type dbFlags struct {
 
 func (d *dbFlags) add(fs *pflag.FlagSet, withFormat bool) {
 	fs.StringVar(&d.db, "db", store.DefaultDB, "database file")
+	fs.StringVar(&d.dataset, "dataset", "", "read the Parquet dataset in `DIR` in place instead of a database (rewind export and rewind ingest --dataset write one)")
 	fs.StringVarP(&d.experiment, "experiment", "e", "", "experiment (may be left out when the database holds one)")
 	if withFormat {
 		fs.StringVarP(&d.format, "format", "f", "table", formatHelp)
@@ -34,8 +37,26 @@ func (d *dbFlags) add(fs *pflag.FlagSet, withFormat bool) {
 func (d *dbFlags) checkFormat() error { return checkRowFormat(d.format) }
 
 // openRead opens the database read-only (and sandboxed: see analyze.OpenWith).
+// With --dataset it reads the dataset in place, sandboxed alike.
 func (d *dbFlags) openRead(ctx context.Context) (*store.DB, error) {
-	return d.opts.open(ctx, d.db, false)
+	if d.dataset == "" {
+		return d.opts.open(ctx, d.db, false)
+	}
+	if d.opts.fs != nil && d.opts.fs.Changed("db") {
+		return nil, usagef("--db and --dataset: read one of them")
+	}
+	if err := d.opts.check(); err != nil {
+		return nil, err
+	}
+	return dataset.Open(ctx, d.dataset, d.opts.options(store.Memory))
+}
+
+// noDataset refuses --dataset where the command writes the database.
+func (d *dbFlags) noDataset(what string) error {
+	if d.dataset != "" {
+		return usagef("--dataset with %s: a dataset is read, not written, here; give --db", what)
+	}
+	return nil
 }
 
 // openFlags are the flags of every command that opens the database: how
@@ -57,20 +78,19 @@ func (o *openFlags) add(fs *pflag.FlagSet) {
 // open opens the database with the flags' settings; errors a user can act on
 // get a Try line.
 func (o *openFlags) open(ctx context.Context, path string, writable bool) (*store.DB, error) {
-	if o.wait < 0 {
-		return nil, usagef("--wait %s: want a duration of 0 or more", o.wait)
-	}
-	if o.memoryLimit != "" {
-		if _, err := store.CheckMemoryLimit(o.memoryLimit); err != nil {
-			return nil, usagef("--memory-limit %v", err)
-		}
-	}
 	mode := store.Read
 	if writable {
 		mode = store.Write
 	}
-	db, err := store.Open(ctx, path, store.Options{
-		Mode: mode, MemoryLimit: o.memoryLimit, TempDir: o.tempDir, Wait: o.wait})
+	return o.openMode(ctx, path, mode)
+}
+
+// openMode opens the database in a given mode, as open does.
+func (o *openFlags) openMode(ctx context.Context, path string, mode store.Mode) (*store.DB, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	db, err := store.Open(ctx, path, o.options(mode))
 	var le *store.LockedError
 	switch {
 	case err == nil:
@@ -81,6 +101,23 @@ func (o *openFlags) open(ctx context.Context, path string, writable bool) (*stor
 		return nil, hinted{err, "rewind ingest --db " + path + " FILE"}
 	}
 	return nil, err
+}
+
+// check checks the flags' values.
+func (o *openFlags) check() error {
+	if o.wait < 0 {
+		return usagef("--wait %s: want a duration of 0 or more", o.wait)
+	}
+	if o.memoryLimit != "" {
+		if _, err := store.CheckMemoryLimit(o.memoryLimit); err != nil {
+			return usagef("--memory-limit %v", err)
+		}
+	}
+	return nil
+}
+
+func (o *openFlags) options(mode store.Mode) store.Options {
+	return store.Options{Mode: mode, MemoryLimit: o.memoryLimit, TempDir: o.tempDir, Wait: o.wait}
 }
 
 // longerWait is the --wait a Try line suggests.

@@ -54,12 +54,11 @@ Examples:
   rewind ingest --set 'planned=tag_hash(20260731, req) < 0.05' fixtures/chaos/gunluk.json`
 
 type ingestOptions struct {
-	db, experiment, run, name, from, okStatus string
-	logFormat, server, timeIs, maxRecord      string
-	format                                    string
-	maxRatio                                  int64
-	set, maps, roles                          []string
-	replace, append, listFormats              bool
+	db, dataset, experiment, run, name, from, okStatus string
+	logFormat, server, timeIs, maxRecord, format       string
+	maxRatio                                           int64
+	set, maps, roles                                   []string
+	replace, append, listFormats                       bool
 }
 
 func init() {
@@ -70,6 +69,7 @@ func runIngest(ctx context.Context, e *env, args []string) (err error) {
 	var o ingestOptions
 	fs := newFlags(e, "ingest", ingestUsage)
 	fs.StringVar(&o.db, "db", store.DefaultDB, "database file (created when missing)")
+	fs.StringVar(&o.dataset, "dataset", "", "write the files into the Parquet dataset in `DIR` (created when missing), each file its own parts, instead of a database")
 	fs.StringVarP(&o.experiment, "experiment", "e", "", "experiment name for every row (default: the row's, else the file name); the files become its runs")
 	fs.StringVar(&o.run, "run", "", "run name for rows that give none")
 	fs.StringVar(&o.name, "name", "", `what standard input ("-") is called in results and the files table (default: stdin-N)`)
@@ -111,8 +111,17 @@ func runIngest(ctx context.Context, e *env, args []string) (err error) {
 	if fs.NArg() == 0 {
 		return usageError{hinted{fmt.Errorf("no file to ingest"), "rewind ingest FILE..."}}
 	}
+	if dir, ok, err := datasetArg(fs.Args(), o.dataset != ""); err != nil || ok {
+		if err != nil {
+			return err
+		}
+		return loadDataset(ctx, e, fs, &open, o.db, dir)
+	}
 	if err := ingest.CheckArgs(fs.Args()); err != nil {
 		return err // before the database is opened, so a typo creates no file
+	}
+	if o.dataset != "" {
+		return convertFiles(ctx, e, fs, &open, opts, o)
 	}
 	db, err := open.open(ctx, o.db, true)
 	if err != nil {

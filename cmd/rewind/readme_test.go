@@ -65,7 +65,7 @@ func docFiles(t *testing.T, root string) []string {
 }
 
 // ownDB checks that every command of block b that opens a database names it
-// with --db, one file per block, so that a reader can run the walk-throughs
+// with --db (or a dataset with --dataset), one file per block, so that a reader can run the walk-throughs
 // one after another in one folder (issue 28).
 func ownDB(t *testing.T, block string, b []example, dbs map[string]string) {
 	t.Helper()
@@ -77,8 +77,8 @@ func ownDB(t *testing.T, block string, b []example, dbs map[string]string) {
 		}
 		db := ""
 		for i, a := range args {
-			if a == "--db" && i+1 < len(args) {
-				db = args[i+1]
+			if (a == "--db" || a == "--dataset") && i+1 < len(args) {
+				db = args[i+1] // a dataset is the store of its block too
 			}
 		}
 		switch {

@@ -173,6 +173,9 @@ func ingestForReport(ctx context.Context, e *env, d *dbFlags, files []string) er
 	if len(files) == 0 {
 		return nil
 	}
+	if err := d.noDataset("files to ingest"); err != nil {
+		return err
+	}
 	db, err := d.opts.open(ctx, d.db, true)
 	if err != nil {
 		return err

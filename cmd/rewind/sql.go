@@ -48,12 +48,24 @@ func runSQL(ctx context.Context, e *env, args []string) error {
 	if err := d.checkFormat(); err != nil {
 		return err
 	}
-	db, err := d.opts.open(ctx, d.db, write)
+	if write {
+		if err := d.noDataset("--write"); err != nil {
+			return err
+		}
+	}
+	open := d.openRead
+	if write {
+		open = func(ctx context.Context) (*store.DB, error) { return d.opts.open(ctx, d.db, true) }
+	}
+	db, err := open(ctx)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 	res, err := analyze.SQL(store.WithContext(ctx, db), fs.Arg(0))
+	if err != nil && d.dataset != "" && store.Sandboxed(err) {
+		return fmt.Errorf("refused: rewind sql reads the dataset and nothing else: %w", err)
+	}
 	if err != nil && !write && store.Sandboxed(err) {
 		return hinted{fmt.Errorf("refused: rewind sql reads the database and nothing else, unless --write: %w", err), rerun(fs, "write", "")}
 	}

@@ -90,6 +90,9 @@ func Check(db Queryer, q string) error {
 	if open {
 		return nil
 	}
+	if err := selectOnly(db, q); err != nil {
+		return err
+	}
 	kinds, err := builtins(db)
 	if err != nil {
 		return err
@@ -98,6 +101,29 @@ func Check(db Queryer, q string) error {
 		if !allowed(c, kinds[c.Name]) {
 			return fmt.Errorf("%s: %w", c.Name, ErrRefused)
 		}
+	}
+	return nil
+}
+
+// DatasetVariable is the DuckDB variable a database that reads a dataset in
+// place sets (true) before its sandbox locks.
+const DatasetVariable = "rewind_dataset"
+
+// selectOnly refuses anything but SELECT where the sandbox lets the
+// database read some directories (a Parquet dataset read in place): DuckDB
+// would let COPY ... TO write into them. A statement DuckDB cannot
+// serialize is not a plain SELECT.
+func selectOnly(db Queryer, q string) error {
+	var dataset bool
+	if err := db.QueryRow(`SELECT coalesce(getvariable('` + DatasetVariable + `'), false)`).Scan(&dataset); err != nil || !dataset {
+		return err
+	}
+	var bad bool
+	if err := db.QueryRow(`SELECT coalesce((json_serialize_sql($1::VARCHAR)->>'error')::BOOLEAN, true)`, q).Scan(&bad); err != nil {
+		return err
+	}
+	if bad {
+		return fmt.Errorf("only SELECT statements read a dataset in place: %w", ErrRefused)
 	}
 	return nil
 }
