@@ -77,6 +77,9 @@ func (d *datasetRuns) compare(t *testing.T, line string, args []string, want, wa
 	if d.exported[stamp] == "" {
 		ds := fmt.Sprintf("ds-%d.dataset", len(d.exported))
 		if _, msg, code := runArgs([]string{"export", "--db", db, ds}); code != 0 {
+			if wantCode != 0 {
+				return // not a database to export (a SQLite file): the command failed on it too
+			}
 			t.Fatalf("export before %s: %s", line, msg)
 		}
 		d.exported[stamp] = ds

@@ -65,6 +65,8 @@ var clientCalls = []string{
 	`SELECT * FROM omission_dropped('k6-dropped')`,
 	`SELECT * FROM omission_backfill('input')`,
 	`SELECT * FROM probes('probes')`,
+	`SELECT * FROM changes_series('checkout', 1000)`,
+	`SELECT * FROM changes_series_by('checkout', {'odd': req % 2}, 1000)`,
 }
 
 var tableMacroRE = regexp.MustCompile(`(?ms)^CREATE OR REPLACE MACRO ([a-z][a-z_0-9]*)\([^;]*?\) AS TABLE`)
