@@ -109,3 +109,25 @@ func TestOpenFetchesNothing(t *testing.T) {
 		t.Error("~/.duckdb was created")
 	}
 }
+
+// A DuckDB file that does not open is reported with DuckDB's reason, not
+// the Go driver's own words.
+func TestOpenCorruptNamesNoDriver(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "corrupt.duckdb")
+	b := make([]byte, 8192)
+	copy(b[8:], "DUCK")
+	for i := 12; i < len(b); i++ {
+		b[i] = byte(i * 7)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(context.Background(), path, Options{})
+	if err == nil {
+		t.Fatal("a corrupt file opened")
+	}
+	if strings.Contains(err.Error(), "database/sql/driver") || !strings.HasPrefix(err.Error(), "open "+path+": ") {
+		t.Errorf("got %v", err)
+	}
+	t.Log(err)
+}

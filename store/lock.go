@@ -54,6 +54,10 @@ func lockError(path string, err error) *LockedError {
 	return e
 }
 
+// driverPrefix is what the Go driver puts before DuckDB's own reason when a
+// file does not open: an internal of the driver, not the user's business.
+const driverPrefix = "database/sql/driver: could not connect to database: "
+
 // lockPoll is how often a waiting open retries.
 const lockPoll = 200 * time.Millisecond
 
@@ -68,7 +72,7 @@ func connect(ctx context.Context, path, dsn string, wait time.Duration, init fun
 		}
 		le := lockError(path, err)
 		if le == nil {
-			return nil, fmt.Errorf("open %s: %w", path, err)
+			return nil, fmt.Errorf("open %s: %s", path, strings.TrimPrefix(err.Error(), driverPrefix))
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
