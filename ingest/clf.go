@@ -109,6 +109,9 @@ type clfDecoder struct {
 	// endNoLatency is set once a line's time is its end with no duration to
 	// take off (nginx without $request_time), to warn once.
 	endNoLatency bool
+	// startOrEnd is set once a recognised line without a duration gave a
+	// time that one server writes at the start and another at the end.
+	startOrEnd bool
 }
 
 // chunk decodes one chunk's lines (decodeChunks runs one per core), with
@@ -154,6 +157,9 @@ func (d *clfDecoder) warn() {
 	if d.endNoLatency {
 		d.c.warnings = append(d.c.warnings, endNoLatencyWarning(d.lo, d.given))
 	}
+	if d.startOrEnd {
+		d.c.warnings = append(d.c.warnings, startOrEndWarning())
+	}
 	if d.given && d.lo.guessed {
 		d.c.warnings = append(d.c.warnings, guessedWarning())
 	}
@@ -179,6 +185,7 @@ func (d *clfDecoder) line(r *row, b []byte, vals [][]byte) ([][]byte, error) {
 			return vals, err
 		}
 		end, latName = t.nginx, "request_time"
+		d.startOrEnd = d.startOrEnd || !end && r.is(colTsUs) && !r.is(colLatency)
 	}
 	return vals, d.finish(r, end, latName)
 }

@@ -87,7 +87,8 @@ func (t *trailer) token(tok trailerToken) error {
 		t.set("upstream_response_time", tok.val)
 	case wholeNumber.Match(tok.val):
 		return fieldErr(t.r.line, t.field(), "%s is a whole number of unknown unit: Apache's %%D (µs), %s (ms) and %%T (s) all write one. "+
-			"Give the server's LogFormat with {log-format}, e.g. {log-format} '%s %%D'", tok.val, "%{ms}T", t.lo.text)
+			"Give the server's LogFormat with {log-format}, e.g. {log-format} '%s %%D' (for lighttpd's or Tomcat's log, "+
+			"whose %%t is the request's end, its own format line and {server})", tok.val, "%{ms}T", t.lo.text)
 	case squidResult.Match(tok.val):
 		builtin := "common"
 		if strings.Contains(t.lo.text, "Referer") {

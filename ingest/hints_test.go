@@ -81,6 +81,24 @@ func TestLogFormatWarnings(t *testing.T) {
 	}
 }
 
+// A recognised common/combined line without a duration does not tell its
+// time's start from its end: a warning says so, naming the flags.
+func TestStartOrEndWarning(t *testing.T) {
+	db, _ := openDB(t)
+	res := mustIngest(t, db, Options{}, "testdata/real/lighttpd/common/input.log")
+	want := "this log's lines do not tell whether their time is a request's start (Apache, varnishncsa, h2o, Traefik) or its end " +
+		"(nginx, lighttpd, Tomcat), and carry no duration: ts is read as the start; if the log is nginx's, lighttpd's or Tomcat's, " +
+		"give its format line with --log-format (and --server)"
+	if got := saidAll(res[0].Warnings...); len(got) != 1 || got[0] != want {
+		t.Errorf("warnings %q, want %q", got, want)
+	}
+	db, _ = openDB(t)
+	res = mustIngest(t, db, Options{}, "testdata/real/clf/nginx-timed-upstream-list/input.log")
+	if len(res[0].Warnings) != 0 {
+		t.Errorf("a line with a duration: warnings %q", saidAll(res[0].Warnings...))
+	}
+}
+
 // Squid's native line and Traffic Server's squid line look alike with
 // opposite times; one that fits both (hand-written: no padding, no HIER_
 // code) is refused naming both, and --from reads it as said.

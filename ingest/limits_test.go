@@ -58,6 +58,9 @@ func TestRecordCapEveryFormat(t *testing.T) {
 		case chaosFixture:
 			from = FormatGunluk
 		}
+		if !validFormat(from) || realFormat(filepath.Dir(in), from) != from {
+			continue // a server's log read with its format line (server.txt) is clf, which clf's own case covers
+		}
 		if seen[from] || bytes.IndexByte(data, 0) >= 0 || strings.HasSuffix(in, ".binpb") {
 			continue // one file per format; binary encodings have no lines
 		}

@@ -151,3 +151,12 @@ func guessedWarning() *param.Error {
 	return param.Textf("the format line was read as Apache's LogFormat, whose %%t is when a request arrived; " +
 		"lighttpd and Tomcat write the same directives with %%t when it ended: if the log is theirs, name the server with {server}")
 }
+
+// startOrEndWarning says, once per file, that a recognised NCSA line
+// without a duration does not tell whether its time is the start or the
+// end: servers write the same line either way.
+func startOrEndWarning() *param.Error {
+	return param.Textf("this log's lines do not tell whether their time is a request's start (Apache, varnishncsa, h2o, " +
+		"Traefik) or its end (nginx, lighttpd, Tomcat), and carry no duration: ts is read as the start; if the log is " +
+		"nginx's, lighttpd's or Tomcat's, give its format line with {log-format} (and {server})")
+}

@@ -124,3 +124,8 @@ func FuzzServerLogFormat(f *testing.F) {
 		_, _ = d.line(&r, []byte(line), nil)
 	})
 }
+
+func FuzzSquid(f *testing.F) { fuzzFormat(f, FormatSquid, "testdata/real/squid/native/input*") }
+func FuzzTrafficServer(f *testing.F) {
+	fuzzFormat(f, FormatTrafficServer, "testdata/real/trafficserver/squid/input*")
+}

@@ -26,6 +26,9 @@ func TestInvalidTextEveryFormat(t *testing.T) {
 	for _, in := range inputs {
 		data := readInput(t, in)
 		from := filepath.Base(filepath.Dir(filepath.Dir(in)))
+		if !validFormat(from) || realFormat(filepath.Dir(in), from) != from {
+			continue // a server's log read with its format line (server.txt) is clf, which clf's own case covers
+		}
 		if seen[from] || bytes.IndexByte(data, 0) >= 0 || strings.HasSuffix(in, ".binpb") {
 			continue
 		}
