@@ -8,6 +8,7 @@
 # bench/by.sh's; judge and amplification take its step and tick.
 commands='ingest-clf|ingest --quiet --db "$WORK/clf.duckdb" --experiment bench "$LOG/access.log"
 ingest-ndjson|ingest --quiet --db "$WORK/ndjson.duckdb" --experiment bench "$LOG/control.ndjson"
+thresholds|analyze thresholds --quiet --db "$DB" -e bench --threshold "http_req_duration: p(95)<200"
 peaks-sliding|analyze peaks --quiet --db "$DB" -e bench --resolutions 100ms,1s --sliding
 burn-rate|analyze burn-rate --quiet --db "$DB" -e bench --slo 99% --rules "1s/10s>5"
 burn-rate-by|analyze burn-rate --quiet --db "$DB" -e bench --slo 99% --rules "1s/10s>5" --by outcome,tagged
@@ -28,7 +29,6 @@ retries|analyze retries --quiet --db "$DB" -e bench
 amplification|analyze amplification --quiet --db "$DB" -e bench --tick 1s
 peaks|analyze peaks --quiet --db "$DB" -e bench
 omission|analyze omission --quiet --db "$DB" -e bench --rate 500/1s
-thresholds|analyze thresholds --quiet --db "$DB" -e bench --threshold "http_req_duration: p(95)<200"
 gate-argo|analyze gate --quiet --db "$DB" -e bench --argo "$WORK/argo.yaml" --metric success-rate=ok_share,p95=p95
 startup|sql --quiet --db "$DB" "SELECT 1"'
 
