@@ -106,20 +106,9 @@ func Open(ctx context.Context, path string, o Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	var options []string
-	if !writable {
-		options = append(options, "access_mode=READ_ONLY") // set when the file is opened; no SET can change it
-	}
-	threads, err := threadsOption()
-	if err != nil {
-		return nil, err
-	}
-	if threads != "" {
-		options = append(options, threads)
-	}
 	dsn := path
-	if len(options) > 0 {
-		dsn += "?" + strings.Join(options, "&")
+	if !writable {
+		dsn += "?access_mode=READ_ONLY" // set when the file is opened; no SET can change it
 	}
 	connector, err := connect(ctx, path, dsn, o.Wait, connInit(ctx, writable, settings))
 	if err != nil {
@@ -148,14 +137,7 @@ func openMemory(ctx context.Context, o Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	dsn, err := threadsOption()
-	if err != nil {
-		return nil, err
-	}
-	if dsn != "" {
-		dsn = "?" + dsn
-	}
-	connector, err := duckdb.NewConnector(dsn, func(ex driver.ExecerContext) error {
+	connector, err := duckdb.NewConnector("", func(ex driver.ExecerContext) error {
 		if err := connInit(ctx, true, settings)(ex); err != nil {
 			return err
 		}
