@@ -64,6 +64,10 @@ const lockPoll = 200 * time.Millisecond
 // connect opens the DuckDB connector, retrying for up to wait while another
 // process holds the file's lock.
 func connect(ctx context.Context, path, dsn string, wait time.Duration, init func(driver.ExecerContext) error) (*duckdb.Connector, error) {
+	dsn, err := withThreads(dsn)
+	if err != nil {
+		return nil, err
+	}
 	deadline := time.Now().Add(wait)
 	for {
 		c, err := duckdb.NewConnector(dsn, init)

@@ -22,7 +22,8 @@ import (
 // forbids changing temp_directory, so that is set before it.
 var sandbox = append(slices.Clone(isandbox.Settings), isandbox.Lock)
 
-// settings are the SET statements an open applies, in order: memory, spill
+// settings are the SET statements an open applies, in order: memory,
+// threads (in memory only: a file's go in its DSN, withThreads), spill
 // directory, then (read-only) the sandbox.
 func (o Options) settings(path string) ([]string, error) {
 	writable := o.Mode != Read
@@ -34,6 +35,15 @@ func (o Options) settings(path string) ([]string, error) {
 		}
 	}
 	s := []string{"SET memory_limit = " + quote(mem)}
+	if path == "" { // in memory: no DSN of connect's carries the threads
+		threads, err := threadsSetting()
+		if err != nil {
+			return nil, err
+		}
+		if threads != "" {
+			s = append(s, threads)
+		}
+	}
 	dir := o.TempDir
 	if dir == "" && !writable {
 		dir = DefaultTempDir(path)

@@ -132,13 +132,6 @@ func Open(ctx context.Context, path string, o Options) (*DB, error) {
 	if !writable {
 		options = append(options, "access_mode=READ_ONLY") // set when the file is opened; no SET can change it
 	}
-	threads, err := threadsOption()
-	if err != nil {
-		return nil, err
-	}
-	if threads != "" {
-		options = append(options, threads)
-	}
 	dsn := path + "?" + strings.Join(options, "&")
 	connector, err := connect(ctx, path, dsn, o.Wait, connInit(ctx, writable, nil, settings))
 	if err != nil {
@@ -171,15 +164,7 @@ func openMemory(ctx context.Context, o Options) (*DB, error) {
 	if len(o.Allowed) > 0 {
 		settings = append(settings, "SET allowed_directories = "+quoteList(o.Allowed))
 	}
-	dsn := "?" + openConfig
-	threads, err := threadsOption()
-	if err != nil {
-		return nil, err
-	}
-	if threads != "" {
-		dsn += "&" + threads
-	}
-	connector, err := duckdb.NewConnector(dsn, func(ex driver.ExecerContext) error {
+	connector, err := duckdb.NewConnector("?"+openConfig, func(ex driver.ExecerContext) error {
 		if err := connInit(ctx, true, o.Views, settings)(ex); err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 )
 
 // ThreadsEnv names the environment variable that sets DuckDB's worker
@@ -14,11 +15,34 @@ import (
 // counts repeat.
 const ThreadsEnv = "REWIND_THREADS"
 
+// withThreads adds ThreadsEnv's threads to a file open's DSN, so the
+// instance starts with that many and no statement runs with more: set by a
+// SET on the first connection, the first statements still had the
+// default's worker, and the connection polling for it counted a varying
+// number of instructions (1 % of start-up's).
+func withThreads(dsn string) (string, error) {
+	opt, err := threadsOption()
+	if err != nil || opt == "" {
+		return dsn, err
+	}
+	if strings.Contains(dsn, "?") {
+		return dsn + "&" + opt, nil
+	}
+	return dsn + "?" + opt, nil
+}
+
+// threadsSetting is ThreadsEnv's threads as a SET, for an in-memory open
+// (whose connector is not made by connect); "" when it is unset.
+func threadsSetting() (string, error) {
+	opt, err := threadsOption()
+	if err != nil || opt == "" {
+		return "", err
+	}
+	return "SET " + strings.Replace(opt, "=", " = ", 1), nil
+}
+
 // threadsOption is the DSN option ThreadsEnv asks for, "" when it is unset
-// or empty. It goes in the DSN, not in a SET on the first connection: the
-// instance then starts with that many threads, and no statement runs with
-// more (a SET leaves the first statements to the default's worker, and the
-// connection polling for it counts a varying number of instructions).
+// or empty.
 func threadsOption() (string, error) {
 	v := os.Getenv(ThreadsEnv)
 	if v == "" {
