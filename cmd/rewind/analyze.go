@@ -40,6 +40,7 @@ type analysis struct {
 	e          *env
 	fs         *pflag.FlagSet
 	d          dbFlags
+	eng        engineFlags
 	experiment *string // the options' Experiment, which parse sets
 }
 
@@ -49,6 +50,7 @@ type analysis struct {
 func newAnalysis(e *env, name, usage string, experiment *string) (*analysis, *pflag.FlagSet) {
 	a := &analysis{e: e, fs: newFlags(e, "analyze "+name, usage), experiment: experiment}
 	a.d.add(a.fs, true)
+	a.eng.add(a.fs)
 	return a, a.fs
 }
 
@@ -75,6 +77,9 @@ func (a *analysis) run(ctx context.Context, fn func(store.Querier) (*analyze.Res
 func (a *analysis) runTwo(ctx context.Context, fn func(store.Querier) (first, second *analyze.Result, err error)) error {
 	if err := a.d.checkFormat(); err != nil {
 		return err
+	}
+	if a.eng.on() {
+		return a.eng.run(ctx, a.e, a.fs.Name()[len("analyze "):], a.d.format)
 	}
 	db, err := a.d.openRead(ctx)
 	if err != nil {

@@ -41,6 +41,10 @@ func runBlastRadius(ctx context.Context, e *env, args []string) error {
 		return usagef("--save stores --planned: give --planned too")
 	}
 	o.StartSet = fs.Changed("start")
+	a.eng.remote = func(r *analyze.Remote) (*analyze.Result, error) { return analyze.BlastRadiusOn(r, o) }
+	if save && a.eng.on() {
+		return usagef("--save stores --planned in a database: leave out --spark and --dataset")
+	}
 	err := a.run(ctx, func(q store.Querier) (*analyze.Result, error) {
 		return analyze.BlastRadius(q, o)
 	})

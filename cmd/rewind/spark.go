@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rewind-dev/rewind/analyze"
+	"github.com/rewind-dev/rewind/engine"
+)
+
+// engineFlags are --spark and --dataset of an analysis: run its
+// per-request work on a Spark cluster over a dataset (docs/scale.md).
+type engineFlags struct {
+	spark   string
+	dataset string
+	// remote is the analysis on an engine; nil for an analysis that has
+	// no reduce steps yet, which --spark refuses.
+	remote func(*analyze.Remote) (*analyze.Result, error)
+}
+
+func (f *engineFlags) add(fs *pflag.FlagSet) {
+	fs.StringVar(&f.spark, "spark", "", "run the per-request work on the Spark cluster whose Spark Connect server is at `URL` (sc://HOST:PORT), over --dataset")
+	fs.StringVar(&f.dataset, "dataset", "", "the rewind dataset at `PATH` (a folder the cluster reads: local, s3a://, gs://, hdfs://)")
+}
+
+// on says whether the analysis runs on an engine.
+func (f *engineFlags) on() bool { return f.spark != "" || f.dataset != "" }
+
+// run runs the analysis name on the Spark cluster and prints its result.
+func (f *engineFlags) run(ctx context.Context, e *env, name, format string) error {
+	if f.spark == "" {
+		return usagef("--dataset is read on a cluster: give --spark sc://HOST:PORT too")
+	}
+	if f.dataset == "" {
+		return usagef("--spark reads a dataset: give --dataset PATH too")
+	}
+	if f.remote == nil {
+		return &analyze.NotOnEngineError{Engine: "Spark", Analysis: name, Missing: "it has no reduce steps for Spark"}
+	}
+	eng, err := engine.OpenSpark(ctx, f.spark)
+	if err != nil {
+		return err
+	}
+	r, err := analyze.OpenRemote(ctx, eng, f.dataset)
+	if err != nil {
+		eng.Close()
+		return err
+	}
+	defer r.Close()
+	res, err := f.remote(r)
+	if err != nil {
+		return explain(err, "rewind analyze "+name)
+	}
+	return printResult(e, res, format)
+}
