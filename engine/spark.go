@@ -95,7 +95,7 @@ func (s *Spark) explain(err error) error {
 	if st, ok := grpcStatus(err); ok {
 		switch st.Code() {
 		case codes.Unavailable:
-			return fmt.Errorf("spark %s: no Spark Connect server answers: %s", s.url, st.Message())
+			return fmt.Errorf("spark %s: no Spark Connect server answers (%s)", s.url, st.Message())
 		case codes.ResourceExhausted:
 			return &TooLargeError{Step: "result", Err: err}
 		}
@@ -105,13 +105,13 @@ func (s *Spark) explain(err error) error {
 
 // grpcStatus finds a gRPC status in err's chain (the client wraps it).
 func grpcStatus(err error) (*status.Status, bool) {
+	if strings.Contains(err.Error(), "connection refused") {
+		return status.New(codes.Unavailable, "connection refused"), true
+	}
 	for e := err; e != nil; e = errors.Unwrap(e) {
 		if st, ok := status.FromError(e); ok && st.Code() != codes.Unknown {
 			return st, true
 		}
-	}
-	if strings.Contains(err.Error(), "connection refused") {
-		return status.New(codes.Unavailable, "connection refused"), true
 	}
 	if strings.Contains(err.Error(), "received message larger than max") {
 		return status.New(codes.ResourceExhausted, err.Error()), true
