@@ -31,26 +31,31 @@ func OpenRemote(ctx context.Context, eng engine.Engine, dataset string) (*Remote
 		return nil, err
 	}
 	r := &Remote{ctx: ctx, eng: eng, db: db}
-	small := []struct{ step, cols, insert string }{
-		{"SELECT experiment, CAST(params AS STRING) AS params FROM experiments",
-			"experiment VARCHAR, params VARCHAR",
-			"INSERT INTO experiments SELECT experiment, params::JSON FROM _remote_experiments"},
-		{"SELECT experiment, run, role, CAST(params AS STRING) AS params FROM runs",
-			"experiment VARCHAR, run VARCHAR, role VARCHAR, params VARCHAR",
-			"INSERT INTO runs SELECT experiment, run, role, params::JSON FROM _remote_runs"},
-	}
-	for i, s := range small {
-		name := []string{"_remote_experiments", "_remote_runs"}[i]
-		if err := r.reduce(name, s.cols, s.step); err != nil {
+	for _, t := range smallTables {
+		if err := r.reduce("_remote_"+t.table, t.cols, "SELECT "+t.sel+" FROM "+t.table); err != nil {
 			db.Close()
 			return nil, err
 		}
-		if _, err := db.ExecContext(ctx, s.insert); err != nil {
+		if _, err := db.ExecContext(ctx, "INSERT INTO "+t.table+" SELECT "+t.ins+" FROM _remote_"+t.table); err != nil {
 			db.Close()
-			return nil, fmt.Errorf("dataset %s: %w", dataset, err)
+			return nil, fmt.Errorf("dataset %s: table %s: %w", dataset, t.table, err)
 		}
 	}
 	return r, nil
+}
+
+// smallTables are the dataset's tables of one row per experiment, run or
+// file, copied whole into the in-memory database: sel is what the engine
+// selects (JSON read as text), cols their DuckDB types, ins the insert's
+// select list.
+var smallTables = []struct{ table, sel, cols, ins string }{
+	{"experiments", "experiment, CAST(params AS STRING)", "experiment VARCHAR, params VARCHAR",
+		"experiment, params::JSON"},
+	{"runs", "experiment, run, role, CAST(params AS STRING)", "experiment VARCHAR, run VARCHAR, role VARCHAR, params VARCHAR",
+		"experiment, run, role, params::JSON"},
+	{"files", "file_id, path, sha256, named_as, format, experiment, rows, CAST(ingested_at AS STRING), bytes, abs_path, compression, resolution_ms, CAST(t_origin AS STRING)",
+		"file_id INTEGER, path VARCHAR, sha256 VARCHAR, named_as VARCHAR, format VARCHAR, experiment VARCHAR, rows BIGINT, ingested_at VARCHAR, bytes BIGINT, abs_path VARCHAR, compression VARCHAR, resolution_ms DOUBLE, t_origin VARCHAR",
+		"file_id, path, sha256, named_as, format, experiment, rows, ingested_at::TIMESTAMP, bytes, abs_path, compression, resolution_ms, t_origin::TIMESTAMP"},
 }
 
 // Close closes the in-memory database and the engine's session.

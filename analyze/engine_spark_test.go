@@ -36,9 +36,13 @@ func sparkDataset(t *testing.T, db *store.DB) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, c := range []struct{ table, by string }{
-		{"requests", "experiment, run"}, {"runs", "experiment"}, {"experiments", "experiment"},
+		{"requests", "experiment, run"}, {"runs", "experiment"}, {"experiments", "experiment"}, {"files", ""},
 	} {
 		q := fmt.Sprintf(`COPY (SELECT * FROM %s) TO '%s' (FORMAT parquet, PARTITION_BY (%s))`, c.table, filepath.Join(dir, c.table), c.by)
+		if c.by == "" {
+			os.MkdirAll(filepath.Join(dir, c.table), 0o755)
+			q = fmt.Sprintf(`COPY (SELECT * FROM %s) TO '%s' (FORMAT parquet)`, c.table, filepath.Join(dir, c.table, "part-0.parquet"))
+		}
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
 		}

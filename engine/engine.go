@@ -17,7 +17,7 @@ import (
 // Engine is a SQL engine over a registered dataset.
 type Engine interface {
 	// Register makes the dataset at dir readable as the views requests,
-	// runs and experiments (dir is a path the engine reads: local, s3a://,
+	// runs, experiments and files (dir is a path the engine reads: local, s3a://,
 	// gs://, hdfs://).
 	Register(ctx context.Context, dir string) error
 	// Reduce runs one query in the engine's dialect and returns its whole

@@ -51,7 +51,7 @@ func (s *Spark) Name() string { return "Spark" }
 func (s *Spark) Close() error { return s.session.Stop() }
 
 // tables are the dataset's folders an analysis reads, as views.
-var tables = []string{"requests", "runs", "experiments"}
+var tables = []string{"requests", "runs", "experiments", "files"}
 
 // Register creates the dataset's tables as temporary views of the session.
 func (s *Spark) Register(ctx context.Context, dir string) error {

@@ -90,11 +90,16 @@ func (a *analysis) runTwo(ctx context.Context, fn func(store.Querier) (first, se
 	if err != nil {
 		return explain(err, "rewind "+a.fs.Name())
 	}
-	if err := printResult(a.e, first, a.d.format); err != nil || second == nil {
+	return printTwo(a.e, first, second, a.d.format)
+}
+
+// printTwo prints first and, when there is one, a blank line and second.
+func printTwo(e *env, first, second *analyze.Result, format string) error {
+	if err := printResult(e, first, format); err != nil || second == nil {
 		return err
 	}
-	fmt.Fprintln(a.e.stdout)
-	return printResult(a.e, second, a.d.format)
+	fmt.Fprintln(e.stdout)
+	return printResult(e, second, format)
 }
 
 // windowedAnalysis is an analysis that judges a hypothesis window by window

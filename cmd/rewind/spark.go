@@ -16,12 +16,20 @@ type engineFlags struct {
 	dataset string
 	// remote is the analysis on an engine; nil for an analysis that has
 	// no reduce steps yet, which --spark refuses.
-	remote func(*analyze.Remote) (*analyze.Result, error)
+	remote func(*analyze.Remote) (first, second *analyze.Result, err error)
 }
 
 func (f *engineFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.spark, "spark", "", "run the per-request work on the Spark cluster whose Spark Connect server is at `URL` (sc://HOST:PORT), over --dataset")
 	fs.StringVar(&f.dataset, "dataset", "", "the rewind dataset at `PATH` (a folder the cluster reads: local, s3a://, gs://, hdfs://)")
+}
+
+// one is an analysis on an engine that prints one table.
+func one(fn func(*analyze.Remote) (*analyze.Result, error)) func(*analyze.Remote) (*analyze.Result, *analyze.Result, error) {
+	return func(r *analyze.Remote) (*analyze.Result, *analyze.Result, error) {
+		res, err := fn(r)
+		return res, nil, err
+	}
 }
 
 // on says whether the analysis runs on an engine.
@@ -48,9 +56,9 @@ func (f *engineFlags) run(ctx context.Context, e *env, name, format string) erro
 		return err
 	}
 	defer r.Close()
-	res, err := f.remote(r)
+	first, second, err := f.remote(r)
 	if err != nil {
 		return explain(err, "rewind analyze "+name)
 	}
-	return printResult(e, res, format)
+	return printTwo(e, first, second, format)
 }
