@@ -14,7 +14,9 @@ import (
 // seqs, the seq at the window's first position inside the block that holds
 // it, and the window's and the control run's sums. What the experiment
 // window is and the result's arithmetic are blast_radius's
-// (queries/blast_radius.sql, _experiment_rows in queries/windows.sql).
+// (queries/blast_radius.sql, _experiment_rows in queries/windows.sql). A
+// plan is counted in the last step when it has the seeded form
+// tag_hash(SEED, req) < SHARE (sparkPlan); any other is refused.
 func BlastRadiusOn(r *Remote, o BlastRadiusOptions) (*Result, error) {
 	db := r.Querier()
 	e, err := store.FindExperiment(db, o.Experiment)
@@ -31,8 +33,14 @@ func BlastRadiusOn(r *Remote, o BlastRadiusOptions) (*Result, error) {
 	if pred == "" {
 		pred, _ = e.Text("planned")
 	}
+	planCols, planCond := "", "false"
 	if pred != "" {
-		return nil, r.NotOnEngine("blast-radius with a plan", "the plan is a DuckDB expression, which has no Spark translation")
+		var ok bool
+		if planCols, planCond, ok = sparkPlan(pred); !ok {
+			return nil, r.NotOnEngine("blast-radius with the plan "+strconv.Quote(pred),
+				"a plan is a DuckDB expression, and only the form tag_hash(SEED, req) < SHARE has a Spark translation")
+		}
+		planCols = ", " + planCols
 	}
 	first, err := blastFirst(r, e.Name, max(start, 0))
 	if err != nil {
@@ -42,21 +50,23 @@ func BlastRadiusOn(r *Remote, o BlastRadiusOptions) (*Result, error) {
 	if first != nil {
 		inWindow = "role = 'experiment' AND (run > " + engine.String(first.run) + " OR (run = " + engine.String(first.run) + " AND seq >= " + engine.Int(first.seq) + "))"
 	}
-	err = r.reduce("_blast_sums", "measured BIGINT, window_requests BIGINT, damaged BIGINT, control_damaged BIGINT, control_requests BIGINT", `
-SELECT coalesce(sum(count) FILTER (WHERE w AND tagged), 0) AS measured,
+	err = r.reduce("_blast_sums", "planned BIGINT, measured BIGINT, window_requests BIGINT, damaged BIGINT, control_damaged BIGINT, control_requests BIGINT", `
+SELECT count(*) FILTER (WHERE w AND `+planCond+`) AS planned,
+       coalesce(sum(count) FILTER (WHERE w AND tagged), 0) AS measured,
        coalesce(sum(count) FILTER (WHERE w), 0) AS window_requests,
        coalesce(sum(count) FILTER (WHERE w AND outcome <> 'ok'), 0) AS damaged,
        coalesce(sum(count) FILTER (WHERE role = 'control' AND outcome <> 'ok'), 0) AS control_damaged,
        coalesce(sum(count) FILTER (WHERE role = 'control'), 0) AS control_requests
-FROM (SELECT role, tagged, outcome, count, `+inWindow+` AS w
+FROM (SELECT role, tagged, outcome, count, `+inWindow+` AS w`+planCols+`
       FROM requests WHERE experiment = `+engine.String(e.Name)+` AND role IN ('experiment', 'control'))`)
 	if err != nil {
 		return nil, err
 	}
 	return Query(db, "blast-radius", store.Units("blast_radius"), `
-SELECT NULL::BIGINT AS planned, measured, window_requests, measured / NULL::DOUBLE AS multiplier,
+SELECT CASE WHEN ? THEN planned END AS planned, measured, window_requests,
+       measured / nullif(CASE WHEN ? THEN planned END, 0)::DOUBLE AS multiplier,
        damaged, control_damaged, control_requests
-FROM _blast_sums`)
+FROM _blast_sums`, pred != "", pred != "")
 }
 
 type runSeq struct {

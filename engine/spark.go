@@ -17,7 +17,18 @@ import (
 type Spark struct {
 	url     string
 	session sql.SparkSession
+	stats   Stats
 }
+
+// Stats count what a session brought back: reduce steps and the bytes of
+// their Arrow buffers (bench/spark.sh reports them).
+type Stats struct {
+	Steps int
+	Bytes int64
+}
+
+// Stats is what the session brought back so far.
+func (s *Spark) Stats() Stats { return s.stats }
 
 // OpenSpark opens a session on the Spark Connect server at url
 // (sc://HOST:PORT). The client connects lazily: a server that is not there
@@ -81,9 +92,11 @@ func (s *Spark) Reduce(ctx context.Context, q string) (arrow.Table, error) {
 	if err != nil {
 		return nil, s.explain(err)
 	}
+	s.stats.Steps++
 	if t == nil || *t == nil {
 		return nil, nil
 	}
+	s.stats.Bytes += tableBytes(*t)
 	return *t, nil
 }
 
@@ -129,4 +142,28 @@ func safely[T any](fn func() (T, error)) (v T, err error) {
 		}
 	}()
 	return fn()
+}
+
+// tableBytes is the size of t's Arrow buffers.
+func tableBytes(t arrow.Table) int64 {
+	var n int64
+	for i := range int(t.NumCols()) {
+		for _, c := range t.Column(i).Data().Chunks() {
+			n += dataBytes(c.Data())
+		}
+	}
+	return n
+}
+
+func dataBytes(d arrow.ArrayData) int64 {
+	var n int64
+	for _, b := range d.Buffers() {
+		if b != nil {
+			n += int64(b.Len())
+		}
+	}
+	for _, c := range d.Children() {
+		n += dataBytes(c)
+	}
+	return n
 }

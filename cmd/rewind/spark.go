@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"os"
 
 	"github.com/spf13/pflag"
 
@@ -57,6 +59,10 @@ func (f *engineFlags) run(ctx context.Context, e *env, name, format string) erro
 	}
 	defer r.Close()
 	first, second, err := f.remote(r)
+	if os.Getenv("REWIND_SPARK_STATS") != "" { // bench/spark.sh
+		st := eng.Stats()
+		fmt.Fprintf(e.stderr, "spark: %d reduce steps, %d bytes of Arrow pulled\n", st.Steps, st.Bytes)
+	}
 	if err != nil {
 		return explain(err, "rewind analyze "+name)
 	}
