@@ -10,9 +10,9 @@ import (
 )
 
 // BlastRadiusOn is BlastRadius with the per-request work on r's engine, in
-// three reduce steps: the experiment run's rows counted per block of 65536
-// seqs, the seq at the window's first position inside the block that holds
-// it, and the window's and the control run's sums. What the experiment
+// three reduce steps: the block of 65536 seqs that holds the window's first
+// position, the seq at that position inside the block, and the window's and
+// the control run's sums; each brings back one row. What the experiment
 // window is and the result's arithmetic are blast_radius's
 // (queries/blast_radius.sql, _experiment_rows in queries/windows.sql). A
 // plan is counted in the last step when it has the seeded form
@@ -75,21 +75,25 @@ type runSeq struct {
 }
 
 // blastFirst is the (run, seq) of the experiment run's row at position k in
-// (run, seq) order, or nil past the last row.
+// (run, seq) order, or nil past the last row. The first step counts the rows
+// per block and finds, on the engine, the block that holds position k:
+// a running sum over the blocks (rows / 65536 of them, in one task: the
+// only unpartitioned window of the plan, over aggregates), so one row comes
+// back however long the log.
 func blastFirst(r *Remote, exp string, k int64) (*runSeq, error) {
-	err := r.reduce("_blast_blocks", "run VARCHAR, b BIGINT, n BIGINT", `
-SELECT run, seq DIV 65536 AS b, count(*) AS n
-FROM requests WHERE experiment = `+engine.String(exp)+` AND role = 'experiment'
-GROUP BY run, seq DIV 65536`)
+	err := r.reduce("_blast_hit", "run VARCHAR, b BIGINT, before BIGINT", `
+SELECT run, b, before
+FROM (SELECT run, b, n, sum(n) OVER (ORDER BY run, b ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - n AS before
+      FROM (SELECT run, seq DIV 65536 AS b, count(*) AS n
+            FROM requests WHERE experiment = `+engine.String(exp)+` AND role = 'experiment'
+            GROUP BY run, seq DIV 65536))
+WHERE before <= `+engine.Int(k)+` AND `+engine.Int(k)+` < before + n`)
 	if err != nil {
 		return nil, err
 	}
 	var run string
 	var b, before int64
-	err = r.Querier().QueryRow(`
-SELECT run, b, before
-FROM (SELECT run, b, n, sum(n) OVER (ORDER BY run, b ROWS UNBOUNDED PRECEDING) - n AS before FROM _blast_blocks)
-WHERE before <= ? AND ? < before + n`, k, k).Scan(&run, &b, &before)
+	err = r.Querier().QueryRow(`SELECT run, b, before FROM _blast_hit`).Scan(&run, &b, &before)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}

@@ -27,9 +27,15 @@ func TestBlastRadiusOnSpark(t *testing.T) {
 		if a, b := asJSON(t, want), asJSON(t, got); a != b {
 			t.Errorf("start %d: local\n%s\nSpark\n%s", start, a, b)
 		}
+		sameStep(t, "_blast_hit", local, fmt.Sprintf(`
+SELECT run, b, before
+FROM (SELECT run, b, n, sum(n) OVER (ORDER BY run, b ROWS UNBOUNDED PRECEDING) - n AS before
+      FROM (SELECT run, seq // 65536 AS b, count(*) AS n FROM requests WHERE experiment = 'edge' AND role = 'experiment' GROUP BY ALL))
+WHERE before <= %d AND %d < before + n`, max(start, 0), max(start, 0)), r.Querier(), `SELECT * FROM _blast_hit`)
+		sameStep(t, "_blast_sums", local, fmt.Sprintf(`
+SELECT measured, window_requests, damaged, control_damaged, control_requests FROM blast_radius('edge', %d, NULL)`, start),
+			r.Querier(), `SELECT measured, window_requests, damaged, control_damaged, control_requests FROM _blast_sums`)
 	}
-	sameStep(t, "_blast_blocks", local, `SELECT run, seq // 65536, count(*) FROM requests WHERE experiment = 'edge' AND role = 'experiment' GROUP BY ALL`,
-		r.Querier(), `SELECT * FROM _blast_blocks`)
 	// The stored start (3).
 	want, err := BlastRadius(local, BlastRadiusOptions{})
 	if err != nil {

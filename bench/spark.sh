@@ -46,6 +46,11 @@ median3() {
 }
 
 rows=()
+# add ROW: a row of the table, shown on stderr as it is measured
+add() {
+	rows+=("$1")
+	echo "bench: $1" >&2
+}
 for n in "${sizes[@]}"; do
 	d=${TMPDIR:-/tmp}/rewind-bench-spark-$n
 	if [ ! -e "$d/rewind.duckdb" ]; then
@@ -56,14 +61,14 @@ for n in "${sizes[@]}"; do
 		dataset "$d/rewind.duckdb" "$d/ds"
 	fi
 	for a in "${analyses[@]}"; do
-		rows+=("$a $n local $(median3 analyze "$a" --db "$d/rewind.duckdb" --format json)")
+		add "$a $n local $(median3 analyze "$a" --db "$d/rewind.duckdb" --format json)"
 	done
 	for w in 1 2; do
 		.ci/spark down >/dev/null 2>&1
 		REWIND_SPARK_WORKERS=$w .ci/spark up >/dev/null
 		for a in "${analyses[@]}"; do
 			"$bin" analyze "$a" --spark "$url" --dataset "$d/ds" --format json >/dev/null # warm the cluster
-			rows+=("$a $n spark-$w $(median3 analyze "$a" --spark "$url" --dataset "$d/ds" --format json)")
+			add "$a $n spark-$w $(median3 analyze "$a" --spark "$url" --dataset "$d/ds" --format json)"
 		done
 	done
 done
