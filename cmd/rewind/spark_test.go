@@ -25,7 +25,8 @@ func TestSparkFailures(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"analyze", "blast-radius", "--spark", down, "--dataset", t.TempDir(), "--format", "json"}, 1, "no Spark Connect server answers"},
-		{[]string{"analyze", "peaks", "--spark", down, "--dataset", t.TempDir()}, 1, "peaks does not run on Spark yet"},
+		{[]string{"analyze", "retries", "--spark", down, "--dataset", t.TempDir()}, 1, "retries does not run on Spark yet"},
+		{[]string{"analyze", "peaks", "--sliding", "--spark", down, "--dataset", t.TempDir()}, 1, "no Spark Connect server answers"},
 		{[]string{"analyze", "blast-radius", "--spark", down}, 2, "give --dataset PATH too"},
 		{[]string{"analyze", "blast-radius", "--spark", "http://127.0.0.1:15002", "--dataset", t.TempDir()}, 1, "want a Spark Connect URL"},
 	} {
