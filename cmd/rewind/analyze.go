@@ -40,6 +40,7 @@ type analysis struct {
 	e          *env
 	fs         *pflag.FlagSet
 	d          dbFlags
+	eng        engineFlags
 	experiment *string // the options' Experiment, which parse sets
 }
 
@@ -49,6 +50,7 @@ type analysis struct {
 func newAnalysis(e *env, name, usage string, experiment *string) (*analysis, *pflag.FlagSet) {
 	a := &analysis{e: e, fs: newFlags(e, "analyze "+name, usage), experiment: experiment}
 	a.d.add(a.fs, true)
+	a.eng.add(a.fs)
 	return a, a.fs
 }
 
@@ -76,6 +78,12 @@ func (a *analysis) runTwo(ctx context.Context, fn func(store.Querier) (first, se
 	if err := a.d.checkFormat(); err != nil {
 		return err
 	}
+	if a.eng.on() {
+		if a.d.opts.fs != nil && a.d.opts.fs.Changed("db") {
+			return usagef("--spark reads a dataset, not a database: give --dataset PATH instead of --db")
+		}
+		return a.eng.run(ctx, a.e, a.fs.Name()[len("analyze "):], a.d.format, a.d.dataset)
+	}
 	db, err := a.d.openRead(ctx)
 	if err != nil {
 		return err
@@ -85,11 +93,16 @@ func (a *analysis) runTwo(ctx context.Context, fn func(store.Querier) (first, se
 	if err != nil {
 		return explain(err, "rewind "+a.fs.Name())
 	}
-	if err := printResult(a.e, first, a.d.format); err != nil || second == nil {
+	return printTwo(a.e, first, second, a.d.format)
+}
+
+// printTwo prints first and, when there is one, a blank line and second.
+func printTwo(e *env, first, second *analyze.Result, format string) error {
+	if err := printResult(e, first, format); err != nil || second == nil {
 		return err
 	}
-	fmt.Fprintln(a.e.stdout)
-	return printResult(a.e, second, a.d.format)
+	fmt.Fprintln(e.stdout)
+	return printResult(e, second, format)
 }
 
 // windowedAnalysis is an analysis that judges a hypothesis window by window

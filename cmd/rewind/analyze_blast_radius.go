@@ -41,6 +41,7 @@ func runBlastRadius(ctx context.Context, e *env, args []string) error {
 		return usagef("--save stores --planned: give --planned too")
 	}
 	o.StartSet = fs.Changed("start")
+	a.eng.remote = one(func(r *analyze.Remote) (*analyze.Result, error) { return analyze.BlastRadiusOn(r, o) })
 	if save {
 		if err := a.d.noDataset("--save"); err != nil {
 			return err

@@ -57,8 +57,8 @@ func runPeaks(ctx context.Context, e *env, args []string) error {
 	if o.ResolutionsMs, err = resolutionList(resolutions); err != nil {
 		return err
 	}
-	return a.runTwo(ctx, func(q store.Querier) (*analyze.Result, *analyze.Result, error) {
-		r, err := analyze.Peaks(q, o)
+	// finish is the table and the comparison after it, from the peaks.
+	finish := func(r *analyze.Result, err error) (*analyze.Result, *analyze.Result, error) {
 		if err != nil {
 			return nil, nil, err
 		}
@@ -71,6 +71,12 @@ func runPeaks(ctx context.Context, e *env, args []string) error {
 			side, err = analyze.ComparePeaks(r)
 		}
 		return r, side, err
+	}
+	a.eng.remote = func(r *analyze.Remote) (*analyze.Result, *analyze.Result, error) {
+		return finish(analyze.PeaksOn(r, o))
+	}
+	return a.runTwo(ctx, func(q store.Querier) (*analyze.Result, *analyze.Result, error) {
+		return finish(analyze.Peaks(q, o))
 	})
 }
 

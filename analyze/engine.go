@@ -1,0 +1,108 @@
+package analyze
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/rewind-dev/rewind/engine"
+	"github.com/rewind-dev/rewind/store"
+)
+
+// Remote runs analyses on an engine over a dataset (docs/scale.md): the
+// engine does the per-request work, one reduce step at a time, and returns
+// aggregates; they are loaded into an in-memory DuckDB, which holds the
+// dataset's small tables (experiments, runs) as well, and the analysis is
+// finished there.
+type Remote struct {
+	ctx context.Context
+	eng engine.Engine
+	db  *store.DB
+}
+
+// OpenRemote registers the dataset with eng and copies its experiments and
+// runs into a new in-memory database.
+func OpenRemote(ctx context.Context, eng engine.Engine, dataset string) (*Remote, error) {
+	if err := eng.Register(ctx, dataset); err != nil {
+		return nil, err
+	}
+	db, err := store.Open(ctx, "", store.Options{Mode: store.Memory})
+	if err != nil {
+		return nil, err
+	}
+	r := &Remote{ctx: ctx, eng: eng, db: db}
+	for _, t := range smallTables {
+		if err := r.reduce("_remote_"+t.table, t.cols, "SELECT "+t.sel+" FROM "+t.table); err != nil {
+			db.Close()
+			return nil, err
+		}
+		if _, err := db.ExecContext(ctx, "INSERT INTO "+t.table+" SELECT "+t.ins+" FROM _remote_"+t.table); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("dataset %s: table %s: %w", dataset, t.table, err)
+		}
+	}
+	return r, nil
+}
+
+// smallTables are the dataset's tables of one row per experiment, run or
+// file, copied whole into the in-memory database: sel is what the engine
+// selects (JSON read as text), cols their DuckDB types, ins the insert's
+// select list.
+var smallTables = []struct{ table, sel, cols, ins string }{
+	{"experiments", "experiment, CAST(params AS STRING)", "experiment VARCHAR, params VARCHAR",
+		"experiment, params::JSON"},
+	{"runs", "experiment, run, role, CAST(params AS STRING)", "experiment VARCHAR, run VARCHAR, role VARCHAR, params VARCHAR",
+		"experiment, run, role, params::JSON"},
+	{"files", "file_id, path, sha256, named_as, format, experiment, rows, CAST(ingested_at AS STRING), bytes, abs_path, compression, resolution_ms, CAST(t_origin AS STRING)",
+		"file_id INTEGER, path VARCHAR, sha256 VARCHAR, named_as VARCHAR, format VARCHAR, experiment VARCHAR, rows BIGINT, ingested_at VARCHAR, bytes BIGINT, abs_path VARCHAR, compression VARCHAR, resolution_ms DOUBLE, t_origin VARCHAR",
+		"file_id, path, sha256, named_as, format, experiment, rows, ingested_at::TIMESTAMP, bytes, abs_path, compression, resolution_ms, t_origin::TIMESTAMP"},
+}
+
+// Close closes the in-memory database and the engine's session.
+func (r *Remote) Close() error {
+	err := r.db.Close()
+	if e := r.eng.Close(); err == nil {
+		err = e
+	}
+	return err
+}
+
+// Querier is the in-memory database the analyses finish in.
+func (r *Remote) Querier() store.Querier { return store.WithContext(r.ctx, r.db) }
+
+// reduce runs one reduce step on the engine and loads its result into the
+// temporary table name with DuckDB's column definitions cols.
+func (r *Remote) reduce(name, cols, step string) error {
+	t, err := r.eng.Reduce(r.ctx, step)
+	if err != nil {
+		var tl *engine.TooLargeError
+		if asTooLarge(err, &tl) {
+			tl.Step = name
+			return tl
+		}
+		return err
+	}
+	if t != nil {
+		defer t.Release()
+	}
+	return engine.Load(r.ctx, r.db, name, cols, t)
+}
+
+// NotOnEngineError is an analysis, or an option of one, that has no reduce
+// steps for an engine yet: it is refused rather than answered some other way.
+type NotOnEngineError struct {
+	Engine   string
+	Analysis string
+	Missing  string // what it would need
+}
+
+func (e *NotOnEngineError) Error() string {
+	return fmt.Sprintf("%s does not run on %s yet: %s; run it on a database or a dataset on this machine", e.Analysis, e.Engine, e.Missing)
+}
+
+// NotOnEngine is the refusal of analysis (or an option of it) on r's engine.
+func (r *Remote) NotOnEngine(analysis, missing string) error {
+	return &NotOnEngineError{Engine: r.eng.Name(), Analysis: analysis, Missing: missing}
+}
+
+func asTooLarge(err error, tl **engine.TooLargeError) bool { return errors.As(err, tl) }
