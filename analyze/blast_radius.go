@@ -14,20 +14,30 @@ type BlastRadiusOptions struct {
 	StartSet   bool
 }
 
+// start is the position the experiment starts at: the one given, or the
+// experiment's stored start.
+func (o BlastRadiusOptions) start(e store.Experiment) (int64, error) {
+	if o.StartSet {
+		if o.Start < 0 {
+			return 0, param.Errorf("start", "{start} %d: want a request position of 0 or more", o.Start)
+		}
+		return o.Start, nil
+	}
+	if s, ok := e.Number("start"); ok {
+		return int64(s), nil
+	}
+	return o.Start, nil
+}
+
 // BlastRadius compares the planned blast radius with the measured one.
 func BlastRadius(db store.Querier, o BlastRadiusOptions) (*Result, error) {
 	e, err := store.FindExperiment(db, o.Experiment)
 	if err != nil {
 		return nil, err
 	}
-	start := o.Start
-	if o.StartSet && start < 0 {
-		return nil, param.Errorf("start", "{start} %d: want a request position of 0 or more", start)
-	}
-	if !o.StartSet {
-		if s, ok := e.Number("start"); ok {
-			start = int64(s)
-		}
+	start, err := o.start(e)
+	if err != nil {
+		return nil, err
 	}
 	pred, stored := o.Planned, false
 	if pred == "" {

@@ -23,11 +23,9 @@ func BlastRadiusOn(r *Remote, o BlastRadiusOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	start := o.Start
-	if !o.StartSet {
-		if s, ok := e.Number("start"); ok {
-			start = int64(s)
-		}
+	start, err := o.start(e)
+	if err != nil {
+		return nil, err
 	}
 	pred := o.Planned
 	if pred == "" {
