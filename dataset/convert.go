@@ -2,7 +2,6 @@ package dataset
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -238,22 +237,4 @@ func (c *conversion) commit(ctx context.Context) (bool, error) {
 	removeStaleWork(c.dir)
 	shift := shifts{file: now.maxFile - c.snap.maxFile, seq: now.maxSeq - c.snap.maxSeq, eventSeq: now.maxEventSeq - c.snap.maxEventSeq}
 	return true, c.write(ctx, shift)
-}
-
-// queryStrings is the first column of q's rows.
-func queryStrings(ctx context.Context, db *sql.DB, q string, args ...any) ([]string, error) {
-	rows, err := db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/rewind-dev/rewind/store"
 )
 
 // saveSeed keeps a copy of the seeded runs and experiments, and the
@@ -38,7 +40,7 @@ func (c *conversion) checkSeed(ctx context.Context, before seedState) error {
 	if after.rows != before.rows {
 		return fmt.Errorf("the conversion would take rows of the dataset's files out: a dataset's parts are not rewritten")
 	}
-	changed, err := queryStrings(ctx, c.scratch.DB, `SELECT 'run ' || run || ' of experiment ' || experiment || ' has the role ' || s.role || ' in the dataset'
+	changed, err := store.QueryStrings(store.WithContext(ctx, c.scratch.DB), `SELECT 'run ' || run || ' of experiment ' || experiment || ' has the role ' || s.role || ' in the dataset'
 		FROM _seed_runs s JOIN runs r USING (experiment, run) WHERE s.role IS DISTINCT FROM r.role OR s.params IS DISTINCT FROM r.params::VARCHAR
 		UNION ALL SELECT 'experiment ' || experiment || ' has stored ' || k || ' = ' || (s.params::JSON -> k)::VARCHAR || ' in the dataset'
 		FROM (SELECT *, unnest(json_keys(params::JSON)) AS k FROM _seed_experiments WHERE params IS NOT NULL) s JOIN experiments e USING (experiment)

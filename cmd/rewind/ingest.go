@@ -14,6 +14,8 @@ import (
 	"github.com/rewind-dev/rewind/ingest/format/logformat"
 	"github.com/rewind-dev/rewind/internal/progress"
 	"github.com/rewind-dev/rewind/store"
+
+	"github.com/spf13/pflag"
 )
 
 const ingestUsage = `Usage: rewind ingest [flags] FILE|FOLDER|-...
@@ -148,13 +150,19 @@ func runIngest(ctx context.Context, e *env, args []string) (err error) {
 	results, err := ingest.Files(ctx, db, opts, fs.Args())
 	bar.Finish()
 	if err != nil {
-		var h *ingest.HintedError
-		if errors.As(err, &h) {
-			return hinted{err, rerun(fs, strings.TrimPrefix(flagName(h.Param), "--"), h.Value)}
-		}
-		return err
+		return ingestError(fs, err)
 	}
 	return printIngested(e.stdout, e.stderr, results, o.format)
+}
+
+// ingestError is an ingest's error, with the command that would work
+// where the library names a parameter to change (ingest.HintedError).
+func ingestError(fs *pflag.FlagSet, err error) error {
+	var h *ingest.HintedError
+	if errors.As(err, &h) {
+		return hinted{err, rerun(fs, strings.TrimPrefix(flagName(h.Param), "--"), h.Value)}
+	}
+	return err
 }
 
 // options turns the flags into ingest options; a bad value is a usage error.

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -75,11 +73,7 @@ func convertFiles(ctx context.Context, e *env, fs *pflag.FlagSet, open *openFlag
 	co := dataset.ConvertOptions{Ingest: opts, Wait: open.wait, Store: open.options(store.Write)}
 	results, err := dataset.Convert(ctx, o.dataset, fs.Args(), co)
 	if err != nil {
-		var h *ingest.HintedError
-		if errors.As(err, &h) {
-			return hinted{err, rerun(fs, strings.TrimPrefix(flagName(h.Param), "--"), h.Value)}
-		}
-		return err
+		return ingestError(fs, err)
 	}
 	return printIngested(e.stdout, e.stderr, results, o.format)
 }
