@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
+	rds "github.com/rewind-dev/rewind/dataset"
 	"github.com/rewind-dev/rewind/engine"
 	"github.com/rewind-dev/rewind/store"
 )
@@ -23,6 +25,14 @@ type Remote struct {
 // OpenRemote registers the dataset with eng and copies its experiments and
 // runs into a new in-memory database.
 func OpenRemote(ctx context.Context, eng engine.Engine, dataset string) (*Remote, error) {
+	if !strings.Contains(dataset, "://") {
+		// a path this machine reads too: its parts are checked here, so that
+		// a bad one is named (Spark's error names the folder, and the cause
+		// that names the part is past what Spark Connect sends back)
+		if err := rds.Check(ctx, dataset); err != nil {
+			return nil, err
+		}
+	}
 	if err := eng.Register(ctx, dataset); err != nil {
 		return nil, err
 	}

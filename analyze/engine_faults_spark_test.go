@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rewind-dev/rewind/engine"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -25,8 +26,17 @@ func TestSparkBadPart(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("PAR1 this is not a parquet file"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := onSpark(t, dir)
-	_, err := BlastRadiusOn(r, BlastRadiusOptions{Experiment: "edge"})
+	ctx := context.Background()
+	eng, err := engine.OpenSpark(ctx, sparkURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	r, err := OpenRemote(ctx, eng, dir)
+	if err == nil {
+		_, err = BlastRadiusOn(r, BlastRadiusOptions{Experiment: "edge"})
+		r.Close()
+	}
 	t.Logf("error: %v", err)
 	if err == nil || !strings.Contains(err.Error(), "part-bad.parquet") {
 		t.Fatalf("got %v, want an error naming part-bad.parquet", err)

@@ -39,3 +39,11 @@ func scan(ctx context.Context, dir string) (*parts, error) {
 	}
 	return p, nil
 }
+
+// Check lists dir's parts and reads each one's schema, as Open does, for a
+// reader that reads them elsewhere (a Spark cluster): a bad part is named
+// here, where the engine's own error may not reach the part.
+func Check(ctx context.Context, dir string) error {
+	_, err := scan(ctx, dir)
+	return err
+}
