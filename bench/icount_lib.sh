@@ -29,6 +29,7 @@ retries|analyze retries --quiet --db "$DB" -e bench
 amplification|analyze amplification --quiet --db "$DB" -e bench --tick 1s
 peaks|analyze peaks --quiet --db "$DB" -e bench
 omission|analyze omission --quiet --db "$DB" -e bench --rate 500/1s
+changes|analyze changes --quiet --db "$DB" -e bench
 gate-argo|analyze gate --quiet --db "$DB" -e bench --argo "$WORK/argo.yaml" --metric success-rate=ok_share,p95=p95
 startup|sql --quiet --db "$DB" "SELECT 1"'
 
