@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	json "github.com/goccy/go-json"
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // FormatAB names Apache Bench's per-request file (ab -g FILE, "gnuplot"):
@@ -30,12 +31,12 @@ const abHeader = "starttime\tseconds\tctime\tdtime\tttime\twait"
 var abColumns = strings.Split(abHeader, "\t")
 
 func detectAB(_ string, head []byte) bool {
-	return bytes.Equal(firstLine(head), []byte(abHeader))
+	return bytes.Equal(record.FirstLine(head), []byte(abHeader))
 }
 
-func decodeAB(in *input, c *collector) (produce, error) {
-	run := runName(in.detectName())
-	return rows(func(ctx context.Context, add func(*row) error) error {
+func decodeAB(in *input, c *collector) (record.Produce, error) {
+	run := record.RunName(in.detectName())
+	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		cr, rc := cappedCSV(in.reader(), in.guard.max, '\t')
 		cr.FieldsPerRecord, cr.LazyQuotes, cr.ReuseRecord = len(abColumns), true, true
 		rc.header(abColumns)
@@ -44,9 +45,9 @@ func decodeAB(in *input, c *collector) (produce, error) {
 			return csvErr(cr, err)
 		}
 		if strings.Join(header, "\t") != abHeader {
-			return lineErr(1, "not an ab -g header: want %q", abHeader)
+			return record.LineErr(1, "not an ab -g header: want %q", abHeader)
 		}
-		var r row
+		var r record.Row
 		return eachRecord(ctx, cr, func(line int64, rec []string) error {
 			if err := abRow(&r, line, rec, run); err != nil {
 				return err
@@ -58,13 +59,13 @@ func decodeAB(in *input, c *collector) (produce, error) {
 
 // abRow reads one request. Its start is whole seconds: ab keeps no finer
 // start in this file.
-func abRow(r *row, line int64, rec []string, run string) error {
-	r.reset(line)
+func abRow(r *record.Row, line int64, rec []string, run string) error {
+	r.Reset(line)
 	var v [5]int64
 	for i := range v {
 		n, err := strconv.ParseInt(rec[i+1], 10, 64)
 		if err != nil || n < 0 {
-			return fieldErr(line, abColumns[i+1], "want a whole number ≥ 0, got %q", rec[i+1])
+			return record.FieldErr(line, abColumns[i+1], "want a whole number ≥ 0, got %q", rec[i+1])
 		}
 		v[i] = n
 	}
@@ -72,14 +73,14 @@ func abRow(r *row, line int64, rec []string, run string) error {
 	if err != nil {
 		return err
 	}
-	r.tsUs = v[0] * scaleUs
-	r.latency = abMs(v[3], scaleUs)
-	r.group, r.count = run, 1
-	for _, c := range []int{colTsUs, colLatency, colGroup, colCount} {
-		r.set(c)
+	r.TsUs = v[0] * scaleUs
+	r.Latency = abMs(v[3], scaleUs)
+	r.Group, r.Count = run, 1
+	for _, c := range []int{record.ColTsUs, record.ColLatency, record.ColGroup, record.ColCount} {
+		r.Set(c)
 	}
-	r.attrs = abAttrs(rec[0], v, scaleUs)
-	r.set(colAttrs)
+	r.Attrs = abAttrs(rec[0], v, scaleUs)
+	r.Set(record.ColAttrs)
 	return nil
 }
 
@@ -93,7 +94,7 @@ func abScale(line int64, seconds int64) (int64, error) {
 	case seconds >= 1e14 && seconds < 1e17:
 		return 1, nil
 	}
-	return 0, fieldErr(line, "seconds", "want Unix seconds (ab 2.3) or µs since the epoch (ab of httpd 2.0), got %d", seconds)
+	return 0, record.FieldErr(line, "seconds", "want Unix seconds (ab 2.3) or µs since the epoch (ab of httpd 2.0), got %d", seconds)
 }
 
 // abMs is a time of the row in ms: as written (ms), or µs (the layout
@@ -117,9 +118,9 @@ func abAttrs(start string, v [5]int64, scaleUs int64) string {
 	m := map[string]json.RawMessage{}
 	for i, k := range []string{"ctime_ms", "dtime_ms", "", "wait_ms"} {
 		if k != "" {
-			m[k] = json.RawMessage(formatFloat(abMs(v[i+1], scaleUs)))
+			m[k] = json.RawMessage(record.FormatFloat(abMs(v[i+1], scaleUs)))
 		}
 	}
 	m["starttime"] = k6String(start)
-	return compactObject(m)
+	return record.CompactObject(m)
 }

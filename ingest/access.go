@@ -10,6 +10,7 @@ import (
 	"time"
 
 	json "github.com/goccy/go-json"
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // FormatAccess names JSON access logs, one object per line: Envoy's JSON
@@ -45,7 +46,7 @@ var (
 // and another Envoy field, or request_time (or an nginx time) and another
 // nginx field.
 func detectAccess(name string, head []byte) bool {
-	m := firstObject(head)
+	m := record.FirstObject(head)
 	if m == nil {
 		return false
 	}
@@ -69,11 +70,11 @@ func hasAny(m map[string]json.RawMessage, keys []string) bool {
 	return false
 }
 
-func decodeAccess(in *input, c *collector) (produce, error) {
-	run := runName(in.detectName())
+func decodeAccess(in *input, c *collector) (record.Produce, error) {
+	run := record.RunName(in.detectName())
 	mapped := in.mapRaw
-	return rows(func(ctx context.Context, add func(*row) error) error {
-		var r row
+	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
+		var r record.Row
 		return textLines(ctx, in.reader(), func(line int64, b []byte) error {
 			if err := accessLine(&r, bytes.TrimSpace(b), line, run, mapped); err != nil {
 				return err
@@ -85,20 +86,20 @@ func decodeAccess(in *input, c *collector) (produce, error) {
 
 // accessLine reads one line; mapped are the columns a {map} gives: a
 // duration of unknown unit stays in attrs for a mapped latency_ms.
-func accessLine(r *row, b []byte, line int64, run string, mapped *fieldSet) error {
-	r.reset(line)
+func accessLine(r *record.Row, b []byte, line int64, run string, mapped *record.FieldSet) error {
+	r.Reset(line)
 	if b[0] != '{' {
-		return lineErr(line, "want a JSON object per line (a JSON access log), got %q", truncate(string(b), 20))
+		return record.LineErr(line, "want a JSON object per line (a JSON access log), got %q", record.Truncate(string(b), 20))
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(b, &m); err != nil {
-		return lineErr(line, "bad JSON: %s", jsonMsg(err))
+		return record.LineErr(line, "bad JSON: %s", jsonMsg(err))
 	}
 	if m == nil {
-		return lineErr(line, "want a JSON object, got null")
+		return record.LineErr(line, "want a JSON object, got null")
 	}
-	r.group = run
-	r.set(colGroup)
+	r.Group = run
+	r.Set(record.ColGroup)
 	a := accessRec{m: m, r: r, mapped: mapped}
 	for _, step := range []func() error{a.latency, a.time, a.status, a.requestID} {
 		if err := step(); err != nil {
@@ -106,8 +107,8 @@ func accessLine(r *row, b []byte, line int64, run string, mapped *fieldSet) erro
 		}
 	}
 	a.methodPath()
-	r.attrs = compactObject(m)
-	r.set(colAttrs)
+	r.Attrs = record.CompactObject(m)
+	r.Set(record.ColAttrs)
 	return nil
 }
 
@@ -115,8 +116,8 @@ func accessLine(r *row, b []byte, line int64, run string, mapped *fieldSet) erro
 // into canonical columns out of m, which keeps the rest for attrs.
 type accessRec struct {
 	m      map[string]json.RawMessage
-	r      *row
-	mapped *fieldSet
+	r      *record.Row
+	mapped *record.FieldSet
 }
 
 // get returns the first of keys the line gives a value for ("-", "" and
@@ -134,7 +135,7 @@ func (a accessRec) get(keys ...string) (key, s string, ok bool, err error) {
 		case v.kind == 's' || v.kind == 'n':
 			return k, strings.TrimSpace(v.s), true, nil
 		}
-		return k, "", false, fieldErr(a.r.line, k, "want a number or a string, got %s", v.describe())
+		return k, "", false, record.FieldErr(a.r.Line, k, "want a number or a string, got %s", v.describe())
 	}
 	return "", "", false, nil
 }
@@ -143,15 +144,15 @@ func (a accessRec) latency() error {
 	keys := []string{"request_time"}
 	if _, envoy := a.m["response_code"]; envoy {
 		keys = append(keys, "duration")
-	} else if _, _, has, _ := a.get("duration"); has && !a.mapped.has("latency_ms") {
+	} else if _, _, has, _ := a.get("duration"); has && !a.mapped.Has("latency_ms") {
 		if _, _, nginx, _ := a.get("request_time"); !nginx {
 			// Envoy writes ms, Caddy and others seconds: without Envoy's
 			// response_code nothing tells which.
 			const unknown = "unit unknown: Envoy writes ms (with response_code), Caddy seconds (use {from} caddy); name it with {map} latency_ms=EXPR"
 			if k := a.endKey(); k != "" {
-				return fieldErr(a.r.line, "duration", unknown+", and as the line's %s is the request's end, {map} ts=%s {time-is} end", k, k)
+				return record.FieldErr(a.r.Line, "duration", unknown+", and as the line's %s is the request's end, {map} ts=%s {time-is} end", k, k)
 			}
-			return fieldErr(a.r.line, "duration", unknown)
+			return record.FieldErr(a.r.Line, "duration", unknown)
 		}
 	}
 	k, s, ok, err := a.get(keys...)
@@ -166,13 +167,13 @@ func (a accessRec) latency() error {
 	}
 	f, perr := strconv.ParseFloat(text, 64)
 	if perr != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		return fieldErr(a.r.line, k, "not a number %q", s)
+		return record.FieldErr(a.r.Line, k, "not a number %q", s)
 	}
 	if text == s && k == "request_time" {
 		f *= 1000
 	}
-	a.r.latency = f
-	a.r.set(colLatency)
+	a.r.Latency = f
+	a.r.Set(record.ColLatency)
 	delete(a.m, k)
 	return nil
 }
@@ -188,29 +189,29 @@ func (a accessRec) time() error {
 	if ok {
 		t, perr := time.Parse(time.RFC3339Nano, s)
 		if perr != nil {
-			return fieldErr(a.r.line, k, "want an RFC 3339 time such as 2024-05-01T10:00:00.123Z, got %q", s)
+			return record.FieldErr(a.r.Line, k, "want an RFC 3339 time such as 2024-05-01T10:00:00.123Z, got %q", s)
 		}
 		a.setTs(t.UnixMicro())
 		delete(a.m, k)
 		return nil
 	}
-	if a.mapped.has("ts") {
+	if a.mapped.Has("ts") {
 		return nil
 	}
 	k, s, ok, err = a.get(nginxTimeKeys...)
 	if !ok {
 		return err
 	}
-	if a.mapped.has("latency_ms") {
-		return fieldErr(a.r.line, k, "a time that marks the request's end (as nginx's do) and a mapped latency: "+
+	if a.mapped.Has("latency_ms") {
+		return record.FieldErr(a.r.Line, k, "a time that marks the request's end (as nginx's do) and a mapped latency: "+
 			"give the start as end less latency with {map} ts=%s {time-is} end", k)
 	}
 	us, perr := nginxTime(k, s)
 	if perr != nil {
-		return fieldErr(a.r.line, k, "%s", perr.Error())
+		return record.FieldErr(a.r.Line, k, "%s", perr.Error())
 	}
-	if a.r.is(colLatency) {
-		us -= int64(math.Round(a.r.latency * 1000))
+	if a.r.Is(record.ColLatency) {
+		us -= int64(math.Round(a.r.Latency * 1000))
 	}
 	a.setTs(us)
 	return nil
@@ -227,8 +228,8 @@ func (a accessRec) endKey() string {
 }
 
 func (a accessRec) setTs(us int64) {
-	a.r.tsUs = us
-	a.r.set(colTsUs)
+	a.r.TsUs = us
+	a.r.Set(record.ColTsUs)
 }
 
 // nginxTime reads $msec (seconds since the epoch), an RFC 3339 time or
@@ -256,10 +257,10 @@ func (a accessRec) status() error {
 	}
 	n, perr := strconv.ParseInt(s, 10, 64)
 	if perr != nil || n < 0 || n > 999 {
-		return fieldErr(a.r.line, k, "want an HTTP status code, got %q", s)
+		return record.FieldErr(a.r.Line, k, "want an HTTP status code, got %q", s)
 	}
-	a.r.status = int32(n)
-	a.r.set(colStatus)
+	a.r.Status = int32(n)
+	a.r.Set(record.ColStatus)
 	delete(a.m, k)
 	return nil
 }
@@ -269,8 +270,8 @@ func (a accessRec) requestID() error {
 	if !ok {
 		return err
 	}
-	a.r.reqText = s
-	a.r.set(colReqText)
+	a.r.ReqText = s
+	a.r.Set(record.ColReqText)
 	delete(a.m, k)
 	return nil
 }

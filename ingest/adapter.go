@@ -1,13 +1,9 @@
 package ingest
 
 import (
-	"bytes"
-	"context"
-	"path/filepath"
 	"strings"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	json "github.com/goccy/go-json"
+	"github.com/rewind-dev/rewind/ingest/record"
 	"github.com/rewind-dev/rewind/internal/param"
 )
 
@@ -28,7 +24,7 @@ type format struct {
 	detect func(name string, head []byte) bool
 	// decode returns the producer of the input's staging batches; events
 	// and experiment or run parameters go to c.
-	decode func(in *input, c *collector) (produce, error)
+	decode func(in *input, c *collector) (record.Produce, error)
 }
 
 // What an adapter may use. An adapter is one file holding its Format name
@@ -73,7 +69,7 @@ type format struct {
 // formats is in detection order: the first whose detect says yes is taken.
 // Specific formats come before the generic ones that would also match.
 var formats = []format{
-	{name: FormatParquet, about: "Apache Parquet", detect: magic("PAR1"), decode: decodeTypedInput(FormatParquet)},
+	{name: FormatParquet, about: "Apache Parquet", detect: record.Magic("PAR1"), decode: decodeTypedInput(FormatParquet)},
 	{name: FormatArrow, about: "Arrow IPC file or stream (.arrow, .feather, .arrows)", detect: detectArrow, decode: decodeTypedInput(FormatArrow)},
 	{name: FormatOTLP, about: "OpenTelemetry traces: OTLP/JSON (resourceSpans) or OTLP protobuf", detect: detectOtlp, decode: decodeOtlp},
 	{name: FormatJaeger, about: "Jaeger JSON traces: the UI's Download JSON or the query API ({\"data\": [trace]}), or one trace", detect: detectJaeger, decode: decodeJaeger},
@@ -154,48 +150,9 @@ func detectFormat(path string, head []byte) (format, error) {
 	return format{}, param.Errorf("from", "unknown format (want one of %s; name it with {from})", strings.Join(Formats, ", "))
 }
 
-// jsonText is head without a byte-order mark and leading white space.
-func jsonText(head []byte) []byte {
-	return bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
-}
-
-func magic(prefix string) func(string, []byte) bool {
-	return func(_ string, head []byte) bool { return bytes.HasPrefix(head, []byte(prefix)) }
-}
-
-func hasExt(name string, exts ...string) bool {
-	ext := strings.ToLower(filepath.Ext(name))
-	for _, e := range exts {
-		if ext == e {
-			return true
-		}
-	}
-	return false
-}
-
-// firstLine is the first line of head, without its line end.
-func firstLine(head []byte) []byte {
-	line, _, _ := bytes.Cut(jsonText(head), []byte("\n"))
-	return bytes.TrimRight(line, "\r")
-}
-
-// firstObject is the first line of head as a JSON object's members, or nil
-// when that line is not one (the shape the JSON line formats detect by).
-func firstObject(head []byte) map[string]json.RawMessage {
-	line := firstLine(head)
-	if len(line) == 0 || line[0] != '{' {
-		return nil
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(line, &m) != nil {
-		return nil
-	}
-	return m
-}
-
 // wholeDoc adapts a decoder of a whole in-memory document.
-func wholeDoc(dec func(data []byte, c *collector) produce) func(*input, *collector) (produce, error) {
-	return func(in *input, c *collector) (produce, error) {
+func wholeDoc(dec func(data []byte, c *collector) record.Produce) func(*input, *collector) (record.Produce, error) {
+	return func(in *input, c *collector) (record.Produce, error) {
 		data, err := in.all()
 		if err != nil {
 			return nil, err
@@ -204,8 +161,8 @@ func wholeDoc(dec func(data []byte, c *collector) produce) func(*input, *collect
 	}
 }
 
-func decodeTypedInput(kind string) func(*input, *collector) (produce, error) {
-	return func(in *input, c *collector) (produce, error) {
+func decodeTypedInput(kind string) func(*input, *collector) (record.Produce, error) {
+	return func(in *input, c *collector) (record.Produce, error) {
 		ra, size, err := in.readerAt()
 		if err != nil {
 			return nil, err
@@ -213,31 +170,3 @@ func decodeTypedInput(kind string) func(*input, *collector) (produce, error) {
 		return decodeTypedSource(ra, size, kind), nil
 	}
 }
-
-// rows adapts a decoder that yields one canonical row at a time: add
-// appends the row (copying it) and cuts a batch every batchRows rows.
-// Rows are ordered as added.
-func rows(fn func(ctx context.Context, add func(*row) error) error) produce {
-	return func(ctx context.Context, emit func(arrow.RecordBatch) error) error {
-		bt := newBatcher()
-		defer bt.release()
-		err := fn(ctx, func(r *row) error {
-			bt.append(r)
-			if bt.full() {
-				return emit(bt.flush())
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		if rb := bt.flush(); rb != nil {
-			return emit(rb)
-		}
-		return nil
-	}
-}
-
-// runName is the run a file stands for when --experiment gathers files:
-// its name without folder and extensions.
-func runName(path string) string { return stem(path) }

@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // checkSourceBatch validates a batch read from a Parquet or Arrow file
@@ -18,15 +19,15 @@ func checkSourceBatch(rb arrow.RecordBatch, base int64) error {
 	seen := map[string]bool{}
 	for i, f := range rb.Schema().Fields() {
 		if seen[f.Name] {
-			return fieldErr(0, f.Name, "column given twice")
+			return record.FieldErr(0, f.Name, "column given twice")
 		}
 		seen[f.Name] = true
 		col := rb.Column(i)
 		if int64(col.Len()) != rb.NumRows() {
-			return fieldErr(base+1, f.Name, "malformed input: column has %d rows, the batch %d", col.Len(), rb.NumRows())
+			return record.FieldErr(base+1, f.Name, "malformed input: column has %d rows, the batch %d", col.Len(), rb.NumRows())
 		}
 		if err := validateArray(col); err != nil {
-			return fieldErr(base+1, f.Name, "malformed input: %v", err)
+			return record.FieldErr(base+1, f.Name, "malformed input: %v", err)
 		}
 	}
 	return nil

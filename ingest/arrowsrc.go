@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // Typed formats (Arrow IPC, Parquet) are converted a column at a time: a
@@ -29,7 +30,7 @@ func openArrowSource(ctx context.Context, ra io.ReaderAt, size int64, format str
 	switch format {
 	case FormatArrow:
 		if err := checkArrowMetadata(ra, size); err != nil {
-			return nil, nil, lineErr(0, "%v", err)
+			return nil, nil, record.LineErr(0, "%v", err)
 		}
 		if fr, err := ipc.NewFileReader(io.NewSectionReader(ra, 0, size), ipc.WithAllocator(mem)); err == nil {
 			rr, err := newIPCFileRecords(fr)
@@ -37,23 +38,23 @@ func openArrowSource(ctx context.Context, ra io.ReaderAt, size int64, format str
 		}
 		r, err := ipc.NewReader(io.NewSectionReader(ra, 0, size), ipc.WithAllocator(mem))
 		if err != nil {
-			return nil, nil, lineErr(0, "bad Arrow IPC file: %v", err)
+			return nil, nil, record.LineErr(0, "bad Arrow IPC file: %v", err)
 		}
 		return r, r.Release, nil
 	case FormatParquet:
 		pf, err := file.NewParquetReader(io.NewSectionReader(ra, 0, size), file.WithReadProps(parquet.NewReaderProperties(mem)))
 		if err != nil {
-			return nil, nil, lineErr(0, "bad Parquet file: %v", err)
+			return nil, nil, record.LineErr(0, "bad Parquet file: %v", err)
 		}
-		fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: batchRows}, mem)
+		fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: record.BatchRows}, mem)
 		if err != nil {
 			pf.Close()
-			return nil, nil, lineErr(0, "bad Parquet file: %v", err)
+			return nil, nil, record.LineErr(0, "bad Parquet file: %v", err)
 		}
 		rr, err := fr.GetRecordReader(ctx, nil, nil)
 		if err != nil {
 			pf.Close()
-			return nil, nil, lineErr(0, "bad Parquet file: %v", err)
+			return nil, nil, record.LineErr(0, "bad Parquet file: %v", err)
 		}
 		return rr, func() { rr.Release(); pf.Close() }, nil
 	}
@@ -62,7 +63,7 @@ func openArrowSource(ctx context.Context, ra io.ReaderAt, size int64, format str
 
 // decodeTypedSource opens the typed file when the decoder starts and closes
 // it when it ends.
-func decodeTypedSource(ra io.ReaderAt, size int64, format string) produce {
+func decodeTypedSource(ra io.ReaderAt, size int64, format string) record.Produce {
 	return func(ctx context.Context, emit func(arrow.RecordBatch) error) error {
 		src, closeSrc, err := openArrowSource(ctx, ra, size, format)
 		if err != nil {
@@ -101,7 +102,7 @@ func (r *ipcFileRecords) Next() bool {
 }
 
 // decodeTyped converts the batches of src into staging batches.
-func decodeTyped(src array.RecordReader) produce {
+func decodeTyped(src array.RecordReader) record.Produce {
 	return func(ctx context.Context, emit func(arrow.RecordBatch) error) error {
 		var base int64
 		for src.Next() {
@@ -115,7 +116,7 @@ func decodeTyped(src array.RecordReader) produce {
 			}
 		}
 		if err := src.Err(); err != nil {
-			return lineErr(base+1, "bad input: %v", err)
+			return record.LineErr(base+1, "bad input: %v", err)
 		}
 		return nil
 	}
@@ -136,7 +137,7 @@ func convertBatch(ctx context.Context, rb arrow.RecordBatch, base int64) (arrow.
 	}
 	n := rb.NumRows()
 	mem := memory.DefaultAllocator
-	cols := make([]arrow.Array, numStageCols)
+	cols := make([]arrow.Array, record.NumCols)
 	defer func() {
 		for _, c := range cols {
 			if c != nil {
@@ -145,12 +146,12 @@ func convertBatch(ctx context.Context, rb arrow.RecordBatch, base int64) (arrow.
 		}
 	}()
 	known := map[string]bool{}
-	for i, f := range stageSchema.Fields() {
+	for i, f := range record.Schema.Fields() {
 		switch i {
-		case colLine, colOrd:
-			cols[i] = sequence(mem, n, base+map[bool]int64{true: 1, false: 0}[i == colLine])
+		case record.ColLine, record.ColOrd:
+			cols[i] = sequence(mem, n, base+map[bool]int64{true: 1, false: 0}[i == record.ColLine])
 			continue
-		case colAttrs, colReqText, colGroup:
+		case record.ColAttrs, record.ColReqText, record.ColGroup:
 			continue
 		}
 		name := sourceName(f.Name)
@@ -166,14 +167,14 @@ func convertBatch(ctx context.Context, rb arrow.RecordBatch, base int64) (arrow.
 		}
 		cols[i] = c
 	}
-	cols[colReqText] = array.MakeArrayOfNull(mem, arrow.BinaryTypes.String, int(n))
-	cols[colGroup] = array.MakeArrayOfNull(mem, arrow.BinaryTypes.String, int(n))
+	cols[record.ColReqText] = array.MakeArrayOfNull(mem, arrow.BinaryTypes.String, int(n))
+	cols[record.ColGroup] = array.MakeArrayOfNull(mem, arrow.BinaryTypes.String, int(n))
 	attrs, err := attrsColumn(rb, known)
 	if err != nil {
 		return nil, err
 	}
-	cols[colAttrs] = attrs
-	return array.NewRecordBatch(stageSchema, cols, n), nil
+	cols[record.ColAttrs] = attrs
+	return array.NewRecordBatch(record.Schema, cols, n), nil
 }
 
 func sequence(mem memory.Allocator, n, from int64) arrow.Array {
@@ -198,7 +199,7 @@ func convertColumn(ctx context.Context, src arrow.Array, f arrow.Field, name str
 		return src, nil
 	}
 	if f.Type.ID() == arrow.STRING && !isIntegerOrString(src.DataType()) {
-		return nil, fieldErr(base+1, name, "want a string or integer column, got %s", src.DataType())
+		return nil, record.FieldErr(base+1, name, "want a string or integer column, got %s", src.DataType())
 	}
 	out, err := compute.CastArray(ctx, src, compute.SafeCastOptions(f.Type))
 	if err != nil {
@@ -237,10 +238,10 @@ func castRowErr(src arrow.Array, f arrow.Field, name string, base int64, err err
 			bad = s != "true" && s != "false"
 		}
 		if bad {
-			return fieldErr(base+int64(i)+1, name, "cannot convert %s value %q to %s", src.DataType(), s, f.Type)
+			return record.FieldErr(base+int64(i)+1, name, "cannot convert %s value %q to %s", src.DataType(), s, f.Type)
 		}
 	}
-	return fieldErr(base+1, name, "cannot convert %s column to %s: %v", src.DataType(), f.Type, err)
+	return record.FieldErr(base+1, name, "cannot convert %s column to %s: %v", src.DataType(), f.Type, err)
 }
 
 // lowerStrings returns a lower-cased copy; it releases nothing it was given.
@@ -262,7 +263,7 @@ func lowerStrings(a arrow.Array) arrow.Array {
 func tsColumn(src arrow.Array, name string, base int64) (arrow.Array, error) {
 	b := array.NewInt64Builder(memory.DefaultAllocator)
 	defer b.Release()
-	var r row
+	var r record.Row
 	for i := 0; i < src.Len(); i++ {
 		if src.IsNull(i) {
 			b.AppendNull()
@@ -273,11 +274,11 @@ func tsColumn(src arrow.Array, name string, base int64) (arrow.Array, error) {
 			unit := a.DataType().(*arrow.TimestampType).Unit
 			b.Append(a.Value(i).ToTime(unit).UnixMicro())
 		default:
-			r.reset(base + int64(i) + 1)
+			r.Reset(base + int64(i) + 1)
 			if err := tsField(&r, val{kind: 't', s: src.ValueStr(i)}); err != nil {
-				return nil, fieldErr(r.line, name, "%v", err)
+				return nil, record.FieldErr(r.Line, name, "%v", err)
 			}
-			b.Append(r.tsUs)
+			b.Append(r.TsUs)
 		}
 	}
 	return b.NewArray(), nil

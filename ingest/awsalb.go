@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // FormatAWSALB names the access log of an AWS Application Load Balancer:
@@ -43,34 +45,34 @@ func detectAWSALB(_ string, head []byte) bool {
 	return err == nil
 }
 
-func decodeAWSALB(in *input, c *collector) (produce, error) {
+func decodeAWSALB(in *input, c *collector) (record.Produce, error) {
 	return lbDecode(in, albLine), nil
 }
 
 // lbDecode runs a load balancer's line decoder over the file's lines.
-func lbDecode(in *input, line func(r *row, line int64, b []byte) error) produce {
-	run := runName(in.detectName())
-	return rows(func(ctx context.Context, add func(*row) error) error {
-		var r row
+func lbDecode(in *input, line func(r *record.Row, line int64, b []byte) error) record.Produce {
+	run := record.RunName(in.detectName())
+	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
+		var r record.Row
 		return textLines(ctx, in.reader(), func(n int64, b []byte) error {
 			if err := line(&r, n, b); err != nil {
 				return err
 			}
-			r.group = run
-			r.set(colGroup)
+			r.Group = run
+			r.Set(record.ColGroup)
 			return add(&r)
 		})
 	})
 }
 
-func albLine(r *row, line int64, b []byte) error {
-	r.reset(line)
+func albLine(r *record.Row, line int64, b []byte) error {
+	r.Reset(line)
 	toks, ok := tokens(b)
 	if !ok {
-		return lineErr(line, "a quoted field is not closed")
+		return record.LineErr(line, "a quoted field is not closed")
 	}
 	if len(toks) < albMinFields {
-		return lineErr(line, "want at least %d fields (type through request), got %d", albMinFields, len(toks))
+		return record.LineErr(line, "want at least %d fields (type through request), got %d", albMinFields, len(toks))
 	}
 	f := map[string]string{}
 	a := attrSet{}
@@ -81,8 +83,8 @@ func albLine(r *row, line int64, b []byte) error {
 	if err != nil {
 		return err
 	}
-	r.tsUs = ts
-	r.set(colTsUs)
+	r.TsUs = ts
+	r.Set(record.ColTsUs)
 	if err := lbLatency(r, a, line, f, "request_processing_time", "target_processing_time", "response_processing_time"); err != nil {
 		return err
 	}
@@ -98,18 +100,18 @@ func albLine(r *row, line int64, b []byte) error {
 // lbRest ends a load balancer's row (ALB, CloudFront): req_text is the
 // field idKey, and every other field of keys that is not taken (read into
 // a column or attr already) goes to attrs as written.
-func lbRest(r *row, a attrSet, f map[string]string, idKey string, keys []string, taken ...string) {
+func lbRest(r *record.Row, a attrSet, f map[string]string, idKey string, keys []string, taken ...string) {
 	if id := nilDash(f[idKey]); id != "" {
-		r.reqText = id
-		r.set(colReqText)
+		r.ReqText = id
+		r.Set(record.ColReqText)
 	}
 	for _, k := range keys {
 		if k != idKey && !slices.Contains(taken, k) {
 			a.str(k, f[k])
 		}
 	}
-	r.attrs = a.String()
-	r.set(colAttrs)
+	r.Attrs = a.String()
+	r.Set(record.ColAttrs)
 }
 
 // lbTime reads the first of keys that has a value, an ISO 8601 time.
@@ -121,22 +123,22 @@ func lbTime(line int64, f map[string]string, keys ...string) (int64, error) {
 		}
 		t, err := time.Parse(time.RFC3339Nano, s)
 		if err != nil {
-			return 0, fieldErr(line, k, "want an ISO 8601 time such as 2018-07-02T22:22:48.364000Z, got %q", truncate(s, 40))
+			return 0, record.FieldErr(line, k, "want an ISO 8601 time such as 2018-07-02T22:22:48.364000Z, got %q", record.Truncate(s, 40))
 		}
 		return t.UnixMicro(), nil
 	}
-	return 0, fieldErr(line, keys[0], "missing")
+	return 0, record.FieldErr(line, keys[0], "missing")
 }
 
 // lbLatency sums the processing times (seconds) into latency_ms exactly;
 // any -1 (not dispatched) leaves it null. The times stay in attrs as written.
-func lbLatency(r *row, a attrSet, line int64, f map[string]string, keys ...string) error {
+func lbLatency(r *record.Row, a attrSet, line int64, f map[string]string, keys ...string) error {
 	var sum int64
 	dispatched := true
 	for _, k := range keys {
 		ns, ok := decimalNs(f[k])
 		if !ok || (ns < 0 && ns != -1e9) {
-			return fieldErr(line, k, "want seconds such as 0.001 (or -1: not dispatched), got %q", f[k])
+			return record.FieldErr(line, k, "want seconds such as 0.001 (or -1: not dispatched), got %q", f[k])
 		}
 		a.raw(k, f[k])
 		if ns < 0 {
@@ -148,22 +150,22 @@ func lbLatency(r *row, a attrSet, line int64, f map[string]string, keys ...strin
 		a.flag("not_dispatched")
 		return nil
 	}
-	r.latency = float64(sum) / 1e6
-	r.set(colLatency)
+	r.Latency = float64(sum) / 1e6
+	r.Set(record.ColLatency)
 	return nil
 }
 
 // lbStatus reads a status code; "-" (no response: a TCP listener, a
 // connection that closed) is 0.
-func lbStatus(r *row, line int64, key, s string) error {
+func lbStatus(r *record.Row, line int64, key, s string) error {
 	n := int64(0)
 	if s != "-" {
 		var err error
 		if n, err = strconv.ParseInt(s, 10, 32); err != nil || n < 0 || n > 999 {
-			return fieldErr(line, key, "want an HTTP status code or -, got %q", s)
+			return record.FieldErr(line, key, "want an HTTP status code or -, got %q", s)
 		}
 	}
-	r.status = int32(n)
-	r.set(colStatus)
+	r.Status = int32(n)
+	r.Set(record.ColStatus)
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"time"
+
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // FormatAWSELB names the access log of an AWS Classic Load Balancer:
@@ -38,10 +40,10 @@ func detectAWSELB(_ string, head []byte) bool {
 	return err == nil
 }
 
-func decodeAWSELB(in *input, c *collector) (produce, error) {
-	run := runName(in.detectName())
-	return rows(func(ctx context.Context, add func(*row) error) error {
-		var r row
+func decodeAWSELB(in *input, c *collector) (record.Produce, error) {
+	run := record.RunName(in.detectName())
+	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
+		var r record.Row
 		return textLines(ctx, in.reader(), func(n int64, b []byte) error {
 			isReq, err := elbLine(&r, c, n, b, run)
 			if err != nil || !isReq {
@@ -52,14 +54,14 @@ func decodeAWSELB(in *input, c *collector) (produce, error) {
 	}), nil
 }
 
-func elbLine(r *row, c *collector, line int64, b []byte, run string) (bool, error) {
-	r.reset(line)
+func elbLine(r *record.Row, c *collector, line int64, b []byte, run string) (bool, error) {
+	r.Reset(line)
 	toks, ok := tokens(b)
 	if !ok {
-		return false, lineErr(line, "a quoted field is not closed")
+		return false, record.LineErr(line, "a quoted field is not closed")
 	}
 	if len(toks) != 12 && len(toks) != len(elbFields) {
-		return false, lineErr(line, "want 12 or 15 fields (a Classic Load Balancer entry), got %d", len(toks))
+		return false, record.LineErr(line, "want 12 or 15 fields (a Classic Load Balancer entry), got %d", len(toks))
 	}
 	f := map[string]string{}
 	for i, t := range toks {
@@ -86,14 +88,14 @@ func elbLine(r *row, c *collector, line int64, b []byte, run string) (bool, erro
 		c.add(event{line: line, run: run, typ: "aws-elb.connection", subject: nilDash(f["backend"]), tsUs: ts, hasTs: true, attrs: a.String()})
 		return false, nil
 	}
-	r.tsUs = ts
-	r.set(colTsUs)
-	r.group = run
-	r.set(colGroup)
+	r.TsUs = ts
+	r.Set(record.ColTsUs)
+	r.Group = run
+	r.Set(record.ColGroup)
 	if err := lbStatus(r, line, "elb_status_code", f["elb_status_code"]); err != nil {
 		return false, err
 	}
-	r.attrs = a.String()
-	r.set(colAttrs)
+	r.Attrs = a.String()
+	r.Set(record.ColAttrs)
 	return true, nil
 }

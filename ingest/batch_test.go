@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // The batcher appends runs of nulls at once: every cell of every cut batch
@@ -14,8 +15,8 @@ import (
 // row), and every column of a batch has its rows.
 func TestBatcherNullRuns(t *testing.T) {
 	r := rand.New(rand.NewPCG(20261201, 31))
-	bt := newBatcher()
-	defer bt.release()
+	bt := record.NewBuilder()
+	defer bt.Release()
 	type want struct {
 		run     *string
 		req     *int64
@@ -24,7 +25,7 @@ func TestBatcherNullRuns(t *testing.T) {
 	var rows []want
 	check := func() {
 		t.Helper()
-		rb := bt.flush()
+		rb := bt.Flush()
 		if rb == nil {
 			return
 		}
@@ -34,9 +35,9 @@ func TestBatcherNullRuns(t *testing.T) {
 				t.Fatalf("column %d: %d rows, want %d", c, got, len(rows))
 			}
 		}
-		run := rb.Column(colRun).(*array.String)
-		req := rb.Column(colReq).(*array.Int64)
-		lat := rb.Column(colLatency).(*array.Float64)
+		run := rb.Column(record.ColRun).(*array.String)
+		req := rb.Column(record.ColReq).(*array.Int64)
+		lat := rb.Column(record.ColLatency).(*array.Float64)
 		for i, w := range rows {
 			if (w.run == nil) != run.IsNull(i) || w.run != nil && *w.run != run.Value(i) {
 				t.Fatalf("row %d: run %v, want %v", i, run.ValueStr(i), w.run)
@@ -50,30 +51,30 @@ func TestBatcherNullRuns(t *testing.T) {
 		}
 		rows = rows[:0]
 	}
-	for i := range 3*batchRows + 17 {
-		var x row
-		x.reset(int64(i + 1))
+	for i := range 3*record.BatchRows + 17 {
+		var x record.Row
+		x.Reset(int64(i + 1))
 		var w want
 		// long runs of absence (a phase of the file) and short ones
 		phase := (i / 5000) % 4
 		if phase != 1 && r.IntN(3) > 0 {
-			x.run = fmt.Sprintf("r%d", r.IntN(9))
-			x.set(colRun)
-			w.run = &x.run
+			x.Run = fmt.Sprintf("r%d", r.IntN(9))
+			x.Set(record.ColRun)
+			w.run = &x.Run
 		}
 		if phase != 2 && r.IntN(2) == 0 {
-			x.req = r.Int64N(1000)
-			x.set(colReq)
-			w.req = &x.req
+			x.Req = r.Int64N(1000)
+			x.Set(record.ColReq)
+			w.req = &x.Req
 		}
 		if phase == 3 {
-			x.latency = float64(i)
-			x.set(colLatency)
-			w.latency = &x.latency
+			x.Latency = float64(i)
+			x.Set(record.ColLatency)
+			w.latency = &x.Latency
 		}
-		bt.append(&x)
+		bt.Append(&x)
 		rows = append(rows, w)
-		if bt.full() || r.IntN(40000) == 0 {
+		if bt.Full() || r.IntN(40000) == 0 {
 			check()
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // Ingest benchmarks: rewind's path (Go decode → Arrow batches → DuckDB's
@@ -134,8 +135,8 @@ func BenchmarkDecodeCSV(b *testing.B) {
 	data := sb.String()
 	for _, c := range []struct {
 		name string
-		dec  func(io.Reader) produce
-	}{{"chunks", func(r io.Reader) produce { return decodeCSV(r, DefaultMaxRecord, nil) }}, {"one-reader", func(r io.Reader) produce { return decodeCSVRecords(r, 0, nil) }}} {
+		dec  func(io.Reader) record.Produce
+	}{{"chunks", func(r io.Reader) record.Produce { return decodeCSV(r, DefaultMaxRecord, nil) }}, {"one-reader", func(r io.Reader) record.Produce { return decodeCSVRecords(r, 0, nil) }}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for range b.N {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	json "github.com/goccy/go-json"
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // FormatCaddy names Caddy 2's JSON access log (`log { format json }`), one
@@ -31,7 +32,7 @@ const FormatCaddy = "caddy"
 
 // detectCaddy takes a first line that is a Caddy access-log entry.
 func detectCaddy(name string, head []byte) bool {
-	m := firstObject(head)
+	m := record.FirstObject(head)
 	if m == nil {
 		return false
 	}
@@ -41,10 +42,10 @@ func detectCaddy(name string, head []byte) bool {
 		hasReq && jsonVal(m["msg"]).s == "handled request")
 }
 
-func decodeCaddy(in *input, c *collector) (produce, error) {
-	run := runName(in.detectName())
-	return rows(func(ctx context.Context, add func(*row) error) error {
-		var r row
+func decodeCaddy(in *input, c *collector) (record.Produce, error) {
+	run := record.RunName(in.detectName())
+	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
+		var r record.Row
 		return textLines(ctx, in.reader(), func(line int64, b []byte) error {
 			isReq, err := caddyLine(&r, bytes.TrimSpace(b), line, run, c)
 			if err != nil || !isReq {
@@ -57,17 +58,17 @@ func decodeCaddy(in *input, c *collector) (produce, error) {
 
 // caddyLine decodes one entry: a request into r (true), anything else into
 // an event.
-func caddyLine(r *row, b []byte, line int64, run string, c *collector) (bool, error) {
-	r.reset(line)
+func caddyLine(r *record.Row, b []byte, line int64, run string, c *collector) (bool, error) {
+	r.Reset(line)
 	var m map[string]json.RawMessage
 	if b[0] != '{' {
-		return false, lineErr(line, "want a JSON object per line (a Caddy access log), got %q", truncate(string(b), 20))
+		return false, record.LineErr(line, "want a JSON object per line (a Caddy access log), got %q", record.Truncate(string(b), 20))
 	}
 	if err := json.Unmarshal(b, &m); err != nil {
-		return false, lineErr(line, "bad JSON: %s", jsonMsg(err))
+		return false, record.LineErr(line, "bad JSON: %s", jsonMsg(err))
 	}
 	if m == nil {
-		return false, lineErr(line, "want a JSON object, got null")
+		return false, record.LineErr(line, "want a JSON object, got null")
 	}
 	endUs, err := caddyTime(m, line)
 	if err != nil {
@@ -76,12 +77,12 @@ func caddyLine(r *row, b []byte, line int64, run string, c *collector) (bool, er
 	req, hasReq := m["request"]
 	if !hasReq {
 		c.add(event{line: line, run: run, typ: "caddy.log", subject: jsonVal(m["logger"]).s, state: jsonVal(m["msg"]).s,
-			tsUs: endUs, hasTs: true, attrs: compactObject(m)})
+			tsUs: endUs, hasTs: true, attrs: record.CompactObject(m)})
 		return false, nil
 	}
 	var reqFields map[string]json.RawMessage
 	if err := json.Unmarshal(req, &reqFields); err != nil || reqFields == nil {
-		return false, fieldErr(line, "request", "want an object, got %s", jsonVal(req).describe())
+		return false, record.FieldErr(line, "request", "want an object, got %s", jsonVal(req).describe())
 	}
 	delete(m, "request")
 	for k, v := range reqFields {
@@ -95,10 +96,10 @@ func caddyLine(r *row, b []byte, line int64, run string, c *collector) (bool, er
 	if err := caddyRequest(r, m, endUs); err != nil {
 		return false, err
 	}
-	r.group = run
-	r.set(colGroup)
-	r.attrs = compactObject(m)
-	r.set(colAttrs)
+	r.Group = run
+	r.Set(record.ColGroup)
+	r.Attrs = record.CompactObject(m)
+	r.Set(record.ColAttrs)
 	return true, nil
 }
 
@@ -111,40 +112,40 @@ func caddyTime(m map[string]json.RawMessage, line int64) (int64, error) {
 	case 'n':
 		us, err := epochUs(v.s, 1e6, false)
 		if err != nil {
-			return 0, fieldErr(line, "ts", "%s", err.Error())
+			return 0, record.FieldErr(line, "ts", "%s", err.Error())
 		}
 		return us, nil
 	case 's':
 		t, err := time.Parse(time.RFC3339Nano, v.s)
 		if err != nil {
-			return 0, fieldErr(line, "ts", "want float seconds since the epoch or an RFC 3339 time, got %q", truncate(v.s, 40))
+			return 0, record.FieldErr(line, "ts", "want float seconds since the epoch or an RFC 3339 time, got %q", record.Truncate(v.s, 40))
 		}
 		return t.UnixMicro(), nil
 	}
-	return 0, fieldErr(line, "ts", "missing: Caddy writes the entry's time there")
+	return 0, record.FieldErr(line, "ts", "missing: Caddy writes the entry's time there")
 }
 
-func caddyRequest(r *row, m map[string]json.RawMessage, endUs int64) error {
-	ms, has, err := caddyDuration(jsonVal(m["duration"]), r.line)
+func caddyRequest(r *record.Row, m map[string]json.RawMessage, endUs int64) error {
+	ms, has, err := caddyDuration(jsonVal(m["duration"]), r.Line)
 	if err != nil {
 		return err
 	}
 	if has {
 		delete(m, "duration")
-		r.latency = ms
-		r.set(colLatency)
+		r.Latency = ms
+		r.Set(record.ColLatency)
 		endUs -= int64(math.Round(ms * 1000))
 	}
-	r.tsUs = endUs
-	r.set(colTsUs)
+	r.TsUs = endUs
+	r.Set(record.ColTsUs)
 	st := jsonVal(m["status"])
 	if st.kind != 'z' {
 		n, ok := parseStatus([]byte(st.s))
 		if st.kind != 'n' || !ok {
-			return fieldErr(r.line, "status", "want an HTTP status code, got %s", st.describe())
+			return record.FieldErr(r.Line, "status", "want an HTTP status code, got %s", st.describe())
 		}
-		r.status = n
-		r.set(colStatus)
+		r.Status = n
+		r.Set(record.ColStatus)
 		delete(m, "status")
 	}
 	return nil
@@ -160,12 +161,12 @@ func caddyDuration(v val, line int64) (float64, bool, error) {
 	case 's':
 		d, err := time.ParseDuration(v.s)
 		if err != nil || d < 0 {
-			return 0, false, fieldErr(line, "duration", "want a duration such as 1.5ms, got %q", truncate(v.s, 40))
+			return 0, false, record.FieldErr(line, "duration", "want a duration such as 1.5ms, got %q", record.Truncate(v.s, 40))
 		}
 		return float64(d.Nanoseconds()) / 1e6, true, nil
 	case 'n':
 		if !strings.ContainsAny(v.s, ".eE") {
-			return 0, false, fieldErr(line, "duration", "%s is a whole number: Caddy writes seconds with a fraction by default and ns with duration_format nano; "+
+			return 0, false, record.FieldErr(line, "duration", "%s is a whole number: Caddy writes seconds with a fraction by default and ns with duration_format nano; "+
 				"set duration_format to seconds (the default) or string in the log's format block", v.s)
 		}
 		ms, err := strconv.ParseFloat(v.s+"e3", 64)
@@ -174,9 +175,9 @@ func caddyDuration(v val, line int64) (float64, bool, error) {
 			ms *= 1000
 		}
 		if err != nil || ms < 0 || math.IsInf(ms, 0) || math.IsNaN(ms) {
-			return 0, false, fieldErr(line, "duration", "want seconds, got %s", v.s)
+			return 0, false, record.FieldErr(line, "duration", "want seconds, got %s", v.s)
 		}
 		return ms, true, nil
 	}
-	return 0, false, fieldErr(line, "duration", "want seconds, got %s", fmt.Sprint(v.describe()))
+	return 0, false, record.FieldErr(line, "duration", "want seconds, got %s", fmt.Sprint(v.describe()))
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // FormatChaosToolkit names the journal.json that `chaos run` writes. A
@@ -38,29 +39,29 @@ var (
 // detectChaostoolkit takes a JSON object that names chaoslib's version,
 // or holds an experiment object with steady-state results or a run array.
 func detectChaostoolkit(name string, head []byte) bool {
-	t := jsonText(head)
+	t := record.JSONText(head)
 	if len(t) == 0 || t[0] != '{' {
 		return false
 	}
 	return ctkVersion.Match(t) || ctkExperiment.Match(t) && ctkRun.Match(t)
 }
 
-func decodeChaostoolkit(in *input, c *collector) (produce, error) {
+func decodeChaostoolkit(in *input, c *collector) (record.Produce, error) {
 	data, err := in.all()
 	if err != nil {
 		return nil, err
 	}
 	return func(ctx context.Context, emit func(arrow.RecordBatch) error) error {
 		j := &ctkJournal{c: c, params: map[string]json.RawMessage{}}
-		if err := j.read(jsonText(data)); err != nil {
+		if err := j.read(record.JSONText(data)); err != nil {
 			return err
 		}
-		j.params["steady_state_met"] = json.RawMessage(compactObject(j.steady))
+		j.params["steady_state_met"] = json.RawMessage(record.CompactObject(j.steady))
 		if len(j.steady) == 0 {
 			delete(j.params, "steady_state_met")
 		}
-		c.experiments = append(c.experiments, expMeta{params: compactObject(map[string]json.RawMessage{
-			"chaostoolkit": json.RawMessage(compactObject(j.params))})})
+		c.experiments = append(c.experiments, expMeta{params: record.CompactObject(map[string]json.RawMessage{
+			"chaostoolkit": json.RawMessage(record.CompactObject(j.params))})})
 		return nil
 	}, nil
 }
@@ -201,7 +202,7 @@ func (j *ctkJournal) activity(raw json.RawMessage, line int64, phase string, ind
 		switch key {
 		case "activity":
 			if err := json.Unmarshal(v, &res.def); err != nil || jsonVal(v).kind != 'o' {
-				return fieldErr(vline, "activity", "want an object, got %s", jsonVal(v).describe())
+				return record.FieldErr(vline, "activity", "want an object, got %s", jsonVal(v).describe())
 			}
 		case "status":
 			res.status = jsonVal(v).s
@@ -247,7 +248,7 @@ func (j *ctkJournal) activityEvents(res *ctkResult, phase string, index, iterati
 		suffix string
 		at     rawAt
 		extra  map[string]json.RawMessage
-	}{{"_start", res.start, map[string]json.RawMessage{"activity": json.RawMessage(compactObject(res.def))}},
+	}{{"_start", res.start, map[string]json.RawMessage{"activity": json.RawMessage(record.CompactObject(res.def))}},
 		{"_end", res.end, res.rest}} {
 		ev := event{line: side.at.line, typ: kind + side.suffix, subject: name, state: res.status}
 		if err := ctkTime(&ev, side.at.raw, strings.TrimPrefix(side.suffix, "_")); err != nil {
@@ -259,7 +260,7 @@ func (j *ctkJournal) activityEvents(res *ctkResult, phase string, index, iterati
 				attrs[k] = v
 			}
 		}
-		ev.attrs = compactObject(attrs)
+		ev.attrs = record.CompactObject(attrs)
 		j.c.add(ev)
 	}
 	return nil
@@ -284,5 +285,5 @@ func ctkTime(ev *event, raw json.RawMessage, field string) error {
 			}
 		}
 	}
-	return fieldErr(ev.line, field, "want an ISO 8601 time such as 2024-05-01T10:00:00.123456, got %s", v.describe())
+	return record.FieldErr(ev.line, field, "want an ISO 8601 time such as 2024-05-01T10:00:00.123456, got %s", v.describe())
 }

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // FormatCLF names text access logs: the NCSA Common Log Format and the
@@ -54,19 +56,19 @@ var clfLayouts = func() []*layout {
 
 // detectCLF takes a first line that one of the recognised layouts reads.
 func detectCLF(name string, head []byte) bool {
-	line := firstLine(head)
+	line := record.FirstLine(head)
 	return len(line) > 0 && line[0] != '{' && line[0] != '[' && recognisedLayout(line) != nil
 }
 
 // recognisedLayout is the first layout of clfLayouts whose fields the
 // line gives, with a time and a status that read.
 func recognisedLayout(line []byte) *layout {
-	var r row
+	var r record.Row
 	for _, lo := range clfLayouts {
-		r.reset(1)
+		r.Reset(1)
 		d := clfDecoder{lo: lo}
 		if vals, rest, err := lo.split(line, nil); err == nil && (len(rest) == 0 || rest[0] == ' ') {
-			if d.fields(&r, vals) == nil && r.is(colTsUs) && r.is(colStatus) {
+			if d.fields(&r, vals) == nil && r.Is(record.ColTsUs) && r.Is(record.ColStatus) {
 				return lo
 			}
 		}
@@ -74,17 +76,17 @@ func recognisedLayout(line []byte) *layout {
 	return nil
 }
 
-func decodeCLF(server, layoutText string) func(in *input, c *collector) (produce, error) {
-	return func(in *input, c *collector) (produce, error) {
-		d := clfDecoder{run: runName(in.detectName()), c: c}
+func decodeCLF(server, layoutText string) func(in *input, c *collector) (record.Produce, error) {
+	return func(in *input, c *collector) (record.Produce, error) {
+		d := clfDecoder{run: record.RunName(in.detectName()), c: c}
 		if layoutText != "" {
 			lo, err := parseServerLayout(server, layoutText)
 			if err != nil {
 				return nil, err
 			}
 			d.lo, d.given = lo, true
-		} else if d.lo = recognisedLayout(firstLine(in.head)); d.lo == nil {
-			return nil, lineErr(1, "not a Common Log Format line (nginx, Apache, Traefik): give the server's log format with {log-format}")
+		} else if d.lo = recognisedLayout(record.FirstLine(in.head)); d.lo == nil {
+			return nil, record.LineErr(1, "not a Common Log Format line (nginx, Apache, Traefik): give the server's log format with {log-format}")
 		}
 		c.timeStepMs = d.lo.timeStep()
 		return decodeChunks(in.reader(), 1, lineEnd, 0, d.chunk, c), nil
@@ -118,13 +120,13 @@ type clfDecoder struct {
 // a decoder and a collector of its own.
 func (d clfDecoder) chunk(ch fileChunk) chunkResult {
 	d.c, d.attrs, d.lastTime = newCollector(), attrList{}, ""
-	var r row
+	var r record.Row
 	var vals [][]byte
 	data, line := ch.data, ch.firstLine
 	if line == 1 {
 		data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	}
-	batches, err := chunkBatches(0, func(bt *batcher) (bool, error) {
+	batches, err := chunkBatches(0, func(bt *record.Builder) (bool, error) {
 		if len(data) == 0 {
 			return false, nil
 		}
@@ -134,10 +136,10 @@ func (d clfDecoder) chunk(ch fileChunk) chunkResult {
 		if len(bytes.TrimSpace(b)) == 0 {
 			return true, nil
 		}
-		r.reset(line - 1)
+		r.Reset(line - 1)
 		var err error
 		if vals, err = d.line(&r, b, vals); err == nil {
-			bt.append(&r)
+			bt.Append(&r)
 		}
 		return true, err
 	})
@@ -166,26 +168,26 @@ func (d *clfDecoder) warn() {
 }
 
 // line decodes one line into r.
-func (d *clfDecoder) line(r *row, b []byte, vals [][]byte) ([][]byte, error) {
+func (d *clfDecoder) line(r *record.Row, b []byte, vals [][]byte) ([][]byte, error) {
 	vals, rest, err := d.lo.split(b, vals)
 	if err != nil {
-		return vals, atLine(err, r.line)
+		return vals, atLine(err, r.Line)
 	}
 	d.attrs.reset()
 	if err := d.fields(r, vals); err != nil {
-		return vals, atLine(err, r.line)
+		return vals, atLine(err, r.Line)
 	}
 	end, latName := d.lo.timeEnd(), d.latName
 	switch {
 	case d.given && len(rest) > 0:
-		return vals, lineErr(r.line, "the line goes on after the log format's last field: %q", truncate(string(rest), 40))
+		return vals, record.LineErr(r.Line, "the line goes on after the log format's last field: %q", record.Truncate(string(rest), 40))
 	case !d.given:
 		t := trailer{lo: d.lo, r: r, attrs: &d.attrs}
 		if err := t.read(rest); err != nil {
 			return vals, err
 		}
 		end, latName = t.nginx, "request_time"
-		d.startOrEnd = d.startOrEnd || !end && r.is(colTsUs) && !r.is(colLatency)
+		d.startOrEnd = d.startOrEnd || !end && r.Is(record.ColTsUs) && !r.Is(record.ColLatency)
 	}
 	return vals, d.finish(r, end, latName)
 }
@@ -193,23 +195,23 @@ func (d *clfDecoder) line(r *row, b []byte, vals [][]byte) ([][]byte, error) {
 // finish moves an end time back by the request's duration, names the run
 // and stores attrs. A duration that moves the start out of the years
 // requests may have is the duration's error (latName), not the time's.
-func (d *clfDecoder) finish(r *row, end bool, latName string) error {
-	if end && r.is(colTsUs) {
-		if r.is(colLatency) {
-			start := r.tsUs - int64(r.latency*1000+0.5)
-			if start < minTsUs && r.tsUs >= minTsUs {
-				return fieldErr(r.line, latName, "a duration of %s ms puts the request's start before the year 1900 (it ended at %s)",
-					strconv.FormatFloat(r.latency, 'f', -1, 64), time.UnixMicro(r.tsUs).UTC().Format(time.RFC3339Nano))
+func (d *clfDecoder) finish(r *record.Row, end bool, latName string) error {
+	if end && r.Is(record.ColTsUs) {
+		if r.Is(record.ColLatency) {
+			start := r.TsUs - int64(r.Latency*1000+0.5)
+			if start < minTsUs && r.TsUs >= minTsUs {
+				return record.FieldErr(r.Line, latName, "a duration of %s ms puts the request's start before the year 1900 (it ended at %s)",
+					strconv.FormatFloat(r.Latency, 'f', -1, 64), time.UnixMicro(r.TsUs).UTC().Format(time.RFC3339Nano))
 			}
-			r.tsUs = start
+			r.TsUs = start
 		} else {
 			d.endNoLatency = true
 		}
 	}
-	r.group = d.run
-	r.set(colGroup)
-	r.attrs = d.attrs.json()
-	r.set(colAttrs)
+	r.Group = d.run
+	r.Set(record.ColGroup)
+	r.Attrs = d.attrs.json()
+	r.Set(record.ColAttrs)
 	return nil
 }
 
@@ -223,7 +225,7 @@ func atLine(err error, line int64) error {
 }
 
 // fields sets the row's columns and attrs from the layout's field values.
-func (d *clfDecoder) fields(r *row, vals [][]byte) error {
+func (d *clfDecoder) fields(r *record.Row, vals [][]byte) error {
 	i := 0
 	for _, it := range d.lo.items {
 		if it.f == nil {
@@ -241,34 +243,34 @@ func (d *clfDecoder) fields(r *row, vals [][]byte) error {
 	return nil
 }
 
-func (d *clfDecoder) field(r *row, f *logField, v []byte) error {
+func (d *clfDecoder) field(r *record.Row, f *logField, v []byte) error {
 	switch f.role {
 	case roleStatus:
 		n, ok := parseStatus(v)
 		if !ok {
-			return fieldErr(r.line, f.name, "want an HTTP status code, got %q", truncate(string(v), 20))
+			return record.FieldErr(r.Line, f.name, "want an HTTP status code, got %q", record.Truncate(string(v), 20))
 		}
-		r.status = n
-		r.set(colStatus)
+		r.Status = n
+		r.Set(record.ColStatus)
 	case roleTime:
 		us, err := d.timeUs(f, v)
 		if err != nil {
-			return fieldErr(r.line, f.name, "%s", err.Error())
+			return record.FieldErr(r.Line, f.name, "%s", err.Error())
 		}
-		r.tsUs = us
-		r.set(colTsUs)
+		r.TsUs = us
+		r.Set(record.ColTsUs)
 		d.attr(f.name, string(v))
 		d.fineTime = d.fineTime || (f.stepMs == 1000 && bytes.IndexByte(v, '.') >= 0)
 	case roleLatency:
 		ms, err := f.latencyMs(v)
 		if err != nil {
-			return fieldErr(r.line, f.name, "%s", err.Error())
+			return record.FieldErr(r.Line, f.name, "%s", err.Error())
 		}
-		r.latency, d.latName = ms, f.name
-		r.set(colLatency)
+		r.Latency, d.latName = ms, f.name
+		r.Set(record.ColLatency)
 	case roleReqID:
-		r.reqText = unescape(v)
-		r.set(colReqText)
+		r.ReqText = unescape(v)
+		r.Set(record.ColReqText)
 	case roleRequest:
 		d.request(unescape(v))
 	default:

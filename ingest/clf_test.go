@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 func FuzzCLF(f *testing.F)   { fuzzFormat(f, FormatCLF, "testdata/real/clf/*/input*") }
@@ -27,8 +28,8 @@ func FuzzLogFormat(f *testing.F) {
 			return
 		}
 		d := clfDecoder{lo: lo, given: true, run: "r"}
-		var r row
-		r.reset(1)
+		var r record.Row
+		r.Reset(1)
 		_, _ = d.line(&r, []byte(line), nil)
 	})
 }
@@ -161,8 +162,8 @@ func TestParseLayout(t *testing.T) {
 			continue
 		}
 		d := clfDecoder{lo: lo, given: true, run: "r"}
-		var r row
-		r.reset(1)
+		var r record.Row
+		r.Reset(1)
 		if _, err := d.line(&r, []byte(c.line), nil); err != nil {
 			t.Errorf("%q reading %q: %v", c.layout, c.line, err)
 			continue
@@ -193,19 +194,19 @@ func TestParseLayoutErrors(t *testing.T) {
 	}
 }
 
-func describeRow(r *row) string {
+func describeRow(r *record.Row) string {
 	var parts []string
-	if r.is(colTsUs) {
-		parts = append(parts, "ts="+usClock(r.tsUs))
+	if r.Is(record.ColTsUs) {
+		parts = append(parts, "ts="+usClock(r.TsUs))
 	}
-	if r.is(colLatency) {
-		parts = append(parts, "latency="+trimFloat(r.latency))
+	if r.Is(record.ColLatency) {
+		parts = append(parts, "latency="+trimFloat(r.Latency))
 	}
-	if r.is(colStatus) {
-		parts = append(parts, "status="+itoa(int64(r.status)))
+	if r.Is(record.ColStatus) {
+		parts = append(parts, "status="+itoa(int64(r.Status)))
 	}
-	if r.is(colReqText) {
-		parts = append(parts, "req="+r.reqText)
+	if r.Is(record.ColReqText) {
+		parts = append(parts, "req="+r.ReqText)
 	}
 	return strings.Join(parts, " ")
 }

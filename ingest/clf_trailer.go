@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // A trailer reads the fields operators add after a recognised NCSA layout,
@@ -20,7 +22,7 @@ import (
 // all write one, and nothing in the line tells which.
 type trailer struct {
 	lo    *layout // the recognised layout, for the --log-format a refusal suggests
-	r     *row
+	r     *record.Row
 	attrs *attrList
 	nginx bool // an nginx $request_time: the logged time is the end
 	n     int  // fields read so far
@@ -86,7 +88,7 @@ func (t *trailer) token(tok trailerToken) error {
 	case t.nginx && !t.hasUpstream() && upstreamList(tok.val):
 		t.set("upstream_response_time", tok.val)
 	case wholeNumber.Match(tok.val):
-		return fieldErr(t.r.line, t.field(), "%s is a whole number of unknown unit: Apache's %%D (µs), %s (ms) and %%T (s) all write one. "+
+		return record.FieldErr(t.r.Line, t.field(), "%s is a whole number of unknown unit: Apache's %%D (µs), %s (ms) and %%T (s) all write one. "+
 			"Give the server's LogFormat with {log-format}, e.g. {log-format} '%s %%D' (for lighttpd's or Tomcat's log, "+
 			"whose %%t is the request's end, its own format line and {server})", tok.val, "%{ms}T", t.lo.text)
 	case squidResult.Match(tok.val):
@@ -94,15 +96,15 @@ func (t *trailer) token(tok trailerToken) error {
 		if strings.Contains(t.lo.text, "Referer") {
 			builtin = "combined"
 		}
-		return fieldErr(t.r.line, t.field(), "%q is Squid's result and hierarchy (%%Ss:%%Sh): this is Squid's %s log, whose time is when "+
+		return record.FieldErr(t.r.Line, t.field(), "%q is Squid's result and hierarchy (%%Ss:%%Sh): this is Squid's %s log, whose time is when "+
 			"a request ended; read it with {server} squid {log-format} %s", tok.val, builtin, builtin)
 	case h2oSeconds.Match(tok.val):
-		return fieldErr(t.r.line, t.field(), "%q has no known unit: h2o's %s writes seconds with 6 decimals; if the log is h2o's, "+
+		return record.FieldErr(t.r.Line, t.field(), "%q has no known unit: h2o's %s writes seconds with 6 decimals; if the log is h2o's, "+
 			"read it with {server} h2o {log-format} '%s %s'", tok.val, "%{duration}x", t.lo.text, "%{duration}x")
 	case decimalRe.Match(tok.val) || bytes.Equal(tok.val, []byte("-")):
-		return fieldErr(t.r.line, t.field(), "%q has no known unit (nginx's $request_time has 3 decimals): give the server's log_format or LogFormat with {log-format}", tok.val)
+		return record.FieldErr(t.r.Line, t.field(), "%q has no known unit (nginx's $request_time has 3 decimals): give the server's log_format or LogFormat with {log-format}", tok.val)
 	default:
-		return fieldErr(t.r.line, t.field(), "%q is not a field rewind knows after this layout: give the server's log_format or LogFormat with {log-format}", truncate(string(tok.val), 40))
+		return record.FieldErr(t.r.Line, t.field(), "%q is not a field rewind knows after this layout: give the server's log_format or LogFormat with {log-format}", record.Truncate(string(tok.val), 40))
 	}
 	return nil
 }
@@ -114,10 +116,10 @@ func (t *trailer) requestTime(v []byte) error {
 	f := logField{shift: 3}
 	ms, err := f.latencyMs(v)
 	if err != nil {
-		return fieldErr(t.r.line, "request_time", "%s", err.Error())
+		return record.FieldErr(t.r.Line, "request_time", "%s", err.Error())
 	}
-	t.r.latency, t.nginx = ms, true
-	t.r.set(colLatency)
+	t.r.Latency, t.nginx = ms, true
+	t.r.Set(record.ColLatency)
 	return nil
 }
 
@@ -148,8 +150,8 @@ func (t *trailer) traefik(toks []trailerToken) bool {
 	t.set("server_url", toks[2].val)
 	f := logField{shift: 0, whole: true}
 	ms, _ := f.latencyMs(bytes.TrimSuffix(toks[3].val, []byte("ms")))
-	t.r.latency = ms
-	t.r.set(colLatency)
+	t.r.Latency = ms
+	t.r.Set(record.ColLatency)
 	return true
 }
 
@@ -170,7 +172,7 @@ func (t *trailer) tokens(rest []byte) ([]trailerToken, error) {
 	var out []trailerToken
 	for len(rest) > 0 {
 		if rest[0] != ' ' {
-			return nil, fieldErr(t.r.line, fmt.Sprintf("trailing field %d", len(out)+1), "want a space before it, got %q", truncate(string(rest), 20))
+			return nil, record.FieldErr(t.r.Line, fmt.Sprintf("trailing field %d", len(out)+1), "want a space before it, got %q", record.Truncate(string(rest), 20))
 		}
 		rest = rest[1:]
 		if len(rest) == 0 {
@@ -201,7 +203,7 @@ func (t *trailer) value(rest []byte, n int) (v []byte, quoted bool, tail []byte,
 				return rest[1:j], true, rest[j+1:], nil
 			}
 		}
-		return nil, false, nil, fieldErr(t.r.line, fmt.Sprintf("trailing field %d", n), "no closing quote")
+		return nil, false, nil, record.FieldErr(t.r.Line, fmt.Sprintf("trailing field %d", n), "no closing quote")
 	}
 	end := listEnd(rest, 0)
 	return rest[:end], false, rest[end:], nil

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // FormatCloudFront names CloudFront's standard access log: W3C extended
@@ -27,10 +29,10 @@ func detectCloudFront(_ string, head []byte) bool {
 		bytes.HasPrefix(lines[1], []byte("#Fields:")) && bytes.Contains(lines[1], []byte("x-edge-"))
 }
 
-func decodeCloudFront(in *input, c *collector) (produce, error) {
-	run := runName(in.detectName())
-	return rows(func(ctx context.Context, add func(*row) error) error {
-		var r row
+func decodeCloudFront(in *input, c *collector) (record.Produce, error) {
+	run := record.RunName(in.detectName())
+	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
+		var r record.Row
 		var names []string
 		return textLines(ctx, in.reader(), func(line int64, b []byte) error {
 			if b[0] == '#' {
@@ -40,23 +42,23 @@ func decodeCloudFront(in *input, c *collector) (produce, error) {
 				return nil
 			}
 			if names == nil {
-				return lineErr(line, "an entry before the #Fields: header that names its fields")
+				return record.LineErr(line, "an entry before the #Fields: header that names its fields")
 			}
 			if err := cloudfrontLine(&r, line, string(b), names); err != nil {
 				return err
 			}
-			r.group = run
-			r.set(colGroup)
+			r.Group = run
+			r.Set(record.ColGroup)
 			return add(&r)
 		})
 	}), nil
 }
 
-func cloudfrontLine(r *row, line int64, b string, names []string) error {
-	r.reset(line)
+func cloudfrontLine(r *record.Row, line int64, b string, names []string) error {
+	r.Reset(line)
 	vals := strings.Split(strings.TrimRight(b, "\t"), "\t")
 	if len(vals) != len(names) {
-		return lineErr(line, "%d tab-separated fields, the #Fields: header names %d", len(vals), len(names))
+		return record.LineErr(line, "%d tab-separated fields, the #Fields: header names %d", len(vals), len(names))
 	}
 	f := map[string]string{}
 	for i, n := range names {
@@ -64,24 +66,24 @@ func cloudfrontLine(r *row, line int64, b string, names []string) error {
 	}
 	t, err := time.Parse("2006-01-02 15:04:05", f["date"]+" "+f["time"])
 	if err != nil {
-		return fieldErr(line, "date", "want date and time such as 2019-12-04 and 21:02:31 (UTC), got %q and %q", f["date"], f["time"])
+		return record.FieldErr(line, "date", "want date and time such as 2019-12-04 and 21:02:31 (UTC), got %q and %q", f["date"], f["time"])
 	}
-	r.tsUs = t.UnixMicro()
-	r.set(colTsUs)
+	r.TsUs = t.UnixMicro()
+	r.Set(record.ColTsUs)
 	if s := f["time-taken"]; s != "" && s != "-" {
 		ns, ok := decimalNs(s)
 		if !ok || ns < 0 {
-			return fieldErr(line, "time-taken", "want seconds such as 0.082, got %q", s)
+			return record.FieldErr(line, "time-taken", "want seconds such as 0.082, got %q", s)
 		}
-		r.latency = float64(ns) / 1e6
-		r.set(colLatency)
+		r.Latency = float64(ns) / 1e6
+		r.Set(record.ColLatency)
 	}
 	n, err := strconv.ParseInt(f["sc-status"], 10, 32)
 	if err != nil || n < 0 || n > 999 {
-		return fieldErr(line, "sc-status", "want an HTTP status code (000: no response), got %q", f["sc-status"])
+		return record.FieldErr(line, "sc-status", "want an HTTP status code (000: no response), got %q", f["sc-status"])
 	}
-	r.status = int32(n)
-	r.set(colStatus)
+	r.Status = int32(n)
+	r.Set(record.ColStatus)
 	a := attrSet{}
 	a.str("method", f["cs-method"])
 	a.str("path", f["cs-uri-stem"])

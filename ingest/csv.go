@@ -11,10 +11,11 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // decodeCSVInput is the csv format's decode.
-func decodeCSVInput(in *input, c *collector) (produce, error) {
+func decodeCSVInput(in *input, c *collector) (record.Produce, error) {
 	return decodeCSV(in.reader(), in.guard.max, in.mapRaw), nil
 }
 
@@ -30,7 +31,7 @@ func decodeCSVInput(in *input, c *collector) (produce, error) {
 // chunk reads as the whole file would, and that first error is the one
 // reported. A header that does not end within the first chunk is read
 // record by record, as one reader.
-func decodeCSV(in io.Reader, maxRecord int64, raw *fieldSet) produce {
+func decodeCSV(in io.Reader, maxRecord int64, raw *record.FieldSet) record.Produce {
 	return func(ctx context.Context, emit func(arrow.RecordBatch) error) error {
 		br := bufio.NewReaderSize(in, chunkBytes)
 		head, err := br.Peek(chunkBytes)
@@ -60,8 +61,8 @@ func decodeCSV(in io.Reader, maxRecord int64, raw *fieldSet) produce {
 
 // decodeCSVRecords reads the whole file with one csv.Reader, its records
 // capped at maxRecord.
-func decodeCSVRecords(in io.Reader, maxRecord int64, raw *fieldSet) produce {
-	return rows(func(ctx context.Context, add func(*row) error) error {
+func decodeCSVRecords(in io.Reader, maxRecord int64, raw *record.FieldSet) record.Produce {
+	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		cr, rc := cappedCSV(in, maxRecord, ',')
 		cr.ReuseRecord = true
 		header, err := cr.Read()
@@ -70,9 +71,9 @@ func decodeCSVRecords(in io.Reader, maxRecord int64, raw *fieldSet) produce {
 		}
 		names, sets := csvColumns(header, raw)
 		rc.header(names)
-		var r row
+		var r record.Row
 		return eachRecord(ctx, cr, func(line int64, rec []string) error {
-			r.reset(line)
+			r.Reset(line)
 			if err := csvRow(&r, names, sets, rec); err != nil {
 				return err
 			}
@@ -84,12 +85,12 @@ func decodeCSVRecords(in io.Reader, maxRecord int64, raw *fieldSet) produce {
 // csvColumns names the header's columns and looks up their setters, once
 // per column rather than per cell; a column named in raw has none (it is
 // kept in attrs).
-func csvColumns(header []string, raw *fieldSet) ([]string, []setter) {
+func csvColumns(header []string, raw *record.FieldSet) ([]string, []setter) {
 	names := make([]string, len(header))
 	sets := make([]setter, len(header))
 	for i, h := range header {
 		names[i] = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
-		if !raw.has(names[i]) {
+		if !raw.Has(names[i]) {
 			sets[i] = setters[names[i]]
 		}
 	}
@@ -128,8 +129,8 @@ func decodeCSVChunk(ch fileChunk, first int64, names []string, sets []setter) ch
 	cr := csv.NewReader(bytes.NewReader(ch.data))
 	cr.ReuseRecord = true
 	cr.FieldsPerRecord = len(names)
-	var r row
-	batches, err := chunkBatches(first, func(bt *batcher) (bool, error) {
+	var r record.Row
+	batches, err := chunkBatches(first, func(bt *record.Builder) (bool, error) {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			return false, nil
@@ -138,11 +139,11 @@ func decodeCSVChunk(ch fileChunk, first int64, names []string, sets []setter) ch
 			return false, csvErrAt(ch.firstLine, err)
 		}
 		line, _ := cr.FieldPos(0)
-		r.reset(ch.firstLine + int64(line) - 1)
+		r.Reset(ch.firstLine + int64(line) - 1)
 		if err := csvRow(&r, names, sets, rec); err != nil {
 			return false, err
 		}
-		bt.append(&r)
+		bt.Append(&r)
 		return true, nil
 	})
 	return chunkResult{batches: batches, err: err}
@@ -170,7 +171,7 @@ func eachRecord(ctx context.Context, cr *csv.Reader, fn func(line int64, rec []s
 	}
 }
 
-func csvRow(r *row, names []string, sets []setter, rec []string) error {
+func csvRow(r *record.Row, names []string, sets []setter, rec []string) error {
 	var extra map[string]json.RawMessage
 	for i, cell := range rec {
 		if sets[i] != nil {
@@ -188,8 +189,8 @@ func csvRow(r *row, names []string, sets []setter, rec []string) error {
 		}
 	}
 	if extra != nil {
-		r.attrs = compactObject(extra)
-		r.set(colAttrs)
+		r.Attrs = record.CompactObject(extra)
+		r.Set(record.ColAttrs)
 	}
 	return nil
 }
@@ -201,10 +202,10 @@ func csvErr(cr *csv.Reader, err error) error { return csvErrAt(1, err) }
 func csvErrAt(first int64, err error) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return lineErr(first+int64(pe.Line)-1, "bad CSV: %v", pe.Err)
+		return record.LineErr(first+int64(pe.Line)-1, "bad CSV: %v", pe.Err)
 	}
 	if err == io.EOF {
-		return lineErr(first, "bad CSV: no header row")
+		return record.LineErr(first, "bad CSV: no header row")
 	}
 	return err
 }

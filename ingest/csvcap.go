@@ -4,6 +4,8 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // A csv.Reader holds a whole record in memory before it returns it, and a
@@ -81,9 +83,9 @@ func (c *recordCap) tooLong() error {
 	msg := fmt.Sprintf("record longer than %s: {max-record} raises the cap", sizeText(c.max))
 	switch {
 	case c.names == nil:
-		return lineErr(c.start, msg)
+		return record.LineErr(c.start, msg)
 	case c.field < len(c.names):
-		return fieldErr(c.start, c.names[c.field], msg)
+		return record.FieldErr(c.start, c.names[c.field], msg)
 	}
-	return fieldErr(c.start, fmt.Sprintf("#%d", c.field+1), msg+" (the header has %d columns)", len(c.names))
+	return record.FieldErr(c.start, fmt.Sprintf("#%d", c.field+1), msg+" (the header has %d columns)", len(c.names))
 }

@@ -10,24 +10,25 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // decodeDump runs a produce and prints every row's columns but the order
 // key, one line per row, with the order keys apart; err is the decode's.
-func decodeDump(p produce) (string, []int64, error) {
+func decodeDump(p record.Produce) (string, []int64, error) {
 	var b strings.Builder
 	var ords []int64
 	err := p(context.Background(), func(rb arrow.RecordBatch) error {
 		defer rb.Release()
 		for i := 0; i < int(rb.NumRows()); i++ {
 			for c := 0; c < int(rb.NumCols()); c++ {
-				if c == colOrd {
+				if c == record.ColOrd {
 					continue
 				}
 				fmt.Fprintf(&b, "%s|", rb.Column(c).ValueStr(i))
 			}
 			b.WriteByte('\n')
-			ords = append(ords, rb.Column(colOrd).(interface{ Value(int) int64 }).Value(i))
+			ords = append(ords, rb.Column(record.ColOrd).(interface{ Value(int) int64 }).Value(i))
 		}
 		return nil
 	})

@@ -1,6 +1,10 @@
 package ingest
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/rewind-dev/rewind/ingest/record"
+)
 
 // Names of the formats rewind reads (see the formats table).
 const (
@@ -20,22 +24,22 @@ func detectArrow(_ string, head []byte) bool {
 }
 
 func detectGunluk(_ string, head []byte) bool {
-	t := jsonText(head)
+	t := record.JSONText(head)
 	return len(t) > 0 && t[0] == '{' && isGunluk(t)
 }
 
 func detectJSONArray(_ string, head []byte) bool {
-	t := jsonText(head)
+	t := record.JSONText(head)
 	return len(t) > 0 && t[0] == '['
 }
 
 func detectNDJSON(name string, head []byte) bool {
-	t := jsonText(head)
-	return len(t) > 0 && t[0] == '{' || hasExt(name, ".ndjson", ".jsonl", ".json")
+	t := record.JSONText(head)
+	return len(t) > 0 && t[0] == '{' || record.HasExt(name, ".ndjson", ".jsonl", ".json")
 }
 
 func detectCSV(name string, head []byte) bool {
-	return hasExt(name, ".csv", ".tsv") || looksLikeCSVHeader(jsonText(head))
+	return record.HasExt(name, ".csv", ".tsv") || looksLikeCSVHeader(record.JSONText(head))
 }
 
 // isGunluk tells the seed's document from a canonical line: its first member

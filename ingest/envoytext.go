@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // FormatEnvoyText names Envoy's text access log in its default format
@@ -93,19 +95,19 @@ func detectEnvoyText(_ string, head []byte) bool {
 func envoyStart(t token) (time.Time, error) {
 	s := t.s
 	if t.quoted || len(s) < 3 || s[0] != '[' || s[len(s)-1] != ']' {
-		return time.Time{}, fmt.Errorf("want [START_TIME] such as [2020-11-25T21:26:18.409Z], got %q", truncate(s, 40))
+		return time.Time{}, fmt.Errorf("want [START_TIME] such as [2020-11-25T21:26:18.409Z], got %q", record.Truncate(s, 40))
 	}
 	ts, err := time.Parse(time.RFC3339Nano, s[1:len(s)-1])
 	if err != nil {
-		return time.Time{}, fmt.Errorf("want an RFC 3339 time such as [2020-11-25T21:26:18.409Z], got %q", truncate(s, 40))
+		return time.Time{}, fmt.Errorf("want an RFC 3339 time such as [2020-11-25T21:26:18.409Z], got %q", record.Truncate(s, 40))
 	}
 	return ts, nil
 }
 
-func decodeEnvoyText(in *input, c *collector) (produce, error) {
-	run := runName(in.detectName())
-	return rows(func(ctx context.Context, add func(*row) error) error {
-		var r row
+func decodeEnvoyText(in *input, c *collector) (record.Produce, error) {
+	run := record.RunName(in.detectName())
+	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
+		var r record.Row
 		return textLines(ctx, in.reader(), func(line int64, b []byte) error {
 			isReq, err := envoyTextLine(&r, c, line, b, run)
 			if err != nil || !isReq {
@@ -118,22 +120,22 @@ func decodeEnvoyText(in *input, c *collector) (produce, error) {
 
 // envoyTextLine fills r from one line; false for a TCP connection, which
 // it adds to c as an event.
-func envoyTextLine(r *row, c *collector, line int64, b []byte, run string) (bool, error) {
-	r.reset(line)
+func envoyTextLine(r *record.Row, c *collector, line int64, b []byte, run string) (bool, error) {
+	r.Reset(line)
 	toks, ok := tokens(b)
 	if !ok {
-		return false, lineErr(line, "a quoted field is not closed")
+		return false, record.LineErr(line, "a quoted field is not closed")
 	}
 	if len(toks) < 4 {
-		return false, lineErr(line, "want [START_TIME] \"METHOD PATH PROTOCOL\" and the default format's fields, got %q", truncate(string(b), 40))
+		return false, record.LineErr(line, "want [START_TIME] \"METHOD PATH PROTOCOL\" and the default format's fields, got %q", record.Truncate(string(b), 40))
 	}
 	ts, err := envoyStart(toks[0])
 	if err != nil {
-		return false, fieldErr(line, "start_time", "%s", err.Error())
+		return false, record.FieldErr(line, "start_time", "%s", err.Error())
 	}
 	layout, ok := envoyLayoutOf(toks[4:])
 	if !ok {
-		return false, lineErr(line, "%d fields after the response flags: not Envoy's or Istio's default text format (%s)", len(toks)-4, envoyLayoutList())
+		return false, record.LineErr(line, "%d fields after the response flags: not Envoy's or Istio's default text format (%s)", len(toks)-4, envoyLayoutList())
 	}
 	a := attrSet{}
 	method, path, proto := envoyRequest(toks[1].s)
@@ -150,34 +152,34 @@ func envoyTextLine(r *row, c *collector, line int64, b []byte, run string) (bool
 	if method == "-" && path == "-" {
 		return false, envoyConnection(c, line, run, ts, toks[3].s, a)
 	}
-	r.tsUs = ts.UnixMicro()
-	r.set(colTsUs)
-	r.group = run
-	r.set(colGroup)
+	r.TsUs = ts.UnixMicro()
+	r.Set(record.ColTsUs)
+	r.Group = run
+	r.Set(record.ColGroup)
 	if err := envoyValues(r, a, line, toks[2].s); err != nil {
 		return false, err
 	}
-	r.attrs = a.String()
-	r.set(colAttrs)
+	r.Attrs = a.String()
+	r.Set(record.ColAttrs)
 	return true, nil
 }
 
 // envoyValues takes status, duration and request id out of attrs into r.
-func envoyValues(r *row, a attrSet, line int64, code string) error {
+func envoyValues(r *record.Row, a attrSet, line int64, code string) error {
 	n, err := strconv.ParseInt(code, 10, 32)
 	if err != nil || n < 0 || n > 999 {
-		return fieldErr(line, "response_code", "want an HTTP status code, got %q", code)
+		return record.FieldErr(line, "response_code", "want an HTTP status code, got %q", code)
 	}
-	r.status = int32(n)
-	r.set(colStatus)
+	r.Status = int32(n)
+	r.Set(record.ColStatus)
 	if raw, ok := a["duration"]; ok {
-		r.latency, _ = strconv.ParseFloat(string(raw), 64) // an integer: envoyCounts checked it
-		r.set(colLatency)
+		r.Latency, _ = strconv.ParseFloat(string(raw), 64) // an integer: envoyCounts checked it
+		r.Set(record.ColLatency)
 		delete(a, "duration")
 	}
 	if raw, ok := a["request_id"]; ok {
-		r.reqText = jsonVal(raw).s
-		r.set(colReqText)
+		r.ReqText = jsonVal(raw).s
+		r.Set(record.ColReqText)
 		delete(a, "request_id")
 	}
 	return nil
@@ -193,7 +195,7 @@ func envoyCounts(a attrSet, line int64) error {
 		s := jsonVal(raw).s
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || v < 0 {
-			return fieldErr(line, k, "want a non-negative integer (ms or bytes) or -, got %q", s)
+			return record.FieldErr(line, k, "want a non-negative integer (ms or bytes) or -, got %q", s)
 		}
 		a.num(k, v)
 	}

@@ -5,60 +5,16 @@ import (
 	"fmt"
 	"io/fs"
 
-	"github.com/rewind-dev/rewind/internal/param"
+	"github.com/rewind-dev/rewind/ingest/record"
 )
-
-// LineError is a bad value in an input file. Its text is the contract the
-// README documents: `file:line: field "x": message`.
-//
-// A message that names an ingest parameter (map, log-format, max-record)
-// names it in the library's words; param.Say renders it in a caller's
-// (the CLI's --flags), as for every param.Error.
-type LineError struct {
-	File  string
-	Line  int64 // 1-based; 0 when the error is about the file as a whole
-	Field string
-	Msg   string       // the message, parameters named as the library does
-	text  *param.Error // Msg with its parameters marked, when it names any
-}
-
-func (e *LineError) Error() string { return e.Say(func(p string) string { return p }) }
-
-// Say is the error with its parameters named as name says.
-func (e *LineError) Say(name func(param string) string) string {
-	msg := e.Msg
-	if e.text != nil {
-		msg = e.text.Say(name)
-	}
-	loc := e.File
-	if e.Line > 0 {
-		loc = fmt.Sprintf("%s:%d", e.File, e.Line)
-	}
-	if e.Field != "" {
-		return fmt.Sprintf("%s: field %q: %s", loc, e.Field, msg)
-	}
-	return fmt.Sprintf("%s: %s", loc, msg)
-}
-
-// fieldErr is a bad field of a line. format is fmt's, with the parameters
-// it names written {name} (param.Errorf's rule).
-func fieldErr(line int64, field, format string, a ...any) *LineError {
-	text := param.Textf(format, a...)
-	return &LineError{Line: line, Field: field, Msg: text.Error(), text: text}
-}
 
 // FieldError is a bad field of a line of file, for a reader outside this
 // package (replay's follower) that speaks in ingest's terms; format as
 // fieldErr's.
 func FieldError(file string, line int64, field, format string, a ...any) *LineError {
-	e := fieldErr(line, field, format, a...)
+	e := record.FieldErr(line, field, format, a...)
 	e.File = file
 	return e
-}
-
-// lineErr is a bad line, or a bad file at line 0; format as fieldErr's.
-func lineErr(line int64, format string, a ...any) *LineError {
-	return fieldErr(line, "", format, a...)
 }
 
 // withFile names the file in a LineError, or prefixes any other error with it.
@@ -75,3 +31,7 @@ func withFile(path string, err error) error {
 	}
 	return fmt.Errorf("%s: %w", path, err)
 }
+
+// LineError is a bad value in an input file (record.LineError: the formats
+// make them, the ingest names the file).
+type LineError = record.LineError

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // scanFlat decodes the common request line, a flat JSON object whose keys
@@ -19,7 +21,7 @@ import (
 //
 // Strings in r point into b (no copy): the caller appends r to the Arrow
 // builders, which copy them, before b is reused.
-func scanFlat(b []byte, r *row) bool {
+func scanFlat(b []byte, r *record.Row) bool {
 	i := skipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return false
@@ -179,53 +181,53 @@ func unsafeString(b []byte) string {
 }
 
 // setFlat applies one member. A null sets nothing, as in the map decoder.
-func setFlat(r *row, key, val string, kind byte) bool {
+func setFlat(r *record.Row, key, val string, kind byte) bool {
 	col, ok := flatCol(key)
-	if !ok || col < 0 || r.is(col) || col == colAttrs || r.raw.has(key) {
+	if !ok || col < 0 || r.Is(col) || col == record.ColAttrs || r.Raw.Has(key) {
 		return false // unknown, repeated, or attrs: the map decoder handles it
 	}
 	if kind == 'z' {
 		return false // a null sets no bit, so a repeat of the key would pass unseen: the map decoder checks
 	}
 	switch col {
-	case colExperiment, colRun, colRole, colDropReason:
+	case record.ColExperiment, record.ColRun, record.ColRole, record.ColDropReason:
 		if kind != 's' {
 			return false
 		}
 		*flatString(r, col) = val
-	case colOutcome:
+	case record.ColOutcome:
 		o := strings.ToLower(strings.TrimSpace(val))
 		if kind != 's' || o == "" {
 			return false
 		}
-		r.outcome = o
-	case colReq, colUserID, colBatchID, colClientID:
+		r.Outcome = o
+	case record.ColReq, record.ColUserID, record.ColBatchID, record.ColClientID:
 		return setFlatID(r, col, val, kind)
-	case colAttempt, colStatus, colCount:
+	case record.ColAttempt, record.ColStatus, record.ColCount:
 		return setFlatInt(r, col, val, kind)
-	case colTMs, colLatency:
+	case record.ColTMs, record.ColLatency:
 		f, err := strconv.ParseFloat(val, 64)
 		if kind != 'n' || err != nil || math.IsInf(f, 0) {
 			return false
 		}
-		if col == colTMs {
-			r.tMs = f
+		if col == record.ColTMs {
+			r.TMs = f
 		} else {
-			r.latency = f
+			r.Latency = f
 		}
-	case colTagged, colRetried:
+	case record.ColTagged, record.ColRetried:
 		if kind != 'b' {
 			return false
 		}
-		if col == colTagged {
-			r.tagged = val == "true"
+		if col == record.ColTagged {
+			r.Tagged = val == "true"
 		} else {
-			r.retried = val == "true"
+			r.Retried = val == "true"
 		}
 	default:
 		return false // ts and others: the map decoder
 	}
-	r.set(col)
+	r.Set(col)
 	return true
 }
 
@@ -234,106 +236,106 @@ func setFlat(r *row, key, val string, kind byte) bool {
 func flatCol(key string) (int, bool) {
 	switch key {
 	case "experiment":
-		return colExperiment, true
+		return record.ColExperiment, true
 	case "run":
-		return colRun, true
+		return record.ColRun, true
 	case "role":
-		return colRole, true
+		return record.ColRole, true
 	case "req":
-		return colReq, true
+		return record.ColReq, true
 	case "attempt":
-		return colAttempt, true
+		return record.ColAttempt, true
 	case "t_ms":
-		return colTMs, true
+		return record.ColTMs, true
 	case "latency_ms":
-		return colLatency, true
+		return record.ColLatency, true
 	case "outcome":
-		return colOutcome, true
+		return record.ColOutcome, true
 	case "status":
-		return colStatus, true
+		return record.ColStatus, true
 	case "tagged":
-		return colTagged, true
+		return record.ColTagged, true
 	case "user_id":
-		return colUserID, true
+		return record.ColUserID, true
 	case "batch_id":
-		return colBatchID, true
+		return record.ColBatchID, true
 	case "client_id":
-		return colClientID, true
+		return record.ColClientID, true
 	case "retried":
-		return colRetried, true
+		return record.ColRetried, true
 	case "drop_reason":
-		return colDropReason, true
+		return record.ColDropReason, true
 	case "count":
-		return colCount, true
+		return record.ColCount, true
 	case "attrs":
-		return colAttrs, true
+		return record.ColAttrs, true
 	case "ts":
-		return colTsUs, true
+		return record.ColTsUs, true
 	case "record":
 		return -1, true
 	}
 	return 0, false
 }
 
-func flatString(r *row, col int) *string {
+func flatString(r *record.Row, col int) *string {
 	switch col {
-	case colExperiment:
-		return &r.experiment
-	case colRun:
-		return &r.run
-	case colRole:
-		return &r.role
+	case record.ColExperiment:
+		return &r.Experiment
+	case record.ColRun:
+		return &r.Run
+	case record.ColRole:
+		return &r.Role
 	}
-	return &r.reason
+	return &r.Reason
 }
 
-func setFlatID(r *row, col int, val string, kind byte) bool {
+func setFlatID(r *record.Row, col int, val string, kind byte) bool {
 	n, err := strconv.ParseInt(val, 10, 64)
-	if col == colReq {
+	if col == record.ColReq {
 		if err != nil || kind != 'n' && kind != 's' {
 			return false // text ids take the map path, which numbers them
 		}
-		r.req = n
-		r.set(col)
+		r.Req = n
+		r.Set(col)
 		return true
 	}
 	if kind == 'n' && err != nil || kind != 'n' && kind != 's' {
 		return false
 	}
 	switch col {
-	case colUserID:
-		r.userID = val
-	case colBatchID:
-		r.batchID = val
+	case record.ColUserID:
+		r.UserID = val
+	case record.ColBatchID:
+		r.BatchID = val
 	default:
-		r.clientID = val
+		r.ClientID = val
 	}
-	r.set(col)
+	r.Set(col)
 	return true
 }
 
-func setFlatInt(r *row, col int, val string, kind byte) bool {
+func setFlatInt(r *record.Row, col int, val string, kind byte) bool {
 	n, err := strconv.ParseInt(val, 10, 64)
 	if kind != 'n' || err != nil {
 		return false
 	}
 	switch col {
-	case colAttempt:
+	case record.ColAttempt:
 		if n < 0 || n > math.MaxInt32 {
 			return false
 		}
-		r.attempt = int32(n)
-	case colStatus:
+		r.Attempt = int32(n)
+	case record.ColStatus:
 		if n < 0 || n > 999 {
 			return false
 		}
-		r.status = int32(n)
+		r.Status = int32(n)
 	default:
 		if n < 0 {
 			return false
 		}
-		r.count = n
+		r.Count = n
 	}
-	r.set(col)
+	r.Set(col)
 	return true
 }

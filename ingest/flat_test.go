@@ -5,19 +5,21 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // Whenever the one-pass scanner accepts a line, the map decoder must accept
 // it too and produce the same row: the scanner is an optimization only.
 func checkFlatAgrees(t *testing.T, line string) {
 	t.Helper()
-	var fast row
-	fast.reset(7)
+	var fast record.Row
+	fast.Reset(7)
 	if !scanFlat([]byte(line), &fast) {
 		return
 	}
-	var slow row
-	slow.reset(7)
+	var slow record.Row
+	slow.Reset(7)
 	c := newCollector()
 	defer c.release()
 	isReq, err := decodeObject([]byte(line), &slow, c)

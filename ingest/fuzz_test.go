@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // decodeOnly runs a format's decoder over data, with the checks every
@@ -29,7 +31,7 @@ func decodeOnly(formatName string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	s := newStream(context.Background(), stageSchema, l.requireColumns(validated(p)))
+	s := newStream(context.Background(), record.Schema, l.requireColumns(validated(p)))
 	defer s.Release()
 	for s.Next() {
 		_ = s.RecordBatch().NumRows()

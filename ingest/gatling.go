@@ -12,6 +12,7 @@ import (
 	"time"
 
 	json "github.com/goccy/go-json"
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // FormatGatling names Gatling's text simulation.log, one tab-separated
@@ -42,7 +43,7 @@ func detectGatling(_ string, head []byte) bool {
 	if gatlingBinaryVersion(head) != "" {
 		return true
 	}
-	line := firstLine(head)
+	line := record.FirstLine(head)
 	for _, t := range gatlingRecordTypes {
 		if bytes.HasPrefix(line, []byte(t+"\t")) {
 			return true
@@ -93,19 +94,19 @@ func gatlingDigits(b []byte) bool {
 	return true
 }
 
-func decodeGatling(in *input, c *collector) (produce, error) {
+func decodeGatling(in *input, c *collector) (record.Produce, error) {
 	if v := gatlingBinaryVersion(in.head); v != "" {
-		return nil, lineErr(0, "not supported: Gatling 3.13+ writes a binary simulation.log (this one is from Gatling %s); "+
+		return nil, record.LineErr(0, "not supported: Gatling 3.13+ writes a binary simulation.log (this one is from Gatling %s); "+
 			"rewind reads the text log of Gatling 2.2 to 3.12. Run the simulation with Gatling 3.12 or earlier, "+
 			"or convert this one to CSV with a Gatling log parser (such as gatling-log-parser-cli of github.com/teleivo/gatling), "+
 			"keep its request records and load them with {from} csv and {map}", v)
 	}
-	if isGatling2Run(firstLine(in.head)) {
-		return nil, lineErr(1, "not supported: a Gatling 2.0/2.1 simulation.log (record type in the third column); "+
+	if isGatling2Run(record.FirstLine(in.head)) {
+		return nil, record.LineErr(1, "not supported: a Gatling 2.0/2.1 simulation.log (record type in the third column); "+
 			"rewind reads the text log of Gatling 2.2 to 3.12")
 	}
-	return rows(func(ctx context.Context, add func(*row) error) error {
-		g := &gatlingLog{c: c, add: add, file: runName(in.detectName()), users: map[string]string{}, scenarios: map[string]string{}}
+	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
+		g := &gatlingLog{c: c, add: add, file: record.RunName(in.detectName()), users: map[string]string{}, scenarios: map[string]string{}}
 		return g.read(ctx, in.reader())
 	}), nil
 }
@@ -116,8 +117,8 @@ const gatlingMaxLine = 16 << 20
 // gatlingLog decodes the records of one simulation.log.
 type gatlingLog struct {
 	c          *collector
-	add        func(*row) error
-	r          row
+	add        func(*record.Row) error
+	r          record.Row
 	fields     [][]byte
 	simulation string            // the RUN record's simulation class
 	file       string            // the run when a cut file has no RUN record
@@ -146,7 +147,7 @@ func (g *gatlingLog) read(ctx context.Context, rd io.Reader) error {
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return lineErr(line+1, "line longer than %d MiB: not a Gatling simulation.log?", gatlingMaxLine>>20)
+			return record.LineErr(line+1, "line longer than %d MiB: not a Gatling simulation.log?", gatlingMaxLine>>20)
 		}
 		return err
 	}
@@ -175,7 +176,7 @@ func (g *gatlingLog) record(line int64, b []byte) error {
 		}
 		return nil
 	}
-	return lineErr(line, "unknown Gatling record %q (want %s)", truncate(typ, 20), strings.Join(gatlingRecordTypes, ", "))
+	return record.LineErr(line, "unknown Gatling record %q (want %s)", record.Truncate(typ, 20), strings.Join(gatlingRecordTypes, ", "))
 }
 
 func gatlingSplit(dst [][]byte, b []byte) [][]byte {
@@ -214,7 +215,7 @@ func splitRequest(f [][]byte) (gatlingRequest, bool) {
 func (g *gatlingLog) request(line int64, f [][]byte) error {
 	q, ok := splitRequest(f)
 	if !ok {
-		return fieldErr(line, "status", "REQUEST record without OK or KO in the column Gatling writes it (want groups, name, start, end, status[, message], after a user id in Gatling 3.0-3.3)")
+		return record.FieldErr(line, "status", "REQUEST record without OK or KO in the column Gatling writes it (want groups, name, start, end, status[, message], after a user id in Gatling 3.0-3.3)")
 	}
 	start, err := gatlingMillis(line, "startTimestamp", q.start)
 	if err != nil {
@@ -225,37 +226,37 @@ func (g *gatlingLog) request(line int64, f [][]byte) error {
 		return err
 	}
 	if end < start {
-		return fieldErr(line, "endTimestamp", "%d is before startTimestamp %d", end, start)
+		return record.FieldErr(line, "endTimestamp", "%d is before startTimestamp %d", end, start)
 	}
 	r := &g.r
-	r.reset(line)
-	r.tsUs, r.latency = start*1000, float64(end-start)
-	r.set(colTsUs)
-	r.set(colLatency)
-	r.outcome = "ok"
+	r.Reset(line)
+	r.TsUs, r.Latency = start*1000, float64(end-start)
+	r.Set(record.ColTsUs)
+	r.Set(record.ColLatency)
+	r.Outcome = "ok"
 	if string(q.status) == "KO" {
-		r.outcome = "error"
+		r.Outcome = "error"
 	}
-	r.set(colOutcome)
+	r.Set(record.ColOutcome)
 	scenario := g.intern(q.scenario)
 	if len(q.userID) > 0 {
-		r.userID = string(q.userID)
-		r.set(colUserID)
+		r.UserID = string(q.userID)
+		r.Set(record.ColUserID)
 		if scenario == "" {
-			scenario = g.users[r.userID]
+			scenario = g.users[r.UserID]
 		}
 	}
 	switch {
 	case scenario != "":
-		r.group = scenario
+		r.Group = scenario
 	case g.simulation != "":
-		r.group = g.simulation
+		r.Group = g.simulation
 	default:
-		r.group = g.file
+		r.Group = g.file
 	}
-	r.set(colGroup)
-	r.attrs = gatlingRequestAttrs(q, scenario)
-	r.set(colAttrs)
+	r.Set(record.ColGroup)
+	r.Attrs = gatlingRequestAttrs(q, scenario)
+	r.Set(record.ColAttrs)
 	return g.add(r)
 }
 
@@ -263,10 +264,10 @@ func (g *gatlingLog) request(line int64, f [][]byte) error {
 func gatlingMillis(line int64, field string, b []byte) (int64, error) {
 	n, err := strconv.ParseInt(string(b), 10, 64)
 	if err != nil {
-		return 0, fieldErr(line, field, "not an integer %q (want epoch milliseconds)", truncate(string(b), 40))
+		return 0, record.FieldErr(line, field, "not an integer %q (want epoch milliseconds)", record.Truncate(string(b), 40))
 	}
 	if n < 0 || n > gatlingMaxMillis {
-		return 0, fieldErr(line, field, "out of range %d (want epoch milliseconds)", n)
+		return 0, record.FieldErr(line, field, "out of range %d (want epoch milliseconds)", n)
 	}
 	return n, nil
 }
@@ -360,7 +361,7 @@ func (g *gatlingLog) user(line int64, f [][]byte) error {
 			ts = f[4]
 		}
 	default:
-		return fieldErr(line, "event", "USER record without START or END (want scenario[, user id], START or END, timestamp)")
+		return record.FieldErr(line, "event", "USER record without START or END (want scenario[, user id], START or END, timestamp)")
 	}
 	ms, err := gatlingMillis(line, "timestamp", ts)
 	if err != nil {
@@ -394,7 +395,7 @@ func (g *gatlingLog) group(line int64, f [][]byte) error {
 	case 7:
 		scenario, id, groups = f[0], f[1], f[2]
 	default:
-		return lineErr(line, "GROUP record with %d fields (want groups, start, end, cumulated response time, status, after a user id before Gatling 3.4)", len(f))
+		return record.LineErr(line, "GROUP record with %d fields (want groups, start, end, cumulated response time, status, after a user id before Gatling 3.4)", len(f))
 	}
 	t := f[len(f)-4:]
 	start, err := gatlingMillis(line, "startTimestamp", t[0])
@@ -407,10 +408,10 @@ func (g *gatlingLog) group(line int64, f [][]byte) error {
 	}
 	cum, err := strconv.ParseInt(string(t[2]), 10, 64)
 	if err != nil {
-		return fieldErr(line, "cumulatedResponseTime", "not an integer %q", truncate(string(t[2]), 40))
+		return record.FieldErr(line, "cumulatedResponseTime", "not an integer %q", record.Truncate(string(t[2]), 40))
 	}
 	if !isGatlingStatus(t[3]) {
-		return fieldErr(line, "status", "want OK or KO, got %q", truncate(string(t[3]), 20))
+		return record.FieldErr(line, "status", "want OK or KO, got %q", record.Truncate(string(t[3]), 20))
 	}
 	attrs := map[string]json.RawMessage{
 		"groups":                     gatlingJSONList(bytes.Split(groups, []byte(","))),
@@ -424,7 +425,7 @@ func (g *gatlingLog) group(line int64, f [][]byte) error {
 		attrs["scenario"] = gatlingQuote(nil, scenario)
 	}
 	g.c.add(event{line: line, typ: "gatling.group", subject: string(groups), state: string(t[3]),
-		tsUs: start * 1000, hasTs: true, attrs: compactObject(attrs)})
+		tsUs: start * 1000, hasTs: true, attrs: record.CompactObject(attrs)})
 	return nil
 }
 
@@ -443,7 +444,7 @@ func gatlingJSONList(xs [][]byte) json.RawMessage {
 // so it may hold tabs), then its epoch-ms date.
 func (g *gatlingLog) errorRecord(line int64, f [][]byte) error {
 	if len(f) < 2 {
-		return lineErr(line, "ERROR record without a message and a date")
+		return record.LineErr(line, "ERROR record without a message and a date")
 	}
 	ms, err := gatlingMillis(line, "date", f[len(f)-1])
 	if err != nil {
@@ -461,7 +462,7 @@ func (g *gatlingLog) errorRecord(line int64, f [][]byte) error {
 func (g *gatlingLog) run(line int64, f [][]byte) error {
 	n := len(f)
 	if n < 5 {
-		return lineErr(line, "RUN record with %d fields (want simulation, simulation id, start, description, Gatling version)", n)
+		return record.LineErr(line, "RUN record with %d fields (want simulation, simulation id, start, description, Gatling version)", n)
 	}
 	start, err := gatlingMillis(line, "start", f[n-3])
 	if err != nil {
@@ -505,5 +506,5 @@ func (g *gatlingLog) storeParams() {
 		}
 		p["assertions"] = gatlingJSONList(xs)
 	}
-	g.c.experiments = append(g.c.experiments, expMeta{params: compactObject(p)})
+	g.c.experiments = append(g.c.experiments, expMeta{params: record.CompactObject(p)})
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	json "github.com/goccy/go-json"
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // FormatGCPLB names Google Cloud HTTP(S) Load Balancer request logs as
@@ -26,26 +27,26 @@ import (
 const FormatGCPLB = "gcp-lb"
 
 func detectGCPLB(_ string, head []byte) bool {
-	t := jsonText(head)
+	t := record.JSONText(head)
 	if len(t) == 0 || (t[0] != '{' && t[0] != '[') || !bytes.Contains(t, []byte(`"httpRequest"`)) {
 		return false
 	}
 	return bytes.Contains(t, []byte(`"http_load_balancer"`)) || bytes.Contains(t, []byte("LoadBalancerLogEntry"))
 }
 
-func decodeGCPLB(in *input, c *collector) (produce, error) {
-	run := runName(in.detectName())
-	return rows(func(ctx context.Context, add func(*row) error) error {
-		var r row
+func decodeGCPLB(in *input, c *collector) (record.Produce, error) {
+	run := record.RunName(in.detectName())
+	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
+		var r record.Row
 		each := func(line int64, b []byte) error {
 			if err := gcpEntry(&r, line, b); err != nil {
 				return err
 			}
-			r.group = run
-			r.set(colGroup)
+			r.Group = run
+			r.Set(record.ColGroup)
 			return add(&r)
 		}
-		if t := jsonText(in.head); len(t) > 0 && t[0] == '[' {
+		if t := record.JSONText(in.head); len(t) > 0 && t[0] == '[' {
 			return gcpArray(in, each)
 		}
 		return textLines(ctx, in.reader(), func(line int64, b []byte) error { return each(line, bytes.TrimSpace(b)) })
@@ -60,7 +61,7 @@ func gcpArray(in *input, each func(int64, []byte) error) error {
 	}
 	dec := stdjson.NewDecoder(bytes.NewReader(data))
 	if _, err := dec.Token(); err != nil {
-		return lineErr(1, "bad JSON: %v", err)
+		return record.LineErr(1, "bad JSON: %v", err)
 	}
 	lines := lineCounter{data: data, line: 1}
 	for dec.More() {
@@ -84,9 +85,9 @@ func gcpArray(in *input, each func(int64, []byte) error) error {
 // array is cut short, else where the value starts.
 func gcpJSONErr(data []byte, off int64, err error) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return lineErr(lineAt(data, int64(len(bytes.TrimRight(data, " \t\r\n")))), "bad JSON: the array ends before its closing ]")
+		return record.LineErr(lineAt(data, int64(len(bytes.TrimRight(data, " \t\r\n")))), "bad JSON: the array ends before its closing ]")
 	}
-	return lineErr(lineAt(data, off), "bad JSON: %v", err)
+	return record.LineErr(lineAt(data, off), "bad JSON: %v", err)
 }
 
 func lineAt(data []byte, off int64) int64 {
@@ -109,47 +110,47 @@ func (c *lineCounter) at(off int64) int64 {
 	return c.line
 }
 
-func gcpEntry(r *row, line int64, b []byte) error {
-	r.reset(line)
+func gcpEntry(r *record.Row, line int64, b []byte) error {
+	r.Reset(line)
 	var m map[string]json.RawMessage
 	if len(b) == 0 || b[0] != '{' || json.Unmarshal(b, &m) != nil || m == nil {
-		return lineErr(line, "want a LogEntry JSON object, got %q", truncate(string(b), 20))
+		return record.LineErr(line, "want a LogEntry JSON object, got %q", record.Truncate(string(b), 20))
 	}
 	var hr map[string]json.RawMessage
 	if v := jsonVal(m["httpRequest"]); v.kind != 'o' || json.Unmarshal(m["httpRequest"], &hr) != nil || hr == nil {
-		return fieldErr(line, "httpRequest", "want an object (an HTTP load balancer's request log), got %s", v.describe())
+		return record.FieldErr(line, "httpRequest", "want an object (an HTTP load balancer's request log), got %s", v.describe())
 	}
-	for _, step := range []func(*row, map[string]json.RawMessage, map[string]json.RawMessage) error{gcpTime, gcpLatency, gcpStatus} {
+	for _, step := range []func(*record.Row, map[string]json.RawMessage, map[string]json.RawMessage) error{gcpTime, gcpLatency, gcpStatus} {
 		if err := step(r, m, hr); err != nil {
 			return err
 		}
 	}
 	if v := jsonVal(m["trace"]); v.kind == 's' && v.s != "" {
-		r.reqText = v.s
-		r.set(colReqText)
+		r.ReqText = v.s
+		r.Set(record.ColReqText)
 		delete(m, "trace")
 	}
 	gcpAttrs(m, hr)
-	r.attrs = compactObject(m)
-	r.set(colAttrs)
+	r.Attrs = record.CompactObject(m)
+	r.Set(record.ColAttrs)
 	return nil
 }
 
-func gcpTime(r *row, m, _ map[string]json.RawMessage) error {
+func gcpTime(r *record.Row, m, _ map[string]json.RawMessage) error {
 	v := jsonVal(m["timestamp"])
 	t, err := time.Parse(time.RFC3339Nano, v.s)
 	if v.kind != 's' || err != nil {
-		return fieldErr(r.line, "timestamp", "want an RFC 3339 time such as 2020-06-08T23:41:30.078651Z, got %s", v.describe())
+		return record.FieldErr(r.Line, "timestamp", "want an RFC 3339 time such as 2020-06-08T23:41:30.078651Z, got %s", v.describe())
 	}
-	r.tsUs = t.UnixMicro()
-	r.set(colTsUs)
+	r.TsUs = t.UnixMicro()
+	r.Set(record.ColTsUs)
 	delete(m, "timestamp")
 	return nil
 }
 
 // gcpLatency reads a protobuf Duration in JSON: decimal seconds with an
 // "s" suffix, at most nanosecond precision.
-func gcpLatency(r *row, _, hr map[string]json.RawMessage) error {
+func gcpLatency(r *record.Row, _, hr map[string]json.RawMessage) error {
 	raw, ok := hr["latency"]
 	if !ok {
 		return nil
@@ -157,16 +158,16 @@ func gcpLatency(r *row, _, hr map[string]json.RawMessage) error {
 	v := jsonVal(raw)
 	ns, good := decimalNs(strings.TrimSuffix(v.s, "s"))
 	if v.kind != 's' || !strings.HasSuffix(v.s, "s") || !good || ns < 0 {
-		return fieldErr(r.line, "httpRequest.latency", `want a duration such as "0.058s", got %s`, v.describe())
+		return record.FieldErr(r.Line, "httpRequest.latency", `want a duration such as "0.058s", got %s`, v.describe())
 	}
-	r.latency = float64(ns) / 1e6
-	r.set(colLatency)
+	r.Latency = float64(ns) / 1e6
+	r.Set(record.ColLatency)
 	delete(hr, "latency")
 	return nil
 }
 
-func gcpStatus(r *row, _, hr map[string]json.RawMessage) error {
-	r.set(colStatus)
+func gcpStatus(r *record.Row, _, hr map[string]json.RawMessage) error {
+	r.Set(record.ColStatus)
 	raw, ok := hr["status"]
 	if !ok {
 		return nil // no response was sent: status 0
@@ -174,9 +175,9 @@ func gcpStatus(r *row, _, hr map[string]json.RawMessage) error {
 	v := jsonVal(raw)
 	n, err := strconv.ParseInt(v.s, 10, 32)
 	if v.kind != 'n' || err != nil || n < 0 || n > 999 {
-		return fieldErr(r.line, "httpRequest.status", "want an HTTP status code, got %s", v.describe())
+		return record.FieldErr(r.Line, "httpRequest.status", "want an HTTP status code, got %s", v.describe())
 	}
-	r.status = int32(n)
+	r.Status = int32(n)
 	delete(hr, "status")
 	return nil
 }
@@ -195,5 +196,5 @@ func gcpAttrs(m, hr map[string]json.RawMessage) {
 			m["status_details"] = v
 		}
 	}
-	m["httpRequest"] = json.RawMessage(compactObject(hr))
+	m["httpRequest"] = json.RawMessage(record.CompactObject(hr))
 }

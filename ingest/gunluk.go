@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // The chaos seed's log, gunluk.json, read as it is:
@@ -26,11 +27,11 @@ var gunlukOutcomes = map[string]string{"tam": "ok", "bozulmus": "error"}
 
 var gunlukParams = map[string]string{"N": "n", "PENCERE": "window", "DENEY_BASI": "start"}
 
-func decodeGunluk(data []byte, c *collector) produce {
+func decodeGunluk(data []byte, c *collector) record.Produce {
 	return func(ctx context.Context, emit func(arrow.RecordBatch) error) error {
 		d := newDocReader(data)
-		bt := newBatcher()
-		defer bt.release()
+		bt := record.NewBuilder()
+		defer bt.Release()
 		params := map[string]json.RawMessage{}
 		if err := d.expectDelim('{'); err != nil {
 			return err
@@ -56,7 +57,7 @@ func decodeGunluk(data []byte, c *collector) produce {
 			if p, ok := gunlukParams[key]; ok {
 				name = p
 				if _, err := strconv.ParseInt(string(raw), 10, 64); err != nil {
-					return fieldErr(line, key, "want an integer, got %s", jsonVal(raw).describe())
+					return record.FieldErr(line, key, "want an integer, got %s", jsonVal(raw).describe())
 				}
 			}
 			params[name] = raw
@@ -67,11 +68,11 @@ func decodeGunluk(data []byte, c *collector) produce {
 		if err := d.trailing(); err != nil {
 			return err
 		}
-		c.experiments = append(c.experiments, expMeta{params: compactObject(params)})
+		c.experiments = append(c.experiments, expMeta{params: record.CompactObject(params)})
 		for _, run := range []string{"control", "experiment"} {
 			c.runs = append(c.runs, runMeta{run: run, role: run, hasRole: true})
 		}
-		if rb := bt.flush(); rb != nil {
+		if rb := bt.Flush(); rb != nil {
 			return emit(rb)
 		}
 		return nil
@@ -80,52 +81,52 @@ func decodeGunluk(data []byte, c *collector) produce {
 
 // gunlukRun reads the kontrol or deney array. Rows are emitted at the end
 // only: gunluk files are small, and one batch keeps both runs in one place.
-func (d *docReader) gunlukRun(key, run string, bt *batcher) error {
+func (d *docReader) gunlukRun(key, run string, bt *record.Builder) error {
 	i := 0
 	return d.eachElement(func(raw json.RawMessage, line int64) error {
 		var rec map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &rec); err != nil || rec == nil {
-			return fieldErr(line, fmt.Sprintf("%s[%d]", key, i), "want an object with istek, etiketli and sonuc")
+			return record.FieldErr(line, fmt.Sprintf("%s[%d]", key, i), "want an object with istek, etiketli and sonuc")
 		}
-		var r row
-		r.reset(line)
-		r.run, r.role = run, run
-		r.set(colRun)
-		r.set(colRole)
+		var r record.Row
+		r.Reset(line)
+		r.Run, r.Role = run, run
+		r.Set(record.ColRun)
+		r.Set(record.ColRole)
 		if err := gunlukRecord(&r, rec, fmt.Sprintf("%s[%d].", key, i)); err != nil {
 			return err
 		}
-		bt.append(&r)
+		bt.Append(&r)
 		i++
 		return nil
 	})
 }
 
-func gunlukRecord(r *row, rec map[string]json.RawMessage, path string) error {
+func gunlukRecord(r *record.Row, rec map[string]json.RawMessage, path string) error {
 	field := func(k string) error {
 		raw, ok := rec[k]
 		if !ok {
-			return fieldErr(r.line, path+k, "missing")
+			return record.FieldErr(r.Line, path+k, "missing")
 		}
 		v := jsonVal(raw)
 		switch k {
 		case "istek":
-			if _, err := setField(r, "req", v); err != nil || !r.is(colReq) {
-				return fieldErr(r.line, path+k, "want an integer, got %s", v.describe())
+			if _, err := setField(r, "req", v); err != nil || !r.Is(record.ColReq) {
+				return record.FieldErr(r.Line, path+k, "want an integer, got %s", v.describe())
 			}
 		case "etiketli":
 			if v.kind != 'b' {
-				return fieldErr(r.line, path+k, "want true or false, got %s", v.describe())
+				return record.FieldErr(r.Line, path+k, "want true or false, got %s", v.describe())
 			}
-			r.tagged = v.s == "true"
-			r.set(colTagged)
+			r.Tagged = v.s == "true"
+			r.Set(record.ColTagged)
 		case "sonuc":
 			o, ok := gunlukOutcomes[v.s]
 			if v.kind != 's' || !ok {
-				return fieldErr(r.line, path+k, "want \"tam\" or \"bozulmus\", got %s", v.describe())
+				return record.FieldErr(r.Line, path+k, "want \"tam\" or \"bozulmus\", got %s", v.describe())
 			}
-			r.outcome = o
-			r.set(colOutcome)
+			r.Outcome = o
+			r.Set(record.ColOutcome)
 		}
 		return nil
 	}
@@ -141,8 +142,8 @@ func gunlukRecord(r *row, rec map[string]json.RawMessage, path string) error {
 		}
 	}
 	if len(extra) > 0 {
-		r.attrs = compactObject(extra)
-		r.set(colAttrs)
+		r.Attrs = record.CompactObject(extra)
+		r.Set(record.ColAttrs)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rewind-dev/rewind/ingest/record"
 	"github.com/rewind-dev/rewind/internal/param"
 )
 
@@ -66,9 +67,9 @@ func haproxyPrefix(msg []byte) ([]string, []byte, bool) {
 	return tok, rest, true
 }
 
-func decodeHaproxy(in *input, c *collector) (produce, error) {
-	run := runName(in.detectName())
-	return rows(func(ctx context.Context, add func(*row) error) error {
+func decodeHaproxy(in *input, c *collector) (record.Produce, error) {
+	run := record.RunName(in.detectName())
+	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		h := &haproxyLog{c: c, run: run}
 		err := textLines(ctx, in.reader(), func(line int64, b []byte) error {
 			isReq, err := h.line(line, b)
@@ -94,7 +95,7 @@ func decodeHaproxy(in *input, c *collector) (produce, error) {
 type haproxyLog struct {
 	c       *collector
 	run     string
-	r       row
+	r       record.Row
 	ref     time.Time // the last request's date
 	pending []event   // RFC 3164 events before the first request
 	stamps  []string
@@ -124,7 +125,7 @@ func (h *haproxyLog) line(line int64, b []byte) (bool, error) {
 	haproxySyslog(a, sh)
 	mid, tail := cutTokens(rest, 3)
 	if mid == nil {
-		return false, lineErr(line, "want frontend_name, backend_name/server_name and timers after the date, got %q", truncate(string(rest), 40))
+		return false, record.LineErr(line, "want frontend_name, backend_name/server_name and timers after the date, got %q", record.Truncate(string(rest), 40))
 	}
 	a.str("frontend_name", mid[0])
 	if err := haproxyBackend(a, line, mid[1]); err != nil {
@@ -135,7 +136,7 @@ func (h *haproxyLog) line(line int64, b []byte) (bool, error) {
 		return false, h.tcpLine(line, sh, a, date, mid, tail)
 	case 5:
 	default:
-		return false, fieldErr(line, "timers", "want TR/Tw/Tc/Tr/Ta (httplog) or Tw/Tc/Tt (tcplog), got %q", truncate(mid[2], 40))
+		return false, record.FieldErr(line, "timers", "want TR/Tw/Tc/Tr/Ta (httplog) or Tw/Tc/Tt (tcplog), got %q", record.Truncate(mid[2], 40))
 	}
 	return true, h.request(line, a, date, mid[2], tail)
 }
@@ -148,29 +149,29 @@ func (h *haproxyLog) setRef(t time.Time) {
 // request fills h.r from the fields after the timers of an httplog line.
 func (h *haproxyLog) request(line int64, a attrSet, date time.Time, timers string, tail []byte) error {
 	r := &h.r
-	r.reset(line)
-	r.tsUs = date.UnixMicro()
-	r.set(colTsUs)
-	r.group = h.run
-	r.set(colGroup)
+	r.Reset(line)
+	r.TsUs = date.UnixMicro()
+	r.Set(record.ColTsUs)
+	r.Group = h.run
+	r.Set(record.ColGroup)
 	ta, err := haproxyTimers(a, line, timers, []string{"TR", "Tw", "Tc", "Tr", "Ta"})
 	if err != nil {
 		return err
 	}
 	if ta >= 0 {
-		r.latency = float64(ta)
-		r.set(colLatency)
+		r.Latency = float64(ta)
+		r.Set(record.ColLatency)
 	}
 	tok, rest := cutTokens(tail, 7)
 	if tok == nil {
-		return lineErr(line, "want status_code, bytes_read, cookies, termination_state, connections and queues after the timers, got %q", truncate(string(tail), 40))
+		return record.LineErr(line, "want status_code, bytes_read, cookies, termination_state, connections and queues after the timers, got %q", record.Truncate(string(tail), 40))
 	}
 	st, err := strconv.ParseInt(tok[0], 10, 32)
 	if err != nil || st < -1 || st > 999 {
-		return fieldErr(line, "status_code", "want an HTTP status code, got %q", truncate(tok[0], 40))
+		return record.FieldErr(line, "status_code", "want an HTTP status code, got %q", record.Truncate(tok[0], 40))
 	}
-	r.status = int32(max(st, 0))
-	r.set(colStatus)
+	r.Status = int32(max(st, 0))
+	r.Set(record.ColStatus)
 	if err := haproxyCount(a, line, "bytes_read", tok[1]); err != nil {
 		return err
 	}
@@ -181,8 +182,8 @@ func (h *haproxyLog) request(line int64, a attrSet, date time.Time, timers strin
 		return err
 	}
 	haproxyRequestTail(a, rest)
-	r.attrs = a.String()
-	r.set(colAttrs)
+	r.Attrs = a.String()
+	r.Set(record.ColAttrs)
 	return nil
 }
 
@@ -195,7 +196,7 @@ func haproxyTimers(a attrSet, line int64, s string, names []string) (int64, erro
 		plus := strings.HasPrefix(p, "+")
 		n, err := strconv.ParseInt(strings.TrimPrefix(p, "+"), 10, 64)
 		if err != nil || n < -1 {
-			return 0, fieldErr(line, names[i], "want milliseconds (an integer, -1 when not reached), got %q", truncate(p, 40))
+			return 0, record.FieldErr(line, names[i], "want milliseconds (an integer, -1 when not reached), got %q", record.Truncate(p, 40))
 		}
 		switch {
 		case n == -1:
@@ -218,7 +219,7 @@ func haproxyTimers(a attrSet, line int64, s string, names []string) (int64, erro
 func haproxyCount(a attrSet, line int64, name, s string) error {
 	n, err := strconv.ParseInt(strings.TrimPrefix(s, "+"), 10, 64)
 	if err != nil || n < 0 {
-		return fieldErr(line, name, "want a byte count, got %q", truncate(s, 40))
+		return record.FieldErr(line, name, "want a byte count, got %q", record.Truncate(s, 40))
 	}
 	if strings.HasPrefix(s, "+") {
 		a.flag("logasap")
@@ -241,7 +242,7 @@ func haproxyCounters(a attrSet, line int64, conns, queues string) error {
 	}{{conns, haproxyConnNames}, {queues, haproxyQueueNames}} {
 		parts := strings.Split(g.s, "/")
 		if len(parts) != len(g.names) {
-			return fieldErr(line, strings.Join(g.names, "/"), "want %d counts separated by /, got %q", len(g.names), truncate(g.s, 40))
+			return record.FieldErr(line, strings.Join(g.names, "/"), "want %d counts separated by /, got %q", len(g.names), record.Truncate(g.s, 40))
 		}
 		for i, p := range parts {
 			if g.names[i] == "retries" && strings.HasPrefix(p, "+") {
@@ -250,7 +251,7 @@ func haproxyCounters(a attrSet, line int64, conns, queues string) error {
 			}
 			n, err := strconv.ParseInt(p, 10, 64)
 			if err != nil || n < 0 {
-				return fieldErr(line, g.names[i], "want a count, got %q", truncate(parts[i], 40))
+				return record.FieldErr(line, g.names[i], "want a count, got %q", record.Truncate(parts[i], 40))
 			}
 			a.num(g.names[i], n)
 		}
@@ -304,7 +305,7 @@ func haproxyClient(a attrSet, s string) {
 func haproxyBackend(a attrSet, line int64, s string) error {
 	b, srv, ok := strings.Cut(s, "/")
 	if !ok {
-		return fieldErr(line, "backend_name/server_name", "want backend/server, got %q", truncate(s, 40))
+		return record.FieldErr(line, "backend_name/server_name", "want backend/server, got %q", record.Truncate(s, 40))
 	}
 	a.str("backend_name", b)
 	a.str("server_name", srv)
@@ -324,7 +325,7 @@ func (h *haproxyLog) tcpLine(line int64, sh syslogHead, a attrSet, date time.Tim
 	}
 	tok, _ := cutTokens(tail, 4)
 	if tok == nil {
-		return lineErr(line, "want bytes_read, termination_state, connections and queues after the timers, got %q", truncate(string(tail), 40))
+		return record.LineErr(line, "want bytes_read, termination_state, connections and queues after the timers, got %q", record.Truncate(string(tail), 40))
 	}
 	if err := haproxyCount(a, line, "bytes_read", tok[0]); err != nil {
 		return err
@@ -349,10 +350,10 @@ func (h *haproxyLog) tcpLine(line int64, sh syslogHead, a attrSet, date time.Tim
 func (h *haproxyLog) message(line int64, sh syslogHead, msg string) error {
 	subject, state, known := haproxyMessageSubject(msg)
 	if !known && sh.app != "haproxy" {
-		return lineErr(line, "not an HAProxy request or notice: %q", truncate(msg, 40))
+		return record.LineErr(line, "not an HAProxy request or notice: %q", record.Truncate(msg, 40))
 	}
 	if h.noticeBytes += len(msg); h.noticeBytes > haproxyMaxNotices {
-		return lineErr(line, "the notices (lines that are not requests) pass %d MiB: not an HAProxy log", haproxyMaxNotices>>20)
+		return record.LineErr(line, "the notices (lines that are not requests) pass %d MiB: not an HAProxy log", haproxyMaxNotices>>20)
 	}
 	if !sh.t.IsZero() {
 		if err := eventTime(line, "timestamp", sh.t); err != nil {
@@ -387,7 +388,7 @@ const haproxyMaxNotices = 64 << 20
 // eventTime holds an event's time to the years requests are held to.
 func eventTime(line int64, field string, t time.Time) error {
 	if us := t.UnixMicro(); us < minTsUs || us > maxTsUs {
-		return fieldErr(line, field, "time %s is out of range (want the years 1900 to 2199)", t.UTC().Format(time.RFC3339Nano))
+		return record.FieldErr(line, field, "time %s is out of range (want the years 1900 to 2199)", t.UTC().Format(time.RFC3339Nano))
 	}
 	return nil
 }

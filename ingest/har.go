@@ -10,6 +10,7 @@ import (
 	"time"
 
 	json "github.com/goccy/go-json"
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // FormatHAR names the HTTP Archive 1.2 (a browser's "Save all as HAR",
@@ -30,7 +31,7 @@ const FormatHAR = "har"
 // detectHar takes a JSON object whose first key is "log" and that names
 // a HAR member near the start.
 func detectHar(_ string, head []byte) bool {
-	t := jsonText(head)
+	t := record.JSONText(head)
 	if len(t) == 0 || t[0] != '{' {
 		return false
 	}
@@ -49,14 +50,14 @@ func detectHar(_ string, head []byte) bool {
 	return false
 }
 
-func decodeHar(in *input, c *collector) (produce, error) {
+func decodeHar(in *input, c *collector) (record.Produce, error) {
 	data, err := in.all()
 	if err != nil {
 		return nil, err
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	h := &harDoc{c: c, run: runName(in.detectName())}
-	return rows(func(ctx context.Context, add func(*row) error) error {
+	h := &harDoc{c: c, run: record.RunName(in.detectName())}
+	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		h.ctx, h.add = ctx, add
 		return h.read(data)
 	}), nil
@@ -65,9 +66,9 @@ func decodeHar(in *input, c *collector) (produce, error) {
 type harDoc struct {
 	ctx    context.Context
 	c      *collector
-	add    func(*row) error
+	add    func(*record.Row) error
 	run    string
-	r      row
+	r      record.Row
 	n      int
 	params map[string]json.RawMessage
 }
@@ -87,7 +88,7 @@ func (h *harDoc) read(data []byte) error {
 		return err
 	}
 	if h.params != nil {
-		h.c.experiments = append(h.c.experiments, expMeta{params: compactObject(h.params)})
+		h.c.experiments = append(h.c.experiments, expMeta{params: record.CompactObject(h.params)})
 	}
 	return nil
 }
@@ -100,7 +101,7 @@ func harObject(d *docReader, what string, fn func(key string) error) error {
 		return d.syntaxErr(err)
 	}
 	if tok != stdjson.Delim('{') {
-		return lineErr(line, "%s: want a JSON object, got %v", what, tok)
+		return record.LineErr(line, "%s: want a JSON object, got %v", what, tok)
 	}
 	for d.dec.More() {
 		tok, err := d.dec.Token()
@@ -147,7 +148,7 @@ func (h *harDoc) logMember(d *docReader, key string) error {
 
 func harArray(d *docReader, key string, fn func(stdjson.RawMessage, int64) error) error {
 	if o := harNext(d); o < len(d.data) && d.data[o] != '[' {
-		return fieldErr(d.lineAt(o), key, "want a JSON array")
+		return record.FieldErr(d.lineAt(o), key, "want a JSON array")
 	}
 	return d.eachElement(fn)
 }
@@ -171,13 +172,13 @@ func (h *harDoc) entry(raw stdjson.RawMessage, line int64) error {
 		return err
 	}
 	r := &h.r
-	r.reset(line)
-	if r.tsUs, err = harTime(e, line, "startedDateTime"); err != nil {
+	r.Reset(line)
+	if r.TsUs, err = harTime(e, line, "startedDateTime"); err != nil {
 		return err
 	}
-	r.group = h.run
-	r.set(colTsUs)
-	r.set(colGroup)
+	r.Group = h.run
+	r.Set(record.ColTsUs)
+	r.Set(record.ColGroup)
 	if err := harLatency(r, e["time"]); err != nil {
 		return err
 	}
@@ -192,8 +193,8 @@ func (h *harDoc) entry(raw stdjson.RawMessage, line int64) error {
 	if err := harStatus(r, resp); err != nil {
 		return err
 	}
-	r.attrs = harEntryAttrs(e, req, resp)
-	r.set(colAttrs)
+	r.Attrs = harEntryAttrs(e, req, resp)
+	r.Set(record.ColAttrs)
 	return h.add(r)
 }
 
@@ -204,7 +205,7 @@ func harMap(raw json.RawMessage, line int64, field string) (map[string]json.RawM
 		return m, nil
 	}
 	if v := jsonVal(raw); v.kind != 'o' || json.Unmarshal(raw, &m) != nil || m == nil {
-		return nil, fieldErr(line, field, "want a JSON object, got %s", harDescribe(raw))
+		return nil, record.FieldErr(line, field, "want a JSON object, got %s", harDescribe(raw))
 	}
 	return m, nil
 }
@@ -220,62 +221,62 @@ func harDescribe(raw json.RawMessage) string {
 func harTime(m map[string]json.RawMessage, line int64, field string) (int64, error) {
 	v := jsonVal(m[field])
 	if v.kind != 's' {
-		return 0, fieldErr(line, field, "want an RFC 3339 time such as 2026-01-02T15:04:05.123+01:00, got %s", v.describe())
+		return 0, record.FieldErr(line, field, "want an RFC 3339 time such as 2026-01-02T15:04:05.123+01:00, got %s", v.describe())
 	}
 	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(v.s))
 	if err != nil {
-		return 0, fieldErr(line, field, "want an RFC 3339 time such as 2026-01-02T15:04:05.123+01:00, got %q", truncate(v.s, 40))
+		return 0, record.FieldErr(line, field, "want an RFC 3339 time such as 2026-01-02T15:04:05.123+01:00, got %q", record.Truncate(v.s, 40))
 	}
 	if t.Year() < 1 || t.Year() > 9999 {
-		return 0, fieldErr(line, field, "out of range %q", truncate(v.s, 40))
+		return 0, record.FieldErr(line, field, "out of range %q", record.Truncate(v.s, 40))
 	}
 	return t.UnixMicro(), nil
 }
 
 // harLatency reads time, the entry's elapsed ms; -1 (HAR's "unknown")
 // and a missing time leave latency_ms empty.
-func harLatency(r *row, raw json.RawMessage) error {
+func harLatency(r *record.Row, raw json.RawMessage) error {
 	v := jsonVal(raw)
 	if v.kind == 'z' {
 		return nil
 	}
 	f, err := strconv.ParseFloat(v.s, 64)
 	if v.kind != 'n' || err != nil || math.IsInf(f, 0) {
-		return fieldErr(r.line, "time", "not a number %s", v.describe())
+		return record.FieldErr(r.Line, "time", "not a number %s", v.describe())
 	}
 	switch {
 	case f == -1:
 		return nil
 	case f < 0:
-		return fieldErr(r.line, "time", "negative %s", v.s)
+		return record.FieldErr(r.Line, "time", "negative %s", v.s)
 	}
-	r.latency = f
-	r.set(colLatency)
+	r.Latency = f
+	r.Set(record.ColLatency)
 	return nil
 }
 
 // harStatus reads response.status, and response._error when a browser
 // says why there is no (whole) response.
-func harStatus(r *row, resp map[string]json.RawMessage) error {
+func harStatus(r *record.Row, resp map[string]json.RawMessage) error {
 	v := jsonVal(resp["status"])
 	if v.kind == 'z' {
-		return fieldErr(r.line, "response.status", "missing")
+		return record.FieldErr(r.Line, "response.status", "missing")
 	}
 	n, err := strconv.ParseInt(v.s, 10, 64)
 	if v.kind != 'n' || err != nil {
-		return fieldErr(r.line, "response.status", "want an integer, got %s", v.describe())
+		return record.FieldErr(r.Line, "response.status", "want an integer, got %s", v.describe())
 	}
 	if n < 0 || n > 999 {
-		return fieldErr(r.line, "response.status", "%s", outOfRange(n, 0, 999))
+		return record.FieldErr(r.Line, "response.status", "%s", outOfRange(n, 0, 999))
 	}
-	r.status = int32(n)
-	r.set(colStatus)
+	r.Status = int32(n)
+	r.Set(record.ColStatus)
 	if e := jsonVal(resp["_error"]); e.kind == 's' && e.s != "" {
-		r.outcome = "error"
+		r.Outcome = "error"
 		if e.s == "net::ERR_ABORTED" {
-			r.outcome = "canceled"
+			r.Outcome = "canceled"
 		}
-		r.set(colOutcome)
+		r.Set(record.ColOutcome)
 	}
 	return nil
 }
@@ -306,7 +307,7 @@ func harEntryAttrs(e, req, resp map[string]json.RawMessage) string {
 			a[k] = raw
 		}
 	}
-	return compactObject(a)
+	return record.CompactObject(a)
 }
 
 // harCopy copies the members named in keys (HAR name -> attrs key) that
@@ -341,7 +342,7 @@ func harScalars(m map[string]json.RawMessage) string {
 			out[k] = raw
 		}
 	}
-	return compactObject(out)
+	return record.CompactObject(out)
 }
 
 // page decodes one page into a har.page event.
@@ -356,13 +357,13 @@ func (h *harDoc) page(raw stdjson.RawMessage, line int64) error {
 	}
 	id := jsonVal(p["id"])
 	if id.kind != 's' {
-		return fieldErr(line, "id", "want the page's id, a string, got %s", id.describe())
+		return record.FieldErr(line, "id", "want the page's id, a string, got %s", id.describe())
 	}
 	a := map[string]json.RawMessage{}
 	harCopy(a, p, map[string]string{"title": "title", "comment": "comment"})
 	if t, err := harMap(p["pageTimings"], line, "pageTimings"); err == nil {
 		harCopy(a, t, map[string]string{"onContentLoad": "on_content_load_ms", "onLoad": "on_load_ms"})
 	}
-	h.c.add(event{line: line, typ: "har.page", subject: id.s, tsUs: ts, hasTs: true, attrs: compactObject(a)})
+	h.c.add(event{line: line, typ: "har.page", subject: id.s, tsUs: ts, hasTs: true, attrs: record.CompactObject(a)})
 	return nil
 }

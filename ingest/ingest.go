@@ -15,6 +15,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	duckdb "github.com/duckdb/duckdb-go/v2"
+
 	"github.com/rewind-dev/rewind/internal/duckarrow"
 	"github.com/rewind-dev/rewind/internal/param"
 )
@@ -454,20 +455,6 @@ func (l *loader) format(in *input) (format, error) {
 		return format{}, errors.New("file is empty: only whitespace")
 	}
 	return detectFormat(in.detectName(), in.head)
-}
-
-func stem(path string) string {
-	if path == Stdin {
-		return "stdin"
-	}
-	base := filepath.Base(path)
-	for {
-		ext := filepath.Ext(base)
-		if ext == "" || ext == base {
-			return base
-		}
-		base = strings.TrimSuffix(base, ext)
-	}
 }
 
 func (l *loader) nextFileID(ctx context.Context) (int64, error) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/rewind-dev/rewind/internal/param"
 	"github.com/rewind-dev/rewind/queries"
 

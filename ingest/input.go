@@ -18,10 +18,11 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // Stdin is the argument that names standard input.
-const Stdin = "-"
+const Stdin = record.Stdin
 
 // headBytes is how much of a (decompressed) input detection looks at.
 const headBytes = 64 << 10
@@ -39,7 +40,7 @@ type input struct {
 	guard       *guard // record and decompression caps (limits.go)
 	// raw are the canonical columns a --map sets: canonical NDJSON and CSV
 	// keep a source field of that name undecoded, in attrs (mapraw.go)
-	mapRaw *fieldSet
+	mapRaw *record.FieldSet
 
 	file   *os.File
 	raw    *hashingReader
@@ -84,7 +85,7 @@ func openInput(name string, stdin io.Reader, lim limits) (*input, error) {
 		zr, err := gzip.NewReader(rawBuf)
 		if err != nil {
 			in.close()
-			return nil, lineErr(0, "bad gzip data: %v", err)
+			return nil, record.LineErr(0, "bad gzip data: %v", err)
 		}
 		in.compression, dec = "gzip", zr
 		in.closes = append(in.closes, func() { zr.Close() })
@@ -92,7 +93,7 @@ func openInput(name string, stdin io.Reader, lim limits) (*input, error) {
 		zr, err := zstd.NewReader(rawBuf, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<30))
 		if err != nil {
 			in.close()
-			return nil, lineErr(0, "bad zstd data: %v", err)
+			return nil, record.LineErr(0, "bad zstd data: %v", err)
 		}
 		in.compression, dec = "zstd", zr
 		in.closes = append(in.closes, zr.Close)

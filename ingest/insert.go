@@ -8,6 +8,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/rewind-dev/rewind/ingest/record"
 	"github.com/rewind-dev/rewind/internal/param"
 )
 
@@ -16,7 +18,7 @@ import (
 // tagged false, the outcome from the status where the file gives none. seq
 // continues the table's order, so rows of a run keep file order across
 // files. What needs the whole file is derived afterwards (finishRows).
-func (l *loader) insertRequests(ctx context.Context, p produce, fileID int64, experiment, fileRun string) (int64, error) {
+func (l *loader) insertRequests(ctx context.Context, p record.Produce, fileID int64, experiment, fileRun string) (int64, error) {
 	pos, err := l.newPositioner(ctx, experiment, fileRun)
 	if err != nil {
 		return 0, err
@@ -74,7 +76,7 @@ FROM %s`, expExpr, runExpr, runExpr, runExpr, statusOutcomeSQL(l.ok), view)
 // that gives count is a pre-binned series point: it may leave the outcome
 // out (stored as NULL, unknown). Columns a --map sets are not required here:
 // they are checked after the map ran.
-func (l *loader) requireColumns(p produce) produce {
+func (l *loader) requireColumns(p record.Produce) record.Produce {
 	mapped := map[string]bool{}
 	for _, m := range l.opts.Maps {
 		mapped[m.Column] = true
@@ -85,13 +87,13 @@ func (l *loader) requireColumns(p produce) produce {
 			// a mapped status is not decoded (mapraw.go): the outcome
 			// derived from it is checked after the maps, too
 			if !mapped["outcome"] && !mapped["status"] {
-				if err := checkPresent(rb, colOutcome, "outcome", " (and no status to derive it from)", rb.Column(colCount), rb.Column(colStatus)); err != nil {
+				if err := checkPresent(rb, record.ColOutcome, "outcome", " (and no status to derive it from)", rb.Column(record.ColCount), rb.Column(record.ColStatus)); err != nil {
 					rb.Release()
 					return err
 				}
 			}
 			if !haveRun {
-				if err := checkPresent(rb, colRun, "run", " (or name the run with {run})", rb.Column(colGroup)); err != nil {
+				if err := checkPresent(rb, record.ColRun, "run", " (or name the run with {run})", rb.Column(record.ColGroup)); err != nil {
 					rb.Release()
 					return err
 				}
@@ -108,7 +110,7 @@ func checkPresent(rb arrow.RecordBatch, col int, name, hint string, excuses ...a
 	if a.NullN() == 0 {
 		return nil
 	}
-	lines := rb.Column(colLine).(*array.Int64)
+	lines := rb.Column(record.ColLine).(*array.Int64)
 	for i := 0; i < a.Len(); i++ {
 		if !a.IsNull(i) {
 			continue
@@ -118,7 +120,7 @@ func checkPresent(rb arrow.RecordBatch, col int, name, hint string, excuses ...a
 			excused = excused || e.IsValid(i)
 		}
 		if !excused {
-			return fieldErr(lines.Value(i), name, "missing"+hint)
+			return record.FieldErr(lines.Value(i), name, "missing"+hint)
 		}
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rewind-dev/rewind/ingest/record"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 )
@@ -31,13 +32,13 @@ func detectJaeger(_ string, head []byte) bool {
 	return k["traceID"] && k["spans"]
 }
 
-func decodeJaeger(in *input, c *collector) (produce, error) {
+func decodeJaeger(in *input, c *collector) (record.Produce, error) {
 	return decodeTraceDoc(in, (*otlpRows).jaegerDoc)
 }
 
 // decodeTraceDoc reads a whole JSON document of traces (Jaeger's, Zipkin's)
 // value by value, each through read, as OTLP's rows.
-func decodeTraceDoc(in *input, read func(o *otlpRows, raw json.RawMessage, line int64) error) (produce, error) {
+func decodeTraceDoc(in *input, read func(o *otlpRows, raw json.RawMessage, line int64) error) (record.Produce, error) {
 	data, err := in.all()
 	if err != nil {
 		return nil, err
@@ -47,7 +48,7 @@ func decodeTraceDoc(in *input, read func(o *otlpRows, raw json.RawMessage, line 
 	if err := in.textErr(); err != nil {
 		return nil, err
 	}
-	return rows(func(ctx context.Context, add func(*row) error) error {
+	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		o := &otlpRows{ctx: ctx, add: add, json: true}
 		d := newDocReader(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
 		for d.dec.More() {
@@ -105,7 +106,7 @@ func (o *otlpRows) jaegerTrace(raw json.RawMessage, line int64) error {
 			return walkObject(v, line, func(id string, v json.RawMessage, line int64) error {
 				var p jaegerProcess
 				if err := json.Unmarshal(v, &p); err != nil {
-					return fieldErr(line, "processes."+id, "want {\"serviceName\", \"tags\"}: %s", jsonMsg(err))
+					return record.FieldErr(line, "processes."+id, "want {\"serviceName\", \"tags\"}: %s", jsonMsg(err))
 				}
 				res, err := jaegerResource(&p, line, "processes."+id)
 				procs[id] = res
@@ -165,7 +166,7 @@ type jaegerSpanDoc struct {
 func (o *otlpRows) jaegerSpan(raw json.RawMessage, line int64, procs map[string]otlpResource) error {
 	var s jaegerSpanDoc
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return lineErr(line, "bad span: %s", jsonMsg(err))
+		return record.LineErr(line, "bad span: %s", jsonMsg(err))
 	}
 	sp := &tracepb.Span{Name: s.OperationName}
 	start, dur, err := spanMicros(s.StartTime, s.Duration, line, "startTime")
@@ -223,7 +224,7 @@ func jaegerMicros(raw json.RawMessage, line int64, field string) (uint64, error)
 	}
 	n, err := strconv.ParseUint(v.s, 10, 64)
 	if v.kind != 'n' || err != nil || n > 1<<62/1000 {
-		return 0, fieldErr(line, field, "want µs as a whole number ≥ 0, got %s", v.describe())
+		return 0, record.FieldErr(line, field, "want µs as a whole number ≥ 0, got %s", v.describe())
 	}
 	return n, nil
 }
@@ -245,7 +246,7 @@ func jaegerKVs(tags []jaegerTag, line int64, field string) ([]*commonpb.KeyValue
 	for _, t := range tags {
 		v, err := jaegerValue(t)
 		if err != nil {
-			return nil, fieldErr(line, field+"."+t.Key, "%v", err)
+			return nil, record.FieldErr(line, field+"."+t.Key, "%v", err)
 		}
 		out = append(out, &commonpb.KeyValue{Key: t.Key, Value: v})
 	}

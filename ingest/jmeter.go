@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rewind-dev/rewind/ingest/record"
 	"github.com/rewind-dev/rewind/internal/param"
 )
 
@@ -52,14 +53,14 @@ var jmeterCounts = map[string]bool{"bytes": true, "sentBytes": true, "grpThreads
 
 // detectJmeter tells a jmeter file from its first bytes.
 func detectJmeter(name string, head []byte) bool {
-	text := jsonText(head)
+	text := record.JSONText(head)
 	if len(text) > 0 && text[0] == '<' {
 		return bytes.Contains(head, []byte("<testResults"))
 	}
-	if _, ok := jmeterDelimiter(firstLine(text)); ok {
+	if _, ok := jmeterDelimiter(record.FirstLine(text)); ok {
 		return true
 	}
-	_, _, ok := jmeterHeaderless(firstLine(text))
+	_, _, ok := jmeterHeaderless(record.FirstLine(text))
 	return ok
 }
 
@@ -138,24 +139,24 @@ func jmeterColumn(name string) string {
 }
 
 // decodeJmeter decodes a jmeter file into canonical rows.
-func decodeJmeter(in *input, c *collector) (produce, error) {
-	text := jsonText(in.head)
+func decodeJmeter(in *input, c *collector) (record.Produce, error) {
+	text := record.JSONText(in.head)
 	if len(text) > 0 && text[0] == '<' {
-		file := runName(in.detectName())
-		return rows(func(ctx context.Context, add func(*row) error) error {
+		file := record.RunName(in.detectName())
+		return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 			return jmeterXMLRows(ctx, &markupGuard{r: in.reader(), max: in.guard.max}, file, add)
 		}), nil
 	}
-	delim, ok := jmeterDelimiter(firstLine(text))
+	delim, ok := jmeterDelimiter(record.FirstLine(text))
 	var layout []string // nil: the file's header names the columns
 	if !ok {
-		if delim, layout, ok = jmeterHeaderless(firstLine(text)); !ok {
-			return nil, lineErr(1, "not a JMeter .jtl: want a CSV header naming timeStamp and elapsed, a headerless row in JMeter's default columns (%d, %d or %d of them), or XML <testResults>",
+		if delim, layout, ok = jmeterHeaderless(record.FirstLine(text)); !ok {
+			return nil, record.LineErr(1, "not a JMeter .jtl: want a CSV header naming timeStamp and elapsed, a headerless row in JMeter's default columns (%d, %d or %d of them), or XML <testResults>",
 				len(jmeterLayouts[0]), len(jmeterLayouts[1]), len(jmeterLayouts[2]))
 		}
 	}
-	return rows(func(ctx context.Context, add func(*row) error) error {
-		return jmeterCSVRows(ctx, in.reader(), in.guard.max, delim, layout, runName(in.detectName()), add)
+	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
+		return jmeterCSVRows(ctx, in.reader(), in.guard.max, delim, layout, record.RunName(in.detectName()), add)
 	}), nil
 }
 
@@ -163,7 +164,7 @@ type jmeterCol struct{ key, src string }
 
 // jmeterCSVRows reads the rows under the file's header, or, given a
 // layout, from the first line on.
-func jmeterCSVRows(ctx context.Context, rd io.Reader, maxRecord int64, delim rune, layout []string, file string, add func(*row) error) error {
+func jmeterCSVRows(ctx context.Context, rd io.Reader, maxRecord int64, delim rune, layout []string, file string, add func(*record.Row) error) error {
 	cr, rc := cappedCSV(rd, maxRecord, delim)
 	cr.FieldsPerRecord, cr.ReuseRecord = -1, true
 	header := layout
@@ -182,18 +183,18 @@ func jmeterCSVRows(ctx context.Context, rd io.Reader, maxRecord int64, delim run
 		src[i] = c.src
 	}
 	rc.header(src) // not header: ReuseRecord, the next Read overwrites it
-	var r row
+	var r record.Row
 	var kvs []attrPair
 	n := 0
 	return eachRecord(ctx, cr, func(line int64, rec []string) error {
 		n++
 		if len(rec) != len(cols) {
 			if layout != nil {
-				return lineErr(line, "want %d columns as the first row has (JMeter's default columns, no header), got %d", len(cols), len(rec))
+				return record.LineErr(line, "want %d columns as the first row has (JMeter's default columns, no header), got %d", len(cols), len(rec))
 			}
-			return lineErr(line, "want %d columns as in the header, got %d", len(cols), len(rec))
+			return record.LineErr(line, "want %d columns as in the header, got %d", len(cols), len(rec))
 		}
-		r.reset(line)
+		r.Reset(line)
 		kvs = kvs[:0]
 		for i, v := range rec {
 			if err := jmeterField(&r, &kvs, cols[i], v); err != nil {
@@ -205,23 +206,23 @@ func jmeterCSVRows(ctx context.Context, rd io.Reader, maxRecord int64, delim run
 }
 
 // jmeterAdd adds a sample; one without a label is in the file's run.
-func jmeterAdd(ctx context.Context, n int, r *row, kvs []attrPair, file string, add func(*row) error) error {
+func jmeterAdd(ctx context.Context, n int, r *record.Row, kvs []attrPair, file string, add func(*record.Row) error) error {
 	if n%4096 == 0 && ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if !r.is(colGroup) {
-		r.group = file
-		r.set(colGroup)
+	if !r.Is(record.ColGroup) {
+		r.Group = file
+		r.Set(record.ColGroup)
 	}
 	if len(kvs) > 0 {
-		r.attrs = string(appendAttrPairs(nil, kvs))
-		r.set(colAttrs)
+		r.Attrs = string(appendAttrPairs(nil, kvs))
+		r.Set(record.ColAttrs)
 	}
 	return add(r)
 }
 
 // jmeterField sets one value of a sample; an empty value is a missing one.
-func jmeterField(r *row, kvs *[]attrPair, col jmeterCol, v string) error {
+func jmeterField(r *record.Row, kvs *[]attrPair, col jmeterCol, v string) error {
 	if v == "" {
 		return nil
 	}
@@ -229,29 +230,29 @@ func jmeterField(r *row, kvs *[]attrPair, col jmeterCol, v string) error {
 	case "timeStamp":
 		ms, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 		if err != nil {
-			return fieldErr(r.line, col.src, "want epoch milliseconds (JMeter's default jmeter.save.saveservice.timestamp_format=ms), got %q", truncate(v, 40))
+			return record.FieldErr(r.Line, col.src, "want epoch milliseconds (JMeter's default jmeter.save.saveservice.timestamp_format=ms), got %q", record.Truncate(v, 40))
 		}
 		if ms < -62135596800000 || ms > 253402300799999 {
-			return fieldErr(r.line, col.src, "out of range %d (want epoch milliseconds between the years 1 and 9999)", ms)
+			return record.FieldErr(r.Line, col.src, "out of range %d (want epoch milliseconds between the years 1 and 9999)", ms)
 		}
-		r.tsUs = ms * 1000
-		r.set(colTsUs)
+		r.TsUs = ms * 1000
+		r.Set(record.ColTsUs)
 	case "elapsed":
 		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return fieldErr(r.line, col.src, "want milliseconds, got %q", truncate(v, 40))
+			return record.FieldErr(r.Line, col.src, "want milliseconds, got %q", record.Truncate(v, 40))
 		}
-		r.latency = f
-		r.set(colLatency)
+		r.Latency = f
+		r.Set(record.ColLatency)
 	case "label":
-		r.group = v
-		r.set(colGroup)
+		r.Group = v
+		r.Set(record.ColGroup)
 	case "success":
 		return jmeterSuccess(r, col.src, v)
 	case "responseCode":
 		if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n >= 0 && n <= 999 {
-			r.status = int32(n)
-			r.set(colStatus)
+			r.Status = int32(n)
+			r.Set(record.ColStatus)
 			return nil
 		}
 		*kvs = append(*kvs, attrPair{key: col.key, val: v})
@@ -266,16 +267,16 @@ func jmeterField(r *row, kvs *[]attrPair, col jmeterCol, v string) error {
 	return nil
 }
 
-func jmeterSuccess(r *row, src, v string) error {
+func jmeterSuccess(r *record.Row, src, v string) error {
 	switch {
 	case strings.EqualFold(v, "true"):
-		r.outcome = "ok"
+		r.Outcome = "ok"
 	case strings.EqualFold(v, "false"):
-		r.outcome = "error"
+		r.Outcome = "error"
 	default:
-		return fieldErr(r.line, src, "want true or false, got %q", truncate(v, 40))
+		return record.FieldErr(r.Line, src, "want true or false, got %q", record.Truncate(v, 40))
 	}
-	r.set(colOutcome)
+	r.Set(record.ColOutcome)
 	return nil
 }
 
@@ -331,17 +332,17 @@ type jmeterSample struct {
 var jmeterChildren = map[string]string{"java.net.URL": "URL", "method": "method",
 	"queryString": "queryString", "redirectLocation": "redirectLocation"}
 
-func jmeterXMLRows(ctx context.Context, rd io.Reader, file string, add func(*row) error) error {
+func jmeterXMLRows(ctx context.Context, rd io.Reader, file string, add func(*record.Row) error) error {
 	d := xml.NewDecoder(rd)
 	var open []*jmeterSample
-	var r row
+	var r record.Row
 	closed := false // the root has ended
 	for n := 0; ; {
 		line, _ := d.InputPos()
 		tok, err := d.Token()
 		var se *xml.SyntaxError
 		if len(open) > 0 && (err == io.EOF || errors.As(err, &se) && se.Msg == "unexpected EOF") {
-			return lineErr(open[len(open)-1].line, "bad XML: the file ends inside this sample (truncated?)")
+			return record.LineErr(open[len(open)-1].line, "bad XML: the file ends inside this sample (truncated?)")
 		}
 		if err == io.EOF {
 			return nil
@@ -358,7 +359,7 @@ func jmeterXMLRows(ctx context.Context, rd io.Reader, file string, add func(*row
 			if _, ok := tok.(xml.Comment); ok {
 				continue
 			}
-			return lineErr(int64(line), "bad XML: content after </testResults>")
+			return record.LineErr(int64(line), "bad XML: content after </testResults>")
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
@@ -420,8 +421,8 @@ func (s *jmeterSample) has(key string) bool {
 
 // row fills r from the sample's attributes; attrs from its children are
 // in s.kept, where the attributes' attrs are added.
-func (s *jmeterSample) row(r *row) error {
-	r.reset(s.line)
+func (s *jmeterSample) row(r *record.Row) error {
+	r.Reset(s.line)
 	for _, a := range s.attrs {
 		key, ok := jmeterXMLNames[a.Name.Local]
 		if !ok {
@@ -463,9 +464,9 @@ func (g *markupGuard) Read(p []byte) (int, error) {
 func xmlErr(err error, line int) error {
 	var se *xml.SyntaxError
 	if errors.As(err, &se) {
-		return lineErr(int64(se.Line), "bad XML: %s", se.Msg)
+		return record.LineErr(int64(se.Line), "bad XML: %s", se.Msg)
 	}
-	return lineErr(int64(line), "bad XML: %v", err)
+	return record.LineErr(int64(line), "bad XML: %v", err)
 }
 
 // attrPair is one attrs member; raw values are JSON numbers, written as

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"unicode/utf8"
+
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // countTopKeys counts the members of the JSON object in raw (keys at depth
@@ -49,9 +51,9 @@ func checkJSONObject(raw []byte, line int64) error {
 	if !utf8.Valid(raw) {
 		off := firstInvalidUTF8(raw)
 		if key, ok := keyAt(raw, off); ok {
-			return fieldErr(line, key, "invalid UTF-8 in the key")
+			return record.FieldErr(line, key, "invalid UTF-8 in the key")
 		}
-		return fieldErr(line, fieldAt(raw, off), "invalid UTF-8")
+		return record.FieldErr(line, fieldAt(raw, off), "invalid UTF-8")
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
@@ -65,7 +67,7 @@ func checkJSONObject(raw []byte, line int64) error {
 		}
 		key, _ := t.(string)
 		if seen[key] {
-			return fieldErr(line, key, "given twice in one object")
+			return record.FieldErr(line, key, "given twice in one object")
 		}
 		seen[key] = true
 		var skip json.RawMessage

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // docReader walks a whole-document JSON file (a JSON array of records, or
@@ -46,9 +48,9 @@ func (d *docReader) elementLine() int64 {
 func (d *docReader) syntaxErr(err error) error {
 	line := d.lineAt(int(d.dec.InputOffset()))
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		return lineErr(line, "bad JSON: unexpected end of file (truncated?)")
+		return record.LineErr(line, "bad JSON: unexpected end of file (truncated?)")
 	}
-	return lineErr(line, "bad JSON: %v", err)
+	return record.LineErr(line, "bad JSON: %v", err)
 }
 
 func (d *docReader) expectDelim(want json.Delim) error {
@@ -57,7 +59,7 @@ func (d *docReader) expectDelim(want json.Delim) error {
 		return d.syntaxErr(err)
 	}
 	if t != want {
-		return lineErr(d.lineAt(int(d.dec.InputOffset())), "bad JSON: want %q, got %v", want, t)
+		return record.LineErr(d.lineAt(int(d.dec.InputOffset())), "bad JSON: want %q, got %v", want, t)
 	}
 	return nil
 }
@@ -94,10 +96,10 @@ func (d *docReader) element() (json.RawMessage, int64, error) {
 }
 
 // decodeJSONArray reads a JSON array of canonical objects.
-func decodeJSONArray(data []byte, c *collector) produce {
-	return rows(func(ctx context.Context, add func(*row) error) error {
+func decodeJSONArray(data []byte, c *collector) record.Produce {
+	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		d := newDocReader(data)
-		var r row
+		var r record.Row
 		err := d.eachElement(func(raw json.RawMessage, line int64) error {
 			return addObject(&r, raw, line, c, add)
 		})
@@ -111,10 +113,10 @@ func decodeJSONArray(data []byte, c *collector) produce {
 // decodeJSONStream reads canonical objects written one after the other,
 // each over as many lines as it takes (jq's pretty-printed output of an
 // NDJSON log): each record's errors name the line where it starts.
-func decodeJSONStream(data []byte, c *collector) produce {
-	return rows(func(ctx context.Context, add func(*row) error) error {
+func decodeJSONStream(data []byte, c *collector) record.Produce {
+	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		d := newDocReader(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
-		var r row
+		var r record.Row
 		for n := 1; d.dec.More(); n++ {
 			if n%4096 == 0 && ctx.Err() != nil {
 				return ctx.Err()
@@ -124,7 +126,7 @@ func decodeJSONStream(data []byte, c *collector) produce {
 				return err
 			}
 			if raw[0] != '{' {
-				return lineErr(line, "bad JSON: want an object starting with '{', got %q", truncate(string(raw), 20))
+				return record.LineErr(line, "bad JSON: want an object starting with '{', got %q", record.Truncate(string(raw), 20))
 			}
 			if err := addObject(&r, raw, line, c, add); err != nil {
 				return err
@@ -137,8 +139,8 @@ func decodeJSONStream(data []byte, c *collector) produce {
 // addObject decodes a canonical object that starts on line into r and adds
 // it when it is a request (other records go to c), for both JSON document
 // readers above.
-func addObject(r *row, raw json.RawMessage, line int64, c *collector, add func(*row) error) error {
-	r.reset(line)
+func addObject(r *record.Row, raw json.RawMessage, line int64, c *collector, add func(*record.Row) error) error {
+	r.Reset(line)
 	isReq, err := decodeObject(raw, r, c)
 	if err != nil || !isReq {
 		return err
@@ -149,14 +151,14 @@ func addObject(r *row, raw json.RawMessage, line int64, c *collector, add func(*
 // spansLines tells an NDJSON head whose first record does not end on its
 // first line: a stream of pretty-printed objects, read as documents.
 func spansLines(head []byte) bool {
-	t := jsonText(head)
-	return len(t) > 0 && t[0] == '{' && !json.Valid(firstLine(head))
+	t := record.JSONText(head)
+	return len(t) > 0 && t[0] == '{' && !json.Valid(record.FirstLine(head))
 }
 
 // trailing refuses anything after the document.
 func (d *docReader) trailing() error {
 	if _, err := d.dec.Token(); err != io.EOF {
-		return lineErr(d.lineAt(int(d.dec.InputOffset())), "bad JSON: unexpected data after the end of the document")
+		return record.LineErr(d.lineAt(int(d.dec.InputOffset())), "bad JSON: unexpected data after the end of the document")
 	}
 	return nil
 }
@@ -191,7 +193,7 @@ func walkObject(raw json.RawMessage, line int64, fn func(key string, v json.RawM
 		return nil
 	}
 	if raw[0] != '{' {
-		return lineErr(line, "want a JSON object, got %s", jsonVal(raw).describe())
+		return record.LineErr(line, "want a JSON object, got %s", jsonVal(raw).describe())
 	}
 	d := subDoc(raw, line)
 	if _, err := d.dec.Token(); err != nil {
@@ -220,7 +222,7 @@ func walkArray(raw json.RawMessage, line int64, name string, fn func(v json.RawM
 		return nil
 	}
 	if raw[0] != '[' {
-		return fieldErr(line, name, "want an array, got %s", jsonVal(raw).describe())
+		return record.FieldErr(line, name, "want an array, got %s", jsonVal(raw).describe())
 	}
 	d := subDoc(raw, line)
 	if _, err := d.dec.Token(); err != nil {

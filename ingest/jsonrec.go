@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"bytes"
 	"fmt"
 	"maps"
 	"slices"
@@ -9,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
+
+	"github.com/rewind-dev/rewind/ingest/record"
 	"github.com/rewind-dev/rewind/internal/param"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -154,27 +155,27 @@ func newCollector() *collector {
 
 // decodeObject decodes one JSON object of a canonical log. It fills r and
 // returns true for an attempt; metadata and events go to c.
-func decodeObject(raw []byte, r *row, c *collector) (bool, error) {
+func decodeObject(raw []byte, r *record.Row, c *collector) (bool, error) {
 	if !utf8.Valid(raw) {
-		return false, checkJSONObject(raw, r.line)
+		return false, checkJSONObject(raw, r.Line)
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return false, lineErr(r.line, "bad JSON: %s", jsonMsg(err))
+		return false, record.LineErr(r.Line, "bad JSON: %s", jsonMsg(err))
 	}
 	if countTopKeys(raw) != len(m) {
-		if err := checkJSONObject(raw, r.line); err != nil {
+		if err := checkJSONObject(raw, r.Line); err != nil {
 			return false, err
 		}
 	}
 	if m == nil {
-		return false, lineErr(r.line, "want a JSON object, got null")
+		return false, record.LineErr(r.Line, "want a JSON object, got null")
 	}
 	kind := "request"
 	if rec, ok := m["record"]; ok {
 		v := jsonVal(rec)
 		if v.kind != 's' {
-			return false, fieldErr(r.line, "record", "want a string, got %s", v.describe())
+			return false, record.FieldErr(r.Line, "record", "want a string, got %s", v.describe())
 		}
 		kind = v.s
 	}
@@ -182,29 +183,29 @@ func decodeObject(raw []byte, r *row, c *collector) (bool, error) {
 	case "request":
 		return true, requestObject(m, r)
 	case "experiment":
-		return false, c.experimentObject(m, r.line)
+		return false, c.experimentObject(m, r.Line)
 	case "run":
-		return false, c.runObject(m, r.line)
+		return false, c.runObject(m, r.Line)
 	case "event":
-		return false, c.eventObject(m, r.line)
+		return false, c.eventObject(m, r.Line)
 	}
-	return false, fieldErr(r.line, "record", "unknown record kind %q (want request, experiment, run or event)", kind)
+	return false, record.FieldErr(r.Line, "record", "unknown record kind %q (want request, experiment, run or event)", kind)
 }
 
-func requestObject(m map[string]json.RawMessage, r *row) error {
+func requestObject(m map[string]json.RawMessage, r *record.Row) error {
 	extra := map[string]json.RawMessage{}
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if k == "record" {
 			continue
 		}
 		if k == "attrs" {
-			if err := mergeAttrs(extra, m[k], r.line); err != nil {
+			if err := mergeAttrs(extra, m[k], r.Line); err != nil {
 				return err
 			}
 			continue
 		}
 		known, err := false, error(nil)
-		if !r.raw.has(k) {
+		if !r.Raw.Has(k) {
 			known, err = setField(r, k, jsonVal(m[k]))
 		}
 		if err != nil {
@@ -215,8 +216,8 @@ func requestObject(m map[string]json.RawMessage, r *row) error {
 		}
 	}
 	if len(extra) > 0 {
-		r.attrs = compactObject(extra)
-		r.set(colAttrs)
+		r.Attrs = record.CompactObject(extra)
+		r.Set(record.ColAttrs)
 	}
 	return nil
 }
@@ -228,31 +229,12 @@ func mergeAttrs(dst map[string]json.RawMessage, raw json.RawMessage, line int64)
 	}
 	var obj map[string]json.RawMessage
 	if v.kind != 'o' || json.Unmarshal(raw, &obj) != nil {
-		return fieldErr(line, "attrs", "want a JSON object, got %s", v.describe())
+		return record.FieldErr(line, "attrs", "want a JSON object, got %s", v.describe())
 	}
 	for k, x := range obj {
 		dst[k] = x
 	}
 	return nil
-}
-
-// compactObject renders an object with sorted keys, so attrs are stable.
-func compactObject(m map[string]json.RawMessage) string {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, k := range slices.Sorted(maps.Keys(m)) {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		kb, _ := json.Marshal(k)
-		b.Write(kb)
-		b.WriteByte(':')
-		if err := json.Compact(&b, m[k]); err != nil {
-			b.Write(m[k])
-		}
-	}
-	b.WriteByte('}')
-	return b.String()
 }
 
 // optString reads an optional string member.
@@ -272,7 +254,7 @@ func optString(m map[string]json.RawMessage, key string, line int64) (string, bo
 			return v.s, true, nil
 		}
 	}
-	return "", false, fieldErr(line, key, "want a string, got %s", v.describe())
+	return "", false, record.FieldErr(line, key, "want a string, got %s", v.describe())
 }
 
 func optObject(m map[string]json.RawMessage, key string, line int64) (string, error) {
@@ -286,9 +268,9 @@ func optObject(m map[string]json.RawMessage, key string, line int64) (string, er
 	}
 	var obj map[string]json.RawMessage
 	if v.kind != 'o' || json.Unmarshal(raw, &obj) != nil {
-		return "", fieldErr(line, key, "want a JSON object, got %s", v.describe())
+		return "", record.FieldErr(line, key, "want a JSON object, got %s", v.describe())
 	}
-	return compactObject(obj), nil
+	return record.CompactObject(obj), nil
 }
 
 func (c *collector) experimentObject(m map[string]json.RawMessage, line int64) error {
@@ -314,7 +296,7 @@ func (c *collector) runObject(m map[string]json.RawMessage, line int64) error {
 	if rm.run, ok, err = optString(m, "run", line); err != nil {
 		return err
 	} else if !ok {
-		return fieldErr(line, "run", "missing in a run record")
+		return record.FieldErr(line, "run", "missing in a run record")
 	}
 	if rm.role, rm.hasRole, err = optString(m, "role", line); err != nil {
 		return err
@@ -337,23 +319,23 @@ func (c *collector) eventObject(m map[string]json.RawMessage, line int64) error 
 		*dst[k] = s
 	}
 	if ev.typ == "" {
-		return fieldErr(line, "type", "missing in an event record")
+		return record.FieldErr(line, "type", "missing in an event record")
 	}
 	if raw, ok := m["t_ms"]; ok && jsonVal(raw).kind != 'z' {
 		v := jsonVal(raw)
 		x, err := strconv.ParseFloat(v.s, 64)
 		if v.kind != 'n' || err != nil {
-			return fieldErr(line, "t_ms", "not a number %s", v.describe())
+			return record.FieldErr(line, "t_ms", "not a number %s", v.describe())
 		}
 		ev.tMs, ev.hasTMs = x, true
 	}
 	if raw, ok := m["ts"]; ok && jsonVal(raw).kind != 'z' {
-		var r row
-		r.reset(line)
+		var r record.Row
+		r.Reset(line)
 		if err := tsField(&r, jsonVal(raw)); err != nil {
-			return fieldErr(line, "ts", "%v", err)
+			return record.FieldErr(line, "ts", "%v", err)
 		}
-		ev.tsUs, ev.hasTs = r.tsUs, true
+		ev.tsUs, ev.hasTs = r.TsUs, true
 	}
 	extra := map[string]json.RawMessage{}
 	for k, raw := range m {
@@ -368,7 +350,7 @@ func (c *collector) eventObject(m map[string]json.RawMessage, line int64) error 
 		}
 	}
 	if len(extra) > 0 {
-		ev.attrs = compactObject(extra)
+		ev.attrs = record.CompactObject(extra)
 	}
 	c.add(ev)
 	return nil

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // FormatK6 names k6's JSON output (k6 run --out json=FILE): one object per
@@ -80,7 +81,7 @@ type k6Point struct {
 
 // detectK6 takes a file whose first line is a k6 Metric or Point record.
 func detectK6(_ string, head []byte) bool {
-	line := firstLine(head)
+	line := record.FirstLine(head)
 	var rec k6Record
 	if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &rec) != nil {
 		return false
@@ -90,8 +91,8 @@ func detectK6(_ string, head []byte) bool {
 
 // decodeK6 streams the file line by line; only the points of the request
 // being assembled are held.
-func decodeK6(in *input, c *collector) (produce, error) {
-	return rows(func(ctx context.Context, add func(*row) error) error {
+func decodeK6(in *input, c *collector) (record.Produce, error) {
+	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		g := &k6Requests{c: c, add: add}
 		lines := newLineReader(in.reader())
 		for {
@@ -116,14 +117,14 @@ func decodeK6(in *input, c *collector) (produce, error) {
 
 func k6DecodeLine(b []byte, line int64, g *k6Requests) error {
 	if !utf8.Valid(b) {
-		return lineErr(line, "invalid UTF-8")
+		return record.LineErr(line, "invalid UTF-8")
 	}
 	var rec k6Line
 	if err := json.Unmarshal(b, &rec); err != nil {
 		return k6Diagnose(b, line, err)
 	}
 	if rec.Metric == "" {
-		return fieldErr(line, "metric", "missing (want the metric's name)")
+		return record.FieldErr(line, "metric", "missing (want the metric's name)")
 	}
 	switch rec.Type {
 	case "Point":
@@ -135,7 +136,7 @@ func k6DecodeLine(b []byte, line int64, g *k6Requests) error {
 	case "Metric":
 		var whole k6Record // the definition's members are not k6Data's
 		if err := json.Unmarshal(b, &whole); err != nil {
-			return lineErr(line, "bad JSON: %s", jsonMsg(err))
+			return record.LineErr(line, "bad JSON: %s", jsonMsg(err))
 		}
 		ev, err := k6MetricEvent(line, rec.Metric, whole.Data)
 		if err == nil {
@@ -143,7 +144,7 @@ func k6DecodeLine(b []byte, line int64, g *k6Requests) error {
 		}
 		return err
 	}
-	return fieldErr(line, "type", "want \"Metric\" or \"Point\", got %q", rec.Type)
+	return record.FieldErr(line, "type", "want \"Metric\" or \"Point\", got %q", rec.Type)
 }
 
 // k6Line is a record decoded in one pass, for a Point's data.
@@ -158,38 +159,38 @@ type k6Line struct {
 func k6Diagnose(b []byte, line int64, err error) error {
 	var rec k6Record
 	if json.Unmarshal(b, &rec) != nil {
-		return lineErr(line, "bad JSON: %s", jsonMsg(err))
+		return record.LineErr(line, "bad JSON: %s", jsonMsg(err))
 	}
 	if v := jsonVal(rec.Data); v.kind != 'o' && v.kind != 'z' {
 		want := "a JSON object"
 		if rec.Type == "Point" {
 			want = "an object with time, value and tags"
 		}
-		return fieldErr(line, "data", "want %s, got %s", want, v.describe())
+		return record.FieldErr(line, "data", "want %s, got %s", want, v.describe())
 	}
-	return fieldErr(line, "data", "%s", jsonMsg(err))
+	return record.FieldErr(line, "data", "%s", jsonMsg(err))
 }
 
 func k6JSONPoint(line int64, metric string, d *k6Data) (k6Point, error) {
 	p := k6Point{line: line, metric: metric, unitUs: 1}
 	t := jsonVal(d.Time)
 	if t.kind != 's' {
-		return p, fieldErr(line, "data.time", "want an RFC 3339 time, got %s", t.describe())
+		return p, record.FieldErr(line, "data.time", "want an RFC 3339 time, got %s", t.describe())
 	}
 	var err error
 	if p.end, err = time.Parse(time.RFC3339Nano, t.s); err != nil {
-		return p, fieldErr(line, "data.time", "want an RFC 3339 time such as 2021-02-24T13:37:10.123456789Z, got %q", t.s)
+		return p, record.FieldErr(line, "data.time", "want an RFC 3339 time such as 2021-02-24T13:37:10.123456789Z, got %q", t.s)
 	}
 	p.time = t.s
 	if p.value, err = k6Value(d.Value); err != nil {
-		return p, fieldErr(line, "data.value", "%v", err)
+		return p, record.FieldErr(line, "data.value", "%v", err)
 	}
 	for _, f := range []struct {
 		raw  json.RawMessage
 		name string
 	}{{d.Tags, "data.tags"}, {d.Metadata, "data.metadata"}} {
 		if v := jsonVal(f.raw); v.kind != 'o' && v.kind != 'z' {
-			return p, fieldErr(line, f.name, "want a JSON object, got %s", v.describe())
+			return p, record.FieldErr(line, f.name, "want a JSON object, got %s", v.describe())
 		}
 	}
 	p.rawTags, p.rawMeta = d.Tags, d.Metadata
@@ -230,7 +231,7 @@ func k6Object(raw json.RawMessage, line int64, field string) (map[string]json.Ra
 	}
 	var m map[string]json.RawMessage
 	if v.kind != 'o' || json.Unmarshal(raw, &m) != nil {
-		return nil, fieldErr(line, field, "want a JSON object, got %s", v.describe())
+		return nil, record.FieldErr(line, field, "want a JSON object, got %s", v.describe())
 	}
 	return m, nil
 }
@@ -251,7 +252,7 @@ func k6MetricEvent(line int64, name string, raw json.RawMessage) (event, error) 
 		delete(obj, "name")
 	}
 	if len(obj) > 0 {
-		ev.attrs = compactObject(obj)
+		ev.attrs = record.CompactObject(obj)
 	}
 	return ev, nil
 }
@@ -260,11 +261,11 @@ func k6MetricEvent(line int64, name string, raw json.RawMessage) (event, error) 
 // with the same time and tags, each metric at most once.
 type k6Requests struct {
 	c     *collector
-	add   func(*row) error
+	add   func(*record.Row) error
 	group []k6Point
 	key   string // the group's canonical tags, once needed
 	seen  uint16
-	r     row
+	r     record.Row
 }
 
 func (g *k6Requests) point(p k6Point) error {
@@ -314,7 +315,7 @@ func (g *k6Requests) sameRequest(p *k6Point) (bool, error) {
 }
 
 func k6Canonical(p *k6Point) string {
-	return compactObject(p.tags) + "\x00" + compactObject(p.meta)
+	return record.CompactObject(p.tags) + "\x00" + record.CompactObject(p.meta)
 }
 
 // flush emits the assembled request, or its points as events when it has
@@ -347,15 +348,15 @@ func (g *k6Requests) event(p *k6Point) error {
 }
 
 // k6Row fills r from the request whose duration point is group[d].
-func k6Row(r *row, group []k6Point, d int) error {
+func k6Row(r *record.Row, group []k6Point, d int) error {
 	dur := &group[d]
 	if err := dur.decode(); err != nil {
 		return err
 	}
-	r.reset(dur.line)
-	r.latency, r.tsUs = dur.value, k6SendTime(dur)
-	r.set(colLatency)
-	r.set(colTsUs)
+	r.Reset(dur.line)
+	r.Latency, r.TsUs = dur.value, k6SendTime(dur)
+	r.Set(record.ColLatency)
+	r.Set(record.ColTsUs)
 	attrs, err := k6RowTags(r, dur)
 	if err != nil {
 		return err
@@ -364,15 +365,15 @@ func k6Row(r *row, group []k6Point, d int) error {
 		if i == d || p.metric == "http_reqs" && p.value == 1 {
 			continue // http_reqs counts the request: 1, the row itself
 		}
-		if p.metric == "http_req_failed" && !r.is(colOutcome) {
-			r.outcome = k6Outcome(p.value == 0)
-			r.set(colOutcome)
+		if p.metric == "http_req_failed" && !r.Is(record.ColOutcome) {
+			r.Outcome = k6Outcome(p.value == 0)
+			r.Set(record.ColOutcome)
 		}
 		k6Put(attrs, "k6_", k6HTTP[p.metric].attr, k6Number(p.value))
 	}
 	k6Put(attrs, "k6_", "time", k6String(dur.time))
-	r.attrs = compactObject(attrs)
-	r.set(colAttrs)
+	r.Attrs = record.CompactObject(attrs)
+	r.Set(record.ColAttrs)
 	return nil
 }
 
@@ -380,7 +381,7 @@ func k6Row(r *row, group []k6Point, d int) error {
 // setup and teardown) to their columns and returns the tags and metadata
 // that go to attrs. scenario stays in attrs too: --run or a gathered
 // experiment replaces the run it names.
-func k6RowTags(r *row, p *k6Point) (map[string]json.RawMessage, error) {
+func k6RowTags(r *record.Row, p *k6Point) (map[string]json.RawMessage, error) {
 	if raw, ok := p.tags["status"]; ok {
 		if err := k6Status(r, p, raw); err != nil {
 			return nil, err
@@ -397,14 +398,14 @@ func k6RowTags(r *row, p *k6Point) (map[string]json.RawMessage, error) {
 			continue
 		}
 		if v := jsonVal(raw); k == "scenario" && v.kind == 's' && v.s != "" {
-			r.group = v.s
-			r.set(colGroup)
+			r.Group = v.s
+			r.Set(record.ColGroup)
 		}
 		attrs[k] = raw
 	}
-	if run := k6LifecycleRun(p.tags); run != "" && !r.is(colGroup) {
-		r.run = run
-		r.set(colRun)
+	if run := k6LifecycleRun(p.tags); run != "" && !r.Is(record.ColGroup) {
+		r.Run = run
+		r.Set(record.ColRun)
 	}
 	for k, raw := range p.meta {
 		k6Put(attrs, "metadata_", k, raw)
@@ -431,10 +432,10 @@ func k6LifecycleRun(tags map[string]json.RawMessage) string {
 }
 
 // k6Status reads the status tag: "0" (or "") when there was no response.
-func k6Status(r *row, p *k6Point, raw json.RawMessage) error {
+func k6Status(r *record.Row, p *k6Point, raw json.RawMessage) error {
 	v := jsonVal(raw)
 	if v.kind != 's' && v.kind != 'n' {
-		return fieldErr(p.line, p.field("status"), "want an HTTP status, got %s", v.describe())
+		return record.FieldErr(p.line, p.field("status"), "want an HTTP status, got %s", v.describe())
 	}
 	s := strings.TrimSpace(v.s)
 	n, err := strconv.ParseInt(s, 10, 64)
@@ -442,25 +443,25 @@ func k6Status(r *row, p *k6Point, raw json.RawMessage) error {
 	case s == "":
 		n = 0
 	case err != nil:
-		return fieldErr(p.line, p.field("status"), "want an HTTP status, got %s", v.describe())
+		return record.FieldErr(p.line, p.field("status"), "want an HTTP status, got %s", v.describe())
 	case n < 0 || n > 999:
-		return fieldErr(p.line, p.field("status"), "%s", outOfRange(n, 0, 999))
+		return record.FieldErr(p.line, p.field("status"), "%s", outOfRange(n, 0, 999))
 	}
-	r.status = int32(n)
-	r.set(colStatus)
+	r.Status = int32(n)
+	r.Set(record.ColStatus)
 	return nil
 }
 
 // k6Expected reads k6's own verdict (the responseCallback, by default
 // 200-399): the rule behind http_req_failed.
-func k6Expected(r *row, p *k6Point, raw json.RawMessage) error {
+func k6Expected(r *record.Row, p *k6Point, raw json.RawMessage) error {
 	v := jsonVal(raw)
 	if (v.kind == 's' || v.kind == 'b') && (v.s == "true" || v.s == "false") {
-		r.outcome = k6Outcome(v.s == "true")
-		r.set(colOutcome)
+		r.Outcome = k6Outcome(v.s == "true")
+		r.Set(record.ColOutcome)
 		return nil
 	}
-	return fieldErr(p.line, p.field("expected_response"), "want \"true\" or \"false\", got %s", v.describe())
+	return record.FieldErr(p.line, p.field("expected_response"), "want \"true\" or \"false\", got %s", v.describe())
 }
 
 func k6Outcome(ok bool) string {
@@ -490,7 +491,7 @@ func k6SendTime(p *k6Point) int64 {
 // iterations, vus, data_sent, custom metrics, ...): subject is the metric,
 // state its value, attrs its tags and metadata.
 func k6PointEvent(p *k6Point) event {
-	ev := event{line: p.line, typ: "k6_point", subject: p.metric, state: formatFloat(p.value),
+	ev := event{line: p.line, typ: "k6_point", subject: p.metric, state: record.FormatFloat(p.value),
 		tsUs: p.end.UnixMicro(), hasTs: true}
 	if len(p.tags)+len(p.meta) == 0 {
 		return ev
@@ -502,7 +503,7 @@ func k6PointEvent(p *k6Point) event {
 	for k, v := range p.meta {
 		k6Put(attrs, "metadata_", k, v)
 	}
-	ev.attrs = compactObject(attrs)
+	ev.attrs = record.CompactObject(attrs)
 	return ev
 }
 
@@ -517,9 +518,9 @@ func k6Put(m map[string]json.RawMessage, prefix, k string, v json.RawMessage) {
 // k6Number renders a value for attrs; JSON has no NaN or infinity.
 func k6Number(f float64) json.RawMessage {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return k6String(formatFloat(f))
+		return k6String(record.FormatFloat(f))
 	}
-	return json.RawMessage(formatFloat(f))
+	return json.RawMessage(record.FormatFloat(f))
 }
 
 func k6String(s string) json.RawMessage {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rewind-dev/rewind/ingest/record"
 	"github.com/rewind-dev/rewind/internal/golden"
 )
 
@@ -64,7 +65,7 @@ func k6Fixture(fault bool) string {
 		tags := fmt.Sprintf(`{"expected_response":"%t","group":"","method":"POST","name":"https://shop.test/checkout","proto":"HTTP/1.1","scenario":"checkout","status":"%d","url":"https://shop.test/checkout"}`,
 			expected, status)
 		point := func(name string, v float64) {
-			fmt.Fprintf(&b, `{"type":"Point","data":{"time":%q,"value":%s,"tags":%s},"metric":%q}`+"\n", end, formatFloat(v), tags, name)
+			fmt.Fprintf(&b, `{"type":"Point","data":{"time":%q,"value":%s,"tags":%s},"metric":%q}`+"\n", end, record.FormatFloat(v), tags, name)
 		}
 		metric("http_reqs", "counter", "default")
 		point("http_reqs", 1)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	json "github.com/goccy/go-json"
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // FormatK6CSV names k6's CSV output (k6 run --out csv=FILE): a header
@@ -21,11 +22,11 @@ const FormatK6CSV = "k6-csv"
 
 // detectK6csv takes a file whose header starts as k6 writes it.
 func detectK6csv(_ string, head []byte) bool {
-	return bytes.HasPrefix(firstLine(head), []byte("metric_name,timestamp,metric_value"))
+	return bytes.HasPrefix(record.FirstLine(head), []byte("metric_name,timestamp,metric_value"))
 }
 
-func decodeK6csv(in *input, c *collector) (produce, error) {
-	return rows(func(ctx context.Context, add func(*row) error) error {
+func decodeK6csv(in *input, c *collector) (record.Produce, error) {
+	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		cr, rc := cappedCSV(in.reader(), in.guard.max, ',')
 		cr.ReuseRecord = true
 		header, err := cr.Read()
@@ -71,7 +72,7 @@ func newK6Columns(header []string) (k6Columns, error) {
 		}
 	}
 	if len(header) < 3 || strings.Join(cols.names[:3], ",") != "metric_name,timestamp,metric_value" {
-		return cols, lineErr(1, "not a k6 CSV header: want metric_name,timestamp,metric_value first, got %q", truncate(strings.Join(header, ","), 60))
+		return cols, record.LineErr(1, "not a k6 CSV header: want metric_name,timestamp,metric_value first, got %q", record.Truncate(strings.Join(header, ","), 60))
 	}
 	return cols, nil
 }
@@ -81,14 +82,14 @@ func newK6Columns(header []string) (k6Columns, error) {
 func (cols k6Columns) point(line int64, rec []string) (k6Point, error) {
 	p := k6Point{line: line, csv: true, metric: rec[0], time: rec[1], decoded: true}
 	if p.metric == "" {
-		return p, fieldErr(line, "metric_name", "missing")
+		return p, record.FieldErr(line, "metric_name", "missing")
 	}
 	var err error
 	if p.end, p.unitUs, err = k6CSVTime(rec[1]); err != nil {
-		return p, fieldErr(line, "timestamp", "%v", err)
+		return p, record.FieldErr(line, "timestamp", "%v", err)
 	}
 	if p.value, err = strconv.ParseFloat(strings.TrimSpace(rec[2]), 64); err != nil {
-		return p, fieldErr(line, "metric_value", "not a number %q", rec[2])
+		return p, record.FieldErr(line, "metric_value", "not a number %q", rec[2])
 	}
 	for i := 3; i < len(rec); i++ {
 		p.raw = append(append(p.raw, rec[i]...), 0)

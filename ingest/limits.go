@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rewind-dev/rewind/ingest/record"
 	"github.com/rewind-dev/rewind/internal/param"
 )
 
@@ -55,7 +56,7 @@ func (g *guard) Read(p []byte) (int, error) {
 	n, err := g.r.Read(p)
 	g.out += int64(n)
 	if g.json == 0 {
-		if t := jsonText(p[:n]); len(t) > 0 {
+		if t := record.JSONText(p[:n]); len(t) > 0 {
 			g.json = -1
 			if t[0] == '{' || t[0] == '[' {
 				g.json = 1
@@ -136,7 +137,7 @@ func (g *guard) check() error {
 }
 
 func (g *guard) tooLong(line int64) error {
-	return lineErr(line, "record longer than %s: {max-record} raises the cap", sizeText(g.max))
+	return record.LineErr(line, "record longer than %s: {max-record} raises the cap", sizeText(g.max))
 }
 
 // linesOnly arms the record cap once a format's decoder is set up, unless it
@@ -170,7 +171,7 @@ func (in *input) textErr() error {
 	if g.unlined || g.text.badLine == 0 {
 		return nil
 	}
-	return lineErr(g.text.badLine, "%s", g.text.what)
+	return record.LineErr(g.text.badLine, "%s", g.text.what)
 }
 
 // limits are an ingest's caps: Options.MaxRecord and MaxRatio, 0 for the

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // Attempt is what one line of a canonical NDJSON log says, as much as a
@@ -36,15 +37,15 @@ type Attempt struct {
 // are *LineError without a file name: the caller adds it. A request line must
 // name its outcome unless it gives a count, as in an ingest.
 func DecodeLine(b []byte, line int64) (Attempt, bool, error) {
-	var r row
-	r.reset(line)
+	var r record.Row
+	r.Reset(line)
 	if len(b) == 0 || b[0] != '{' {
-		return Attempt{}, false, lineErr(line, "bad JSON: want an object starting with '{', got %q", truncate(string(b), 20))
+		return Attempt{}, false, record.LineErr(line, "bad JSON: want an object starting with '{', got %q", record.Truncate(string(b), 20))
 	}
 	if scanFlat(b, &r) {
 		return attemptOf(&r)
 	}
-	r.reset(line)
+	r.Reset(line)
 	c := newCollector()
 	defer c.release()
 	isReq, err := decodeObject(b, &r, c)
@@ -74,16 +75,16 @@ func DecodeLine(b []byte, line int64) (Attempt, bool, error) {
 	return a, false, nil
 }
 
-func attemptOf(r *row) (Attempt, bool, error) {
-	if !r.is(colOutcome) && !r.is(colCount) {
-		return Attempt{}, false, fieldErr(r.line, "outcome", "missing")
+func attemptOf(r *record.Row) (Attempt, bool, error) {
+	if !r.Is(record.ColOutcome) && !r.Is(record.ColCount) {
+		return Attempt{}, false, record.FieldErr(r.Line, "outcome", "missing")
 	}
 	// Clone: scanFlat leaves strings pointing into the caller's line buffer.
-	a := Attempt{Record: "request", Experiment: strings.Clone(r.experiment), Run: strings.Clone(r.run),
-		Role: strings.Clone(r.role), HasRole: r.is(colRole), Outcome: strings.Clone(r.outcome), Tagged: r.tagged, HasTagged: r.is(colTagged), TMs: r.tMs, HasTMs: r.is(colTMs),
-		LatencyMs: r.latency, HasLatency: r.is(colLatency), Status: int64(r.status), HasStatus: r.is(colStatus), Count: 1}
-	if r.is(colCount) {
-		a.Count = r.count
+	a := Attempt{Record: "request", Experiment: strings.Clone(r.Experiment), Run: strings.Clone(r.Run),
+		Role: strings.Clone(r.Role), HasRole: r.Is(record.ColRole), Outcome: strings.Clone(r.Outcome), Tagged: r.Tagged, HasTagged: r.Is(record.ColTagged), TMs: r.TMs, HasTMs: r.Is(record.ColTMs),
+		LatencyMs: r.Latency, HasLatency: r.Is(record.ColLatency), Status: int64(r.Status), HasStatus: r.Is(record.ColStatus), Count: 1}
+	if r.Is(record.ColCount) {
+		a.Count = r.Count
 	}
 	return a, true, nil
 }

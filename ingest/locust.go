@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	json "github.com/goccy/go-json"
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // FormatLocust names Locust's *_stats_history.csv (locust --csv=PREFIX),
@@ -59,7 +60,7 @@ var locustAttrNames = map[string]string{
 
 // detectLocust takes a CSV header with Locust's history columns.
 func detectLocust(_ string, head []byte) bool {
-	line := firstLine(head)
+	line := record.FirstLine(head)
 	if !bytes.Contains(line, []byte("Timestamp")) || !bytes.Contains(line, []byte("Requests/s")) {
 		return false
 	}
@@ -73,15 +74,15 @@ func detectLocust(_ string, head []byte) bool {
 	return cols.ts >= 0 && cols.name >= 0 && cols.requests >= 0 && cols.failures >= 0
 }
 
-func decodeLocust(in *input, c *collector) (produce, error) {
-	return rows(func(ctx context.Context, add func(*row) error) error {
-		return readLocust(ctx, in.reader(), in.guard.max, runName(in.detectName()), c, add)
+func decodeLocust(in *input, c *collector) (record.Produce, error) {
+	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
+		return readLocust(ctx, in.reader(), in.guard.max, record.RunName(in.detectName()), c, add)
 	}), nil
 }
 
 // readLocust reads the series; run names the file's run (Locust has no
 // grouping of its own, so the file is the run).
-func readLocust(ctx context.Context, rd io.Reader, maxRecord int64, run string, c *collector, add func(*row) error) error {
+func readLocust(ctx context.Context, rd io.Reader, maxRecord int64, run string, c *collector, add func(*record.Row) error) error {
 	cr, rc := cappedCSV(rd, maxRecord, ',')
 	cr.ReuseRecord = true
 	header, err := cr.Read()
@@ -147,7 +148,7 @@ func (cols locustColumns) check() error {
 		name string
 	}{{cols.ts, "Timestamp"}, {cols.name, "Name"}, {cols.requests, locustRequests[0]}, {cols.failures, locustFailures[0]}} {
 		if c.at < 0 {
-			return fieldErr(1, c.name, "missing in the header: not a Locust *_stats_history.csv?")
+			return record.FieldErr(1, c.name, "missing in the header: not a Locust *_stats_history.csv?")
 		}
 	}
 	return nil
@@ -159,9 +160,9 @@ type locustTotal struct{ requests, failures int64 }
 type locustSeries struct {
 	cols  locustColumns
 	c     *collector
-	add   func(*row) error
+	add   func(*record.Row) error
 	run   string
-	r     row
+	r     record.Row
 	last  map[string]locustTotal // by Type and Name
 	users int64                  // the last User Count reported, -1 before any
 	mode  byte                   // 0 undecided, 'e' endpoint rows, 'a' Aggregated rows only
@@ -186,7 +187,7 @@ func (l *locustSeries) row(line int64, rec []string) error {
 	}
 	d, reset := l.growth(typ+"\x00"+name, locustTotal{total, fails})
 	if d.failures > d.requests {
-		return fieldErr(line, l.cols.names[l.cols.failures], "grew by %d, more than the %d requests (%s) counted since the previous row of %q",
+		return record.FieldErr(line, l.cols.names[l.cols.failures], "grew by %d, more than the %d requests (%s) counted since the previous row of %q",
 			d.failures, d.requests, l.cols.names[l.cols.requests], name)
 	}
 	attrs, err := l.attrs(line, rec)
@@ -233,7 +234,7 @@ func (l *locustSeries) emit(line, ts int64, typ, name string, d locustTotal, att
 		return l.counts(line, ts, d, attrs)
 	}
 	if l.mode == 'a' {
-		return fieldErr(line, "Name", "endpoint row %q after Aggregated rows that counted requests: loading both would count them twice (was this file made of several?)", truncate(name, 60))
+		return record.FieldErr(line, "Name", "endpoint row %q after Aggregated rows that counted requests: loading both would count them twice (was this file made of several?)", record.Truncate(name, 60))
 	}
 	l.mode = 'e'
 	return l.counts(line, ts, d, attrs)
@@ -248,10 +249,10 @@ func (l *locustSeries) counts(line, ts int64, d locustTotal, attrs string) error
 			continue
 		}
 		r := &l.r
-		r.reset(line)
-		r.tsUs, r.count, r.outcome, r.attrs, r.group = ts, part.n, part.outcome, attrs, l.run
-		for _, col := range []int{colTsUs, colCount, colOutcome, colAttrs, colGroup} {
-			r.set(col)
+		r.Reset(line)
+		r.TsUs, r.Count, r.Outcome, r.Attrs, r.Group = ts, part.n, part.outcome, attrs, l.run
+		for _, col := range []int{record.ColTsUs, record.ColCount, record.ColOutcome, record.ColAttrs, record.ColGroup} {
+			r.Set(col)
 		}
 		if err := l.add(r); err != nil {
 			return err
@@ -281,7 +282,7 @@ func (l *locustSeries) userCount(line, ts int64, rec []string) error {
 	s := rec[l.cols.users]
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
-		return fieldErr(line, "User Count", "not an integer %q", truncate(s, 40))
+		return record.FieldErr(line, "User Count", "not an integer %q", record.Truncate(s, 40))
 	}
 	if n != l.users {
 		l.users = n
@@ -326,7 +327,7 @@ func (l *locustSeries) attrs(line int64, rec []string) (string, error) {
 	if pct != nil {
 		m["percentiles_ms"] = append(pct, '}')
 	}
-	return compactObject(m), nil
+	return record.CompactObject(m), nil
 }
 
 // otherAttr keeps a known numeric column under its short key and any
@@ -353,7 +354,7 @@ func locustNumber(line int64, field, v string) (json.RawMessage, error) {
 	}
 	f, err := strconv.ParseFloat(v, 64)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		return nil, fieldErr(line, field, "not a number %q", truncate(v, 40))
+		return nil, record.FieldErr(line, field, "not a number %q", record.Truncate(v, 40))
 	}
 	return json.RawMessage(strconv.FormatFloat(f, 'g', -1, 64)), nil
 }
@@ -361,7 +362,7 @@ func locustNumber(line int64, field, v string) (json.RawMessage, error) {
 func locustCount(line int64, field, v string) (int64, error) {
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n < 0 || n > maxCount {
-		return 0, fieldErr(line, field, "want a count of requests, got %q", truncate(v, 40))
+		return 0, record.FieldErr(line, field, "want a count of requests, got %q", record.Truncate(v, 40))
 	}
 	return n, nil
 }
@@ -370,7 +371,7 @@ func locustCount(line int64, field, v string) (int64, error) {
 func locustTimestamp(line int64, v string) (int64, error) {
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n < 0 || n > locustMaxSeconds {
-		return 0, fieldErr(line, "Timestamp", "want Unix seconds, got %q", truncate(v, 40))
+		return 0, record.FieldErr(line, "Timestamp", "want Unix seconds, got %q", record.Truncate(v, 40))
 	}
 	return n * 1_000_000, nil
 }

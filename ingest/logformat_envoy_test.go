@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // Envoy's own format language, from its documentation (no Envoy runs on
@@ -23,12 +24,12 @@ func TestEnvoyFormatHandWritten(t *testing.T) {
 	var got []string
 	for i, line := range lines {
 		d := clfDecoder{lo: lo, given: true, run: "r"}
-		var r row
-		r.reset(int64(i + 1))
+		var r record.Row
+		r.Reset(int64(i + 1))
 		if _, err := d.line(&r, []byte(line), nil); err != nil {
 			t.Fatalf("%q: %v", line, err)
 		}
-		got = append(got, describeRow(&r)+" "+r.attrs)
+		got = append(got, describeRow(&r)+" "+r.Attrs)
 	}
 	want := []string{
 		`ts=10:00:00.123000 latency=7 status=200 req=0f5e4b2a-1111-4c1d-9b1e-000000000001 {"method":"GET","path":"/a","protocol":"HTTP/1.1","start_time":"2024-05-01T10:00:00.123Z"}`,

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // The hardening cases of issue 40 over --log-format: each line reads as
@@ -27,8 +29,8 @@ func TestLogFormatHardening(t *testing.T) {
 			lo, err := parseLayout(c.layout)
 			if err == nil {
 				d := clfDecoder{lo: lo, given: true, run: "r"}
-				var r row
-				r.reset(1)
+				var r record.Row
+				r.Reset(1)
 				_, err = d.line(&r, []byte(c.line), nil)
 			}
 			if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -48,8 +50,8 @@ func TestLogFormatHardening(t *testing.T) {
 			continue
 		}
 		d := clfDecoder{lo: lo, given: true, run: "r"}
-		var r row
-		r.reset(1)
+		var r record.Row
+		r.Reset(1)
 		if _, err := d.line(&r, []byte(c.line), nil); err != nil {
 			t.Errorf("%q reading %q: %v", c.layout, c.line, err)
 			continue
@@ -92,13 +94,13 @@ func TestLogFormatWide(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := clfDecoder{lo: lo, given: true, run: "r"}
-	var r row
-	r.reset(1)
+	var r record.Row
+	r.Reset(1)
 	if _, err := d.line(&r, []byte(strings.Join(ln, " ")+" 200"), nil); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(r.attrs, `"http_x_h9999":"9999"`) || r.status != 200 {
-		t.Errorf("attrs %.80s…, status %d", r.attrs, r.status)
+	if !strings.Contains(r.Attrs, `"http_x_h9999":"9999"`) || r.Status != 200 {
+		t.Errorf("attrs %.80s…, status %d", r.Attrs, r.Status)
 	}
 }
 
@@ -119,8 +121,8 @@ func FuzzServerLogFormat(f *testing.F) {
 			return
 		}
 		d := clfDecoder{lo: lo, given: true, run: "r"}
-		var r row
-		r.reset(1)
+		var r record.Row
+		r.Reset(1)
 		_, _ = d.line(&r, []byte(line), nil)
 	})
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // split cuts one line into the values of the layout's fields, in order;
@@ -82,7 +84,7 @@ func (lo *layout) valueEnd(i int, b []byte, pos int) (int, error) {
 		j = bytes.Index(b[pos:], []byte(next))
 	}
 	if j < 0 {
-		return 0, &LineError{Field: f.name, Msg: fmt.Sprintf("want %q after it, got %q", next, truncate(string(b[pos:]), 40))}
+		return 0, &LineError{Field: f.name, Msg: fmt.Sprintf("want %q after it, got %q", next, record.Truncate(string(b[pos:]), 40))}
 	}
 	return from + j, nil
 }
@@ -112,7 +114,7 @@ func (lo *layout) mismatch(i int, b []byte, pos int) error {
 		after = lo.items[i-1].f.name
 	}
 	return &LineError{Msg: fmt.Sprintf("does not match the log format at column %d (after %s): want %q, got %q",
-		pos+1, after, lo.items[i].lit, truncate(string(b[pos:]), 40))}
+		pos+1, after, lo.items[i].lit, record.Truncate(string(b[pos:]), 40))}
 }
 
 // unescape decodes the escapes nginx (\x22) and Apache (\", \\, \xhh) write
@@ -169,7 +171,7 @@ func (f *logField) timeUs(v []byte) (int64, error) {
 	}
 	t, err := time.Parse(f.goLayout, s)
 	if err != nil {
-		return 0, fmt.Errorf("want a time like %q, got %q", time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC).Format(f.goLayout), truncate(s, 40))
+		return 0, fmt.Errorf("want a time like %q, got %q", time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC).Format(f.goLayout), record.Truncate(s, 40))
 	}
 	return t.UnixMicro(), nil
 }
@@ -177,7 +179,7 @@ func (f *logField) timeUs(v []byte) (int64, error) {
 // epochUs reads a decimal number of unitUs µs since the epoch, rounded to
 // the µs exactly (half up, on the decimal digits, not through a float).
 func epochUs(s string, unitUs int64, whole bool) (int64, error) {
-	bad := fmt.Errorf("want a number of %s since the epoch, got %q", map[int64]string{1e6: "seconds", 1e3: "ms", 1: "µs"}[unitUs], truncate(s, 40))
+	bad := fmt.Errorf("want a number of %s since the epoch, got %q", map[int64]string{1e6: "seconds", 1e3: "ms", 1: "µs"}[unitUs], record.Truncate(s, 40))
 	intPart, frac, hasFrac := strings.Cut(s, ".")
 	if !digitsOnly(intPart) || (frac != "" && !digitsOnly(frac)) || (hasFrac && (whole || frac == "")) {
 		return 0, bad
@@ -204,11 +206,11 @@ const maxEpochUs = 253402300799999999
 func (f *logField) latencyMs(v []byte) (float64, error) {
 	s := string(v)
 	if !logDecimal(s, !f.whole) {
-		return 0, fmt.Errorf("want a %s, got %q", f.latencyUnit(), truncate(s, 40))
+		return 0, fmt.Errorf("want a %s, got %q", f.latencyUnit(), record.Truncate(s, 40))
 	}
 	ms, err := strconv.ParseFloat(s+"e"+strconv.Itoa(f.shift), 64)
 	if err != nil || math.IsInf(ms, 0) {
-		return 0, fmt.Errorf("want a %s, got %q", f.latencyUnit(), truncate(s, 40))
+		return 0, fmt.Errorf("want a %s, got %q", f.latencyUnit(), record.Truncate(s, 40))
 	}
 	return ms, nil
 }

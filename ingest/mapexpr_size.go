@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rewind-dev/rewind/ingest/record"
 	"github.com/rewind-dev/rewind/internal/param"
 )
 
@@ -124,5 +125,5 @@ func (l *loader) mapLength(ctx context.Context, m Mapping, expr, scope string, a
 	if err != nil {
 		return param.Errorf("map", "{map} %s=%s: %s", m.Column, m.Expr, sqlMsg(err))
 	}
-	return fieldErr(line.Int64, m.Column, "{map} gives a value of %d bytes, longer than %s, the record cap ({max-record})", n.Int64, sizeText(max))
+	return record.FieldErr(line.Int64, m.Column, "{map} gives a value of %d bytes, longer than %s, the record cap ({max-record})", n.Int64, sizeText(max))
 }

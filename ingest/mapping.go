@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rewind-dev/rewind/ingest/record"
 	"github.com/rewind-dev/rewind/internal/param"
 )
 
@@ -91,7 +92,7 @@ func (l *loader) applyMaps(ctx context.Context, fileID int64) error {
 		err = l.conn.QueryRowContext(ctx, `SELECT line, (`+expr+`)::VARCHAR FROM `+scope+`
 			WHERE (`+expr+`) IS NOT NULL AND `+mapCast(m.Column, expr, typ)+` IS NULL ORDER BY line LIMIT 1`, args...).Scan(&line, &got)
 		if err == nil {
-			return fieldErr(line.Int64, m.Column, "{map} gives %q, not a %s", truncate(got.String, 40), typ)
+			return record.FieldErr(line.Int64, m.Column, "{map} gives %q, not a %s", record.Truncate(got.String, 40), typ)
 		}
 		if err != sql.ErrNoRows {
 			return param.Errorf("map", "{map} %s=%s: %s", m.Column, m.Expr, sqlMsg(err))
@@ -101,7 +102,7 @@ func (l *loader) applyMaps(ctx context.Context, fileID int64) error {
 			err := l.conn.QueryRowContext(ctx, `SELECT line, v::VARCHAR FROM (SELECT line, `+v+` AS v FROM `+scope+`)
 				WHERE `+check+` ORDER BY line LIMIT 1`, args...).Scan(&line, &got)
 			if err == nil {
-				return fieldErr(line.Int64, m.Column, "{map} gives %s, out of range", nullText(got))
+				return record.FieldErr(line.Int64, m.Column, "{map} gives %s, out of range", nullText(got))
 			}
 			if err != sql.ErrNoRows {
 				return err
@@ -154,10 +155,10 @@ func (l *loader) afterMaps(ctx context.Context, fileID int64) error {
 	err := l.conn.QueryRowContext(ctx, `SELECT line FROM requests WHERE file_id = $file AND outcome IS NULL AND count = 1
 		ORDER BY line LIMIT 1`, args...).Scan(&line)
 	if err == nil && mapped["outcome"] {
-		return fieldErr(line, "outcome", "missing: {map} outcome gives NULL")
+		return record.FieldErr(line, "outcome", "missing: {map} outcome gives NULL")
 	}
 	if err == nil && mapped["status"] {
-		return fieldErr(line, "outcome", "missing (and {map} status gives no status to derive it from)")
+		return record.FieldErr(line, "outcome", "missing (and {map} status gives no status to derive it from)")
 	}
 	if err != nil && err != sql.ErrNoRows {
 		return err
@@ -195,7 +196,7 @@ func (l *loader) mapScope(ctx context.Context, fileID int64) (string, error) {
 			return "", err
 		}
 		_, clash := mappable[k]
-		if clash && !raw.has(k) || k == "seq" || k == "line" || k == "attrs" {
+		if clash && !raw.Has(k) || k == "seq" || k == "line" || k == "attrs" {
 			continue
 		}
 		typ := "VARCHAR"

@@ -4,8 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"maps"
 	"slices"
+
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // A source field whose name is a canonical column (Caddy's own ts, in float
@@ -17,23 +18,17 @@ import (
 // Once the mappings ran, the raw fields leave attrs: their columns hold
 // what was made of them.
 
-// fieldSet is a set of field names; nil is empty. (A pointer keeps row
-// comparable.)
-type fieldSet struct{ m map[string]bool }
-
-func (s *fieldSet) has(k string) bool { return s != nil && s.m[k] }
-
 // rawFields are the canonical columns the ingest's mappings set; nil when
 // there are none.
-func (l *loader) rawFields() *fieldSet {
+func (l *loader) rawFields() *record.FieldSet {
 	if len(l.opts.Maps) == 0 {
 		return nil
 	}
-	raw := &fieldSet{m: map[string]bool{}}
+	var cols []string
 	for _, m := range l.opts.Maps {
-		raw.m[m.Column] = true
+		cols = append(cols, m.Column)
 	}
-	return raw
+	return record.NewFieldSet(cols...)
 }
 
 // dropRawFields takes the mapped columns' raw fields out of the file's
@@ -41,7 +36,7 @@ func (l *loader) rawFields() *fieldSet {
 // where nothing else was in them.
 func (l *loader) dropRawFields(ctx context.Context, fileID int64) error {
 	patch := map[string]any{}
-	for _, k := range slices.Sorted(maps.Keys(l.rawFields().m)) {
+	for _, k := range l.rawFields().Keys() {
 		patch[k] = nil
 	}
 	b, err := json.Marshal(patch)
@@ -74,7 +69,7 @@ func (l *loader) mapRowErr(ctx context.Context, line int64, m Mapping, expr, sco
 	q := `SELECT (` + expr + `)::VARCHAR FROM ` + scope + ` WHERE line = $line`
 	err := l.conn.QueryRowContext(ctx, q, append(slices.Clone(args), sql.Named("line", line))...).Scan(&v)
 	if err == nil {
-		return fieldErr(line, m.Column, "{map} %s=%s fails on this row", m.Column, m.Expr)
+		return record.FieldErr(line, m.Column, "{map} %s=%s fails on this row", m.Column, m.Expr)
 	}
-	return fieldErr(line, m.Column, "{map} %s=%s: %s", m.Column, m.Expr, sqlMsg(err))
+	return record.FieldErr(line, m.Column, "{map} %s=%s: %s", m.Column, m.Expr, sqlMsg(err))
 }

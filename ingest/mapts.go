@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 
+	"github.com/rewind-dev/rewind/ingest/record"
 	"github.com/rewind-dev/rewind/internal/param"
 )
 
@@ -54,7 +55,7 @@ func (l *loader) timeIsEnd(ctx context.Context, fileID int64) error {
 	err := l.conn.QueryRowContext(ctx, `SELECT line FROM requests WHERE file_id = $file AND ts IS NOT NULL AND latency_ms IS NULL
 		ORDER BY line LIMIT 1`, args...).Scan(&line)
 	if err == nil {
-		return fieldErr(line, "latency_ms", "missing: with {time-is} end, ts is the request's end and its start is ts less the latency; give it with {map} latency_ms=EXPR")
+		return record.FieldErr(line, "latency_ms", "missing: with {time-is} end, ts is the request's end and its start is ts less the latency; give it with {map} latency_ms=EXPR")
 	}
 	if err != sql.ErrNoRows {
 		return err

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // NDJSON and CSV are decoded in parallel (decodeChunks): the file is cut
@@ -54,7 +55,7 @@ type chunkResult struct {
 // decodeNDJSONInput is the ndjson format's decode: a stream of
 // pretty-printed objects (spansLines) is read as a document, lines in
 // parallel otherwise.
-func decodeNDJSONInput(in *input, c *collector) (produce, error) {
+func decodeNDJSONInput(in *input, c *collector) (record.Produce, error) {
 	if spansLines(in.head) {
 		return wholeDoc(decodeJSONStream)(in, c)
 	}
@@ -63,7 +64,7 @@ func decodeNDJSONInput(in *input, c *collector) (produce, error) {
 
 // decodeNDJSON reads one JSON object per line. Blank lines are skipped.
 // The fields named in raw are kept undecoded, in attrs.
-func decodeNDJSON(in io.Reader, c *collector, raw *fieldSet) produce {
+func decodeNDJSON(in io.Reader, c *collector, raw *record.FieldSet) record.Produce {
 	return decodeChunks(in, 1, lineEnd, 0, func(ch fileChunk) chunkResult { return decodeNDJSONChunk(ch, raw) }, c)
 }
 
@@ -77,7 +78,7 @@ func lineEnd(buf []byte) int { return bytes.LastIndexByte(buf, '\n') + 1 }
 // into c, when decode gives one), and the batches are emitted in file
 // order. A record longer than maxRecord (0: no cap; a line's is the input's
 // guard) fails at its first line.
-func decodeChunks(in io.Reader, firstLine int64, cut func([]byte) int, maxRecord int64, decode func(fileChunk) chunkResult, c *collector) produce {
+func decodeChunks(in io.Reader, firstLine int64, cut func([]byte) int, maxRecord int64, decode func(fileChunk) chunkResult, c *collector) record.Produce {
 	return func(ctx context.Context, emit func(arrow.RecordBatch) error) error {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
@@ -143,7 +144,7 @@ func splitChunks(ctx context.Context, in io.Reader, line int64, cut func([]byte)
 		carry = append([]byte(nil), buf[end:]...)
 		if maxRecord > 0 && int64(len(carry)) > maxRecord {
 			putChunkBuf(buf)
-			return lineErr(line+int64(bytes.Count(buf[:end], []byte{'\n'})), "record longer than %s: {max-record} raises the cap", sizeText(maxRecord))
+			return record.LineErr(line+int64(bytes.Count(buf[:end], []byte{'\n'})), "record longer than %s: {max-record} raises the cap", sizeText(maxRecord))
 		}
 		if end > 0 {
 			ch := fileChunk{data: buf[:end], firstLine: line, out: make(chan chunkResult, 1)}
@@ -169,11 +170,11 @@ func splitChunks(ctx context.Context, in io.Reader, line int64, cut func([]byte)
 }
 
 // decodeNDJSONChunk decodes one chunk's lines, with a collector of its own.
-func decodeNDJSONChunk(ch fileChunk, raw *fieldSet) chunkResult {
+func decodeNDJSONChunk(ch fileChunk, raw *record.FieldSet) chunkResult {
 	c := newCollector()
-	r := row{raw: raw}
+	r := record.Row{Raw: raw}
 	data, line := ch.data, ch.firstLine
-	batches, err := chunkBatches(0, func(bt *batcher) (bool, error) {
+	batches, err := chunkBatches(0, func(bt *record.Builder) (bool, error) {
 		skip, blank := blankLines(data)
 		data, line = data[skip:], line+blank
 		if len(data) == 0 {
@@ -213,10 +214,10 @@ func blankLines(data []byte) (skip int, lines int64) {
 // record into bt, if it has one, and says whether it had; a batch is cut
 // every batchRows rows. A row's order is its line less lineBase. On an
 // error the batches cut so far are released.
-func chunkBatches(lineBase int64, next func(bt *batcher) (bool, error)) ([]arrow.RecordBatch, error) {
-	bt := newBatcher()
-	defer bt.release()
-	bt.ordFromLine, bt.lineBase = true, lineBase
+func chunkBatches(lineBase int64, next func(bt *record.Builder) (bool, error)) ([]arrow.RecordBatch, error) {
+	bt := record.NewBuilder()
+	defer bt.Release()
+	bt.OrdFromLine, bt.LineBase = true, lineBase
 	var out []arrow.RecordBatch
 	for {
 		more, err := next(bt)
@@ -227,11 +228,11 @@ func chunkBatches(lineBase int64, next func(bt *batcher) (bool, error)) ([]arrow
 		if !more {
 			break
 		}
-		if bt.full() {
-			out = append(out, bt.flush())
+		if bt.Full() {
+			out = append(out, bt.Flush())
 		}
 	}
-	if rb := bt.flush(); rb != nil {
+	if rb := bt.Flush(); rb != nil {
 		out = append(out, rb)
 	}
 	return out, nil
@@ -253,25 +254,25 @@ func releaseAll(rbs []arrow.RecordBatch) {
 	}
 }
 
-func decodeLine(b []byte, line int64, r *row, c *collector, bt *batcher) error {
+func decodeLine(b []byte, line int64, r *record.Row, c *collector, bt *record.Builder) error {
 	if len(b) == 0 {
 		return nil
 	}
-	r.reset(line)
+	r.Reset(line)
 	if b[0] != '{' {
-		return lineErr(line, "bad JSON: want an object starting with '{', got %q", truncate(string(b), 20))
+		return record.LineErr(line, "bad JSON: want an object starting with '{', got %q", record.Truncate(string(b), 20))
 	}
 	if scanFlat(b, r) {
-		bt.append(r)
+		bt.Append(r)
 		return nil
 	}
-	r.reset(line)
+	r.Reset(line)
 	isReq, err := decodeObject(b, r, c)
 	if err != nil {
 		return err
 	}
 	if isReq {
-		bt.append(r)
+		bt.Append(r)
 	}
 	return nil
 }

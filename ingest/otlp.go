@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rewind-dev/rewind/ingest/record"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
@@ -38,26 +39,26 @@ const otlpUnknownService = "unknown_service"
 // detectOtlp takes JSON whose first key is resourceSpans, or a protobuf
 // file by its extension (binary OTLP has no magic bytes).
 func detectOtlp(name string, head []byte) bool {
-	if hasExt(name, ".pb", ".binpb", ".otlp") {
+	if record.HasExt(name, ".pb", ".binpb", ".otlp") {
 		return true
 	}
-	return otlpHead.Match(jsonText(head))
+	return otlpHead.Match(record.JSONText(head))
 }
 
 // otlpHead is the start of an OTLP/JSON traces document, also as Jaeger's
 // API v3 wraps it ({"result": {"resourceSpans": ...}}).
 var otlpHead = regexp.MustCompile(`^\{\s*(?:"result"\s*:\s*\{\s*)?"resource_?[sS]pans"`)
 
-func decodeOtlp(in *input, c *collector) (produce, error) {
-	if t := jsonText(in.head); len(t) == 0 || t[0] != '{' {
+func decodeOtlp(in *input, c *collector) (record.Produce, error) {
+	if t := record.JSONText(in.head); len(t) == 0 || t[0] != '{' {
 		in.unlined() // protobuf: binary, no text check
 	}
 	data, err := in.all()
 	if err != nil {
 		return nil, err
 	}
-	isJSON := len(jsonText(data)) > 0 && jsonText(data)[0] == '{'
-	return rows(func(ctx context.Context, add func(*row) error) error {
+	isJSON := len(record.JSONText(data)) > 0 && record.JSONText(data)[0] == '{'
+	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		o := &otlpRows{ctx: ctx, add: add, json: isJSON}
 		if isJSON {
 			return o.jsonDocs(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
@@ -69,10 +70,10 @@ func decodeOtlp(in *input, c *collector) (produce, error) {
 // otlpRows turns spans into rows, whichever encoding they came in.
 type otlpRows struct {
 	ctx   context.Context
-	add   func(*row) error
+	add   func(*record.Row) error
 	json  bool
 	spans int64 // spans read so far, skipped ones included
-	r     row
+	r     record.Row
 }
 
 // otlpResource is what every span of one resourceSpans shares.
@@ -119,12 +120,12 @@ func (o *otlpRows) spanRow(sp *tracepb.Span, ids [3]string, res otlpResource, sc
 		return nil
 	}
 	r := &o.r
-	r.reset(line)
-	r.group = res.service
-	r.set(colGroup)
+	r.Reset(line)
+	r.Group = res.service
+	r.Set(record.ColGroup)
 	if ids[0] != "" {
-		r.reqText = ids[0]
-		r.set(colReqText)
+		r.ReqText = ids[0]
+		r.Set(record.ColReqText)
 	}
 	if err := spanTimes(r, sp); err != nil {
 		return err
@@ -138,19 +139,19 @@ func (o *otlpRows) spanRow(sp *tracepb.Span, ids [3]string, res otlpResource, sc
 	}
 	switch sp.GetStatus().GetCode() {
 	case tracepb.Status_STATUS_CODE_ERROR:
-		r.outcome = "error"
-		r.set(colOutcome)
+		r.Outcome = "error"
+		r.Set(record.ColOutcome)
 	case tracepb.Status_STATUS_CODE_OK:
-		r.outcome = "ok"
-		r.set(colOutcome)
+		r.Outcome = "ok"
+		r.Set(record.ColOutcome)
 	default:
-		if !r.is(colStatus) {
-			r.outcome = "ok"
-			r.set(colOutcome)
+		if !r.Is(record.ColStatus) {
+			r.Outcome = "ok"
+			r.Set(record.ColOutcome)
 		}
 	}
-	r.attrs = spanAttrs(sp, ids, res, scope, attrs)
-	r.set(colAttrs)
+	r.Attrs = spanAttrs(sp, ids, res, scope, attrs)
+	r.Set(record.ColAttrs)
 	return o.add(r)
 }
 
@@ -165,7 +166,7 @@ func (o *otlpRows) spanIDs(sp *tracepb.Span, line int64) ([3]string, error) {
 	for i, f := range fields {
 		s, ok := otlpID(f.b, f.size, o.json)
 		if !ok {
-			return out, fieldErr(line, f.name, "want %d hex digits, got %d bytes", 2*f.size, len(f.b))
+			return out, record.FieldErr(line, f.name, "want %d hex digits, got %d bytes", 2*f.size, len(f.b))
 		}
 		out[i] = s
 	}
@@ -193,45 +194,45 @@ func otlpID(b []byte, size int, fromJSON bool) (string, bool) {
 	return "", false
 }
 
-func spanTimes(r *row, sp *tracepb.Span) error {
+func spanTimes(r *record.Row, sp *tracepb.Span) error {
 	start, end := sp.GetStartTimeUnixNano(), sp.GetEndTimeUnixNano()
 	if start == 0 {
 		return nil // unknown start: no time and no latency
 	}
-	r.tsUs = int64(start / 1000)
-	r.set(colTsUs)
+	r.TsUs = int64(start / 1000)
+	r.Set(record.ColTsUs)
 	if end == 0 {
 		return nil
 	}
 	if end < start {
-		return fieldErr(r.line, "endTimeUnixNano", "%d is before startTimeUnixNano %d", end, start)
+		return record.FieldErr(r.Line, "endTimeUnixNano", "%d is before startTimeUnixNano %d", end, start)
 	}
-	r.latency = float64(end-start) / 1e6
-	r.set(colLatency)
+	r.Latency = float64(end-start) / 1e6
+	r.Set(record.ColLatency)
 	return nil
 }
 
 // spanHTTP sets the status from the HTTP status attribute and the attempt
 // from the resend count, under their current or older names.
-func spanHTTP(r *row, attrs map[string]*commonpb.AnyValue) error {
+func spanHTTP(r *record.Row, attrs map[string]*commonpb.AnyValue) error {
 	for _, k := range []string{"http.response.status_code", "http.status_code"} {
 		if v, ok := attrs[k]; ok {
 			n, err := anyInt(v)
 			if err != nil || n < 0 || n > 999 {
-				return fieldErr(r.line, "attributes."+k, "want an HTTP status code, got %s", anyDescribe(v))
+				return record.FieldErr(r.Line, "attributes."+k, "want an HTTP status code, got %s", anyDescribe(v))
 			}
-			r.status = int32(n)
-			r.set(colStatus)
+			r.Status = int32(n)
+			r.Set(record.ColStatus)
 			break
 		}
 	}
 	if v, ok := attrs["http.request.resend_count"]; ok {
 		n, err := anyInt(v)
 		if err != nil || n < 0 || n > math.MaxInt32 {
-			return fieldErr(r.line, "attributes.http.request.resend_count", "want a count, got %s", anyDescribe(v))
+			return record.FieldErr(r.Line, "attributes.http.request.resend_count", "want a count, got %s", anyDescribe(v))
 		}
-		r.attempt = int32(n)
-		r.set(colAttempt)
+		r.Attempt = int32(n)
+		r.Set(record.ColAttempt)
 	}
 	return nil
 }
@@ -251,7 +252,7 @@ func anyInt(v *commonpb.AnyValue) (int64, error) {
 	return 0, fmt.Errorf("not an integer")
 }
 
-func anyDescribe(v *commonpb.AnyValue) string { return truncate(string(anyJSON(v)), 40) }
+func anyDescribe(v *commonpb.AnyValue) string { return record.Truncate(string(anyJSON(v)), 40) }
 
 // spanAttrs keeps what the span says beside the canonical columns: its
 // name, kind, ids, scope, status, the HTTP method, route and URL under
@@ -289,7 +290,7 @@ func spanAttrs(sp *tracepb.Span, ids [3]string, res otlpResource, scope *commonp
 	if len(sp.GetLinks()) > 0 {
 		m["links"] = linksJSON(sp.GetLinks())
 	}
-	return compactObject(m)
+	return record.CompactObject(m)
 }
 
 func firstString(attrs map[string]*commonpb.AnyValue, keys ...string) string {
@@ -357,7 +358,7 @@ func kvJSON(kvs []*commonpb.KeyValue) json.RawMessage {
 	for _, kv := range kvs {
 		m[kv.GetKey()] = anyJSON(kv.GetValue())
 	}
-	return json.RawMessage(compactObject(m))
+	return json.RawMessage(record.CompactObject(m))
 }
 
 func eventsJSON(evs []*tracepb.Span_Event) json.RawMessage {
@@ -371,7 +372,7 @@ func eventsJSON(evs []*tracepb.Span_Event) json.RawMessage {
 		if len(e.GetAttributes()) > 0 {
 			m["attributes"] = kvJSON(e.GetAttributes())
 		}
-		parts[i] = []byte(compactObject(m))
+		parts[i] = []byte(record.CompactObject(m))
 	}
 	return append(append([]byte{'['}, bytes.Join(parts, []byte{','})...), ']')
 }
@@ -391,7 +392,7 @@ func linksJSON(links []*tracepb.Span_Link) json.RawMessage {
 		if len(l.GetAttributes()) > 0 {
 			m["attributes"] = kvJSON(l.GetAttributes())
 		}
-		parts[i] = []byte(compactObject(m))
+		parts[i] = []byte(record.CompactObject(m))
 	}
 	return append(append([]byte{'['}, bytes.Join(parts, []byte{','})...), ']')
 }

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/rewind-dev/rewind/ingest/record"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
@@ -34,7 +35,7 @@ func (o *otlpRows) jsonDocs(data []byte) error {
 
 func (o *otlpRows) jsonDoc(raw json.RawMessage, line int64) error {
 	if v := jsonVal(raw); v.kind != 'o' || raw[0] != '{' {
-		return lineErr(line, "want an OTLP/JSON object such as {\"resourceSpans\": [...]}, got %s", v.describe())
+		return record.LineErr(line, "want an OTLP/JSON object such as {\"resourceSpans\": [...]}, got %s", v.describe())
 	}
 	return walkObject(raw, line, func(key string, v json.RawMessage, line int64) error {
 		switch key {
@@ -43,7 +44,7 @@ func (o *otlpRows) jsonDoc(raw json.RawMessage, line int64) error {
 		case "result": // Jaeger's API v3 answer
 			return o.jsonDoc(v, line)
 		case "resourceMetrics", "resourceLogs", "resourceProfiles":
-			return fieldErr(line, key, "this is an OTLP %s export; only traces (resourceSpans) are read", strings.TrimPrefix(key, "resource"))
+			return record.FieldErr(line, key, "this is an OTLP %s export; only traces (resourceSpans) are read", strings.TrimPrefix(key, "resource"))
 		}
 		return nil
 	})
@@ -62,7 +63,7 @@ func (o *otlpRows) jsonResourceSpans(raw json.RawMessage, line int64) error {
 		switch key {
 		case "resource":
 			if err := otlpJSONOpts.Unmarshal(v, &res); err != nil {
-				return fieldErr(line, "resource", "%s", protoMsg(err))
+				return record.FieldErr(line, "resource", "%s", protoMsg(err))
 			}
 		case "scopeSpans", "scope_spans", "instrumentationLibrarySpans", "instrumentation_library_spans":
 			scopes = append(scopes, rawAt{v, line})
@@ -93,7 +94,7 @@ func (o *otlpRows) jsonScopeSpans(raw json.RawMessage, line int64, res otlpResou
 		switch key {
 		case "scope", "instrumentationLibrary", "instrumentation_library":
 			if err := otlpJSONOpts.Unmarshal(v, &scope); err != nil {
-				return fieldErr(line, key, "%s", protoMsg(err))
+				return record.FieldErr(line, key, "%s", protoMsg(err))
 			}
 		case "spans":
 			spans = append(spans, rawAt{v, line})
@@ -107,7 +108,7 @@ func (o *otlpRows) jsonScopeSpans(raw json.RawMessage, line int64, res otlpResou
 		err := walkArray(s.raw, s.line, "spans", func(raw json.RawMessage, line int64) error {
 			var sp tracepb.Span
 			if err := otlpJSONOpts.Unmarshal(raw, &sp); err != nil {
-				return lineErr(line, "bad span: %s", protoMsg(err))
+				return record.LineErr(line, "bad span: %s", protoMsg(err))
 			}
 			return o.span(&sp, res, &scope, line)
 		})

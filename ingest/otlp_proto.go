@@ -6,6 +6,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/rewind-dev/rewind/ingest/record"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 )
 
@@ -24,7 +25,7 @@ func (o *otlpRows) protoFile(data []byte) error {
 	for i, m := range msgs {
 		var td tracepb.TracesData
 		if err := proto.Unmarshal(m, &td); err != nil {
-			return lineErr(o.spans+1, "bad OTLP protobuf (message %d of %d): %v", i+1, len(msgs), err)
+			return record.LineErr(o.spans+1, "bad OTLP protobuf (message %d of %d): %v", i+1, len(msgs), err)
 		}
 		if err := o.protoTraces(&td); err != nil {
 			return err
@@ -38,7 +39,7 @@ func (o *otlpRows) protoTraces(td *tracepb.TracesData) error {
 		res := newOtlpResource(rs.GetResource())
 		legacy, err := legacyScopeSpans(rs)
 		if err != nil {
-			return lineErr(o.spans+1, "bad OTLP protobuf: %v", err)
+			return record.LineErr(o.spans+1, "bad OTLP protobuf: %v", err)
 		}
 		for _, ss := range append(rs.GetScopeSpans(), legacy...) {
 			for _, sp := range ss.GetSpans() {
@@ -96,7 +97,7 @@ func otlpMessages(data []byte) ([][]byte, error) {
 	if msgs, ok := splitFramed(data, protowire.ConsumeVarint); ok {
 		return msgs, nil
 	}
-	return nil, lineErr(0, "not OTLP protobuf: neither a TracesData message nor a stream of length-prefixed messages")
+	return nil, record.LineErr(0, "not OTLP protobuf: neither a TracesData message nor a stream of length-prefixed messages")
 }
 
 func splitFramed(data []byte, length func([]byte) (uint64, int)) ([][]byte, bool) {

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/rewind-dev/rewind/ingest/record"
 	"github.com/rewind-dev/rewind/internal/param"
 )
 
@@ -40,7 +41,7 @@ func checkParams(p map[string]string) error {
 		v := p[k]
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || !decimalText(v) || f < kp.min || f > kp.max || (kp.whole && f != math.Trunc(f)) {
-			return param.Errorf("set", "{set} %s=%s: want %s", k, truncate(v, 40), kp.want)
+			return param.Errorf("set", "{set} %s=%s: want %s", k, record.Truncate(v, 40), kp.want)
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
+	"github.com/rewind-dev/rewind/ingest/record"
 	"github.com/rewind-dev/rewind/internal/param"
 )
 
@@ -61,7 +62,7 @@ func refused(head []byte) error {
 // topKeys lists the members of the JSON object head starts with, as far as
 // head reaches (the head is cut at 64 KiB: a member it cuts ends the list).
 func topKeys(head []byte) map[string]bool {
-	t := jsonText(head)
+	t := record.JSONText(head)
 	if len(t) == 0 || t[0] != '{' {
 		return nil
 	}
@@ -142,7 +143,7 @@ func isStdouttrace(head []byte) bool {
 
 func csvHeaderIs(header string) func([]byte) bool {
 	return func(head []byte) bool {
-		return string(bytes.ReplaceAll(firstLine(head), []byte(`"`), nil)) == header
+		return string(bytes.ReplaceAll(record.FirstLine(head), []byte(`"`), nil)) == header
 	}
 }
 
@@ -150,7 +151,7 @@ func csvHeaderIs(header string) func([]byte) bool {
 // Type,Name,Request Count, 0.x with Method,Name,# requests; the history
 // file (read as locust) has a Timestamp first.
 func isLocustStats(head []byte) bool {
-	line := string(bytes.ReplaceAll(firstLine(head), []byte(`"`), nil))
+	line := string(bytes.ReplaceAll(record.FirstLine(head), []byte(`"`), nil))
 	for _, p := range []string{"Type,Name,Request Count,Failure Count,", "Method,Name,# requests,# failures,"} {
 		if len(line) >= len(p) && line[:len(p)] == p {
 			return true

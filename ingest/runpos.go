@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // run_pos is a request's 0-based position among the rows of its
@@ -23,7 +24,7 @@ import (
 // next ingest into it numbers its runs).
 
 // posSchema is stageSchema with run_pos: what insertRequests reads.
-var posSchema = arrow.NewSchema(append(stageSchema.Fields(), arrow.Field{Name: "run_pos", Type: arrow.PrimitiveTypes.Int64}), nil)
+var posSchema = arrow.NewSchema(append(record.Schema.Fields(), arrow.Field{Name: "run_pos", Type: arrow.PrimitiveTypes.Int64}), nil)
 
 type runKey struct{ experiment, run string }
 
@@ -92,14 +93,14 @@ func (p *positioner) key(exp, run, group *array.String, i int) runKey {
 }
 
 // wrap adds run_pos to each batch.
-func (p *positioner) wrap(in produce) produce {
+func (p *positioner) wrap(in record.Produce) record.Produce {
 	return func(ctx context.Context, emit func(arrow.RecordBatch) error) error {
 		return in(ctx, func(rb arrow.RecordBatch) error {
 			defer rb.Release()
-			exp := rb.Column(colExperiment).(*array.String)
-			run := rb.Column(colRun).(*array.String)
-			group := rb.Column(colGroup).(*array.String)
-			ord := rb.Column(colOrd).(*array.Int64)
+			exp := rb.Column(record.ColExperiment).(*array.String)
+			run := rb.Column(record.ColRun).(*array.String)
+			group := rb.Column(record.ColGroup).(*array.String)
+			ord := rb.Column(record.ColOrd).(*array.Int64)
 			b := array.NewInt64Builder(memory.DefaultAllocator)
 			defer b.Release()
 			b.Reserve(int(rb.NumRows()))
@@ -149,7 +150,7 @@ func (p *positioner) wrap(in produce) produce {
 			}
 			pos := b.NewArray()
 			defer pos.Release()
-			cols := make([]arrow.Array, 0, numStageCols+1)
+			cols := make([]arrow.Array, 0, record.NumCols+1)
 			for c := 0; c < int(rb.NumCols()); c++ {
 				cols = append(cols, rb.Column(c))
 			}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/rewind-dev/rewind/ingest/record"
 	"github.com/rewind-dev/rewind/internal/param"
 )
 
@@ -62,7 +63,7 @@ var durationKeys = []string{"duration", "latency", "elapsed", "took", "duration_
 // serviceLogRefusal refuses a slog or zap log, naming it, with the flags
 // that load it when its first line has a duration; nil for other files.
 func serviceLogRefusal(name string, head []byte) error {
-	line := firstLine(head)
+	line := record.FirstLine(head)
 	logger, tsExpr, first := serviceLog(line)
 	if logger == "" {
 		return nil
@@ -90,7 +91,7 @@ func serviceLogRefusal(name string, head []byte) error {
 			break
 		}
 	}
-	run := runName(strings.TrimSuffix(filepath.Base(name), filepath.Ext(name)))
+	run := record.RunName(strings.TrimSuffix(filepath.Base(name), filepath.Ext(name)))
 	return param.Errorf("from", "this is a Go %s log: each line's %s is when it was written, at the request's end, and %s a Go duration; "+
 		"load it with {from} ndjson {map} ts='%s' {map} latency_ms='%s'"+status+" {time-is} end {run} %s",
 		logger, map[string]string{"log/slog": "time", "zap": "ts"}[logger], dur, tsExpr, latency, run)

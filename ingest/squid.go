@@ -3,6 +3,8 @@ package ingest
 import (
 	"bytes"
 	"regexp"
+
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // FormatSquid names Squid's native access log (logformat squid:
@@ -48,13 +50,13 @@ func squidKind(line []byte) string {
 // refused before: refusals).
 func detectSquidFormat(kind string) func(string, []byte) bool {
 	return func(_ string, head []byte) bool {
-		line := firstLine(head)
+		line := record.FirstLine(head)
 		return len(line) > 0 && squidKind(line) == kind
 	}
 }
 
 func isAmbiguousSquid(head []byte) bool {
-	line := firstLine(head)
+	line := record.FirstLine(head)
 	return len(line) > 0 && line[0] >= '0' && line[0] <= '9' && squidKind(line) == "both"
 }
 
@@ -64,7 +66,7 @@ var squidFormats = map[string][2]string{
 	FormatTrafficServer: {"trafficserver", `%<cqtq> %<ttms> %<chi> %<crc>/%<pssc> %<psql> %<cqhm> %<cquc> %<caun> %<phr>/%<shn> %<psct>`},
 }
 
-func decodeSquidFormat(kind string) func(in *input, c *collector) (produce, error) {
+func decodeSquidFormat(kind string) func(in *input, c *collector) (record.Produce, error) {
 	f := squidFormats[kind]
 	return decodeCLF(f[0], f[1])
 }

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // jsonKey is a key of a JSON object, its first letter in group 1.
@@ -35,7 +37,7 @@ func TestInvalidTextEveryFormat(t *testing.T) {
 		seen[from] = true
 		t.Run(from, func(t *testing.T) {
 			// Envoy's text lines start with '[' too: JSON has keys and text values.
-			isJSON := len(jsonText(data)) > 0 && (jsonText(data)[0] == '{' || jsonText(data)[0] == '[') &&
+			isJSON := len(record.JSONText(data)) > 0 && (record.JSONText(data)[0] == '{' || record.JSONText(data)[0] == '[') &&
 				jsonKey.Match(data) && jsonValue.Match(data)
 			key := []int{0, 0, 0, 0}
 			if isJSON {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	json "github.com/goccy/go-json"
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // This file holds what the line-oriented server logs (haproxy, envoy-text,
@@ -93,7 +94,7 @@ func (a attrSet) flag(k string) { a[k] = json.RawMessage("true") }
 // 0.001048), which JSON keeps.
 func (a attrSet) raw(k, s string) { a[k] = json.RawMessage(s) }
 
-func (a attrSet) String() string { return compactObject(a) }
+func (a attrSet) String() string { return record.CompactObject(a) }
 
 // decimalNs reads a decimal number of seconds such as 0.000073 or -1 as
 // exact integer nanoseconds (at most 9 decimals), without going through a

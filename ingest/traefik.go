@@ -7,6 +7,7 @@ import (
 	"time"
 
 	json "github.com/goccy/go-json"
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // FormatTraefik names Traefik's JSON access log (accessLog.format: json),
@@ -23,48 +24,48 @@ const FormatTraefik = "traefik"
 // detectTraefik takes a first line that is a JSON object with StartUTC
 // and Duration or DownstreamStatus.
 func detectTraefik(_ string, head []byte) bool {
-	if !bytes.Contains(firstLine(head), []byte(`"StartUTC"`)) {
+	if !bytes.Contains(record.FirstLine(head), []byte(`"StartUTC"`)) {
 		return false // before parsing: most files are not Traefik's
 	}
-	m := firstObject(head)
+	m := record.FirstObject(head)
 	return m["StartUTC"] != nil && (m["Duration"] != nil || m["DownstreamStatus"] != nil)
 }
 
-func decodeTraefik(in *input, c *collector) (produce, error) {
-	run := runName(in.detectName())
-	return rows(func(ctx context.Context, add func(*row) error) error {
-		var r row
+func decodeTraefik(in *input, c *collector) (record.Produce, error) {
+	run := record.RunName(in.detectName())
+	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
+		var r record.Row
 		return textLines(ctx, in.reader(), func(line int64, b []byte) error {
 			if err := traefikLine(&r, line, bytes.TrimSpace(b)); err != nil {
 				return err
 			}
-			r.group = run
-			r.set(colGroup)
+			r.Group = run
+			r.Set(record.ColGroup)
 			return add(&r)
 		})
 	}), nil
 }
 
-func traefikLine(r *row, line int64, b []byte) error {
-	r.reset(line)
+func traefikLine(r *record.Row, line int64, b []byte) error {
+	r.Reset(line)
 	if b[0] != '{' {
-		return lineErr(line, "want a JSON object per line (Traefik's JSON access log), got %q", truncate(string(b), 20))
+		return record.LineErr(line, "want a JSON object per line (Traefik's JSON access log), got %q", record.Truncate(string(b), 20))
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(b, &m); err != nil {
-		return lineErr(line, "bad JSON: %s", jsonMsg(err))
+		return record.LineErr(line, "bad JSON: %s", jsonMsg(err))
 	}
 	if m == nil {
-		return lineErr(line, "want a JSON object, got null")
+		return record.LineErr(line, "want a JSON object, got null")
 	}
-	for _, step := range []func(*row, map[string]json.RawMessage) error{traefikStart, traefikDuration, traefikStatus} {
+	for _, step := range []func(*record.Row, map[string]json.RawMessage) error{traefikStart, traefikDuration, traefikStatus} {
 		if err := step(r, m); err != nil {
 			return err
 		}
 	}
 	if v := jsonVal(m["request_X-Request-Id"]); v.kind == 's' && v.s != "" && v.s != "-" {
-		r.reqText = v.s
-		r.set(colReqText)
+		r.ReqText = v.s
+		r.Set(record.ColReqText)
 		delete(m, "request_X-Request-Id")
 	}
 	for k, from := range map[string]string{"method": "RequestMethod", "path": "RequestPath"} {
@@ -72,28 +73,28 @@ func traefikLine(r *row, line int64, b []byte) error {
 			m[k] = v
 		}
 	}
-	r.attrs = compactObject(m)
-	r.set(colAttrs)
+	r.Attrs = record.CompactObject(m)
+	r.Set(record.ColAttrs)
 	return nil
 }
 
-func traefikStart(r *row, m map[string]json.RawMessage) error {
+func traefikStart(r *record.Row, m map[string]json.RawMessage) error {
 	v := jsonVal(m["StartUTC"])
 	if v.kind != 's' {
-		return fieldErr(r.line, "StartUTC", "want an RFC 3339 time, got %s", v.describe())
+		return record.FieldErr(r.Line, "StartUTC", "want an RFC 3339 time, got %s", v.describe())
 	}
 	t, err := time.Parse(time.RFC3339Nano, v.s)
 	if err != nil {
-		return fieldErr(r.line, "StartUTC", "want an RFC 3339 time such as 2024-08-25T04:34:37.306691884Z, got %q", v.s)
+		return record.FieldErr(r.Line, "StartUTC", "want an RFC 3339 time such as 2024-08-25T04:34:37.306691884Z, got %q", v.s)
 	}
-	r.tsUs = t.UnixMicro()
-	r.set(colTsUs)
+	r.TsUs = t.UnixMicro()
+	r.Set(record.ColTsUs)
 	delete(m, "StartUTC")
 	return nil
 }
 
 // traefikDuration reads Duration, integer nanoseconds (absent: no latency).
-func traefikDuration(r *row, m map[string]json.RawMessage) error {
+func traefikDuration(r *record.Row, m map[string]json.RawMessage) error {
 	raw, ok := m["Duration"]
 	if !ok {
 		return nil
@@ -101,22 +102,22 @@ func traefikDuration(r *row, m map[string]json.RawMessage) error {
 	v := jsonVal(raw)
 	ns, err := strconv.ParseInt(v.s, 10, 64)
 	if v.kind != 'n' || err != nil || ns < 0 {
-		return fieldErr(r.line, "Duration", "want integer nanoseconds, got %s", v.describe())
+		return record.FieldErr(r.Line, "Duration", "want integer nanoseconds, got %s", v.describe())
 	}
-	r.latency = float64(ns) / 1e6
-	r.set(colLatency)
+	r.Latency = float64(ns) / 1e6
+	r.Set(record.ColLatency)
 	delete(m, "Duration")
 	return nil
 }
 
-func traefikStatus(r *row, m map[string]json.RawMessage) error {
+func traefikStatus(r *record.Row, m map[string]json.RawMessage) error {
 	v := jsonVal(m["DownstreamStatus"])
 	n, err := strconv.ParseInt(v.s, 10, 32)
 	if v.kind != 'n' || err != nil || n < 0 || n > 999 {
-		return fieldErr(r.line, "DownstreamStatus", "want an HTTP status code, got %s", v.describe())
+		return record.FieldErr(r.Line, "DownstreamStatus", "want an HTTP status code, got %s", v.describe())
 	}
-	r.status = int32(n)
-	r.set(colStatus)
+	r.Status = int32(n)
+	r.Set(record.ColStatus)
 	delete(m, "DownstreamStatus")
 	return nil
 }

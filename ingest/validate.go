@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strconv"
 	"time"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // maxCount bounds a row's count (the requests a pre-binned row stands for):
@@ -22,7 +22,7 @@ const maxCount = 1_000_000_000_000
 // infinite numbers, negative latencies, counts outside 0..maxCount, statuses
 // outside 0..999, negative attempts and text that is not UTF-8. The error
 // names the row's line (for Parquet and Arrow, its 1-based row).
-func validated(p produce) produce {
+func validated(p record.Produce) record.Produce {
 	return func(ctx context.Context, emit func(arrow.RecordBatch) error) error {
 		return p(ctx, func(rb arrow.RecordBatch) error {
 			if err := validateBatch(rb); err != nil {
@@ -35,37 +35,37 @@ func validated(p produce) produce {
 }
 
 func validateBatch(rb arrow.RecordBatch) error {
-	lines := rb.Column(colLine).(*array.Int64)
-	fields := stageSchema.Fields()
-	for col := 0; col < numStageCols; col++ {
+	lines := rb.Column(record.ColLine).(*array.Int64)
+	fields := record.Schema.Fields()
+	for col := 0; col < record.NumCols; col++ {
 		name := fields[col].Name
 		var bad int
 		var msg string
 		switch a := rb.Column(col).(type) {
 		case *array.Float64:
-			bad, msg = firstBadFloat(a, col == colLatency)
+			bad, msg = firstBadFloat(a, col == record.ColLatency)
 		case *array.Int64:
 			switch col {
-			case colCount:
+			case record.ColCount:
 				bad, msg = firstOutOfRange(a.Len(), a.IsNull, func(i int) int64 { return a.Value(i) }, 0, maxCount)
-			case colTsUs:
+			case record.ColTsUs:
 				bad, msg = firstBadTime(a)
 			}
 		case *array.Int32:
 			switch col {
-			case colStatus:
+			case record.ColStatus:
 				bad, msg = firstOutOfRange(a.Len(), a.IsNull, func(i int) int64 { return int64(a.Value(i)) }, 0, 999)
-			case colAttempt:
+			case record.ColAttempt:
 				bad, msg = firstOutOfRange(a.Len(), a.IsNull, func(i int) int64 { return int64(a.Value(i)) }, 0, math.MaxInt32)
 			}
 		case *array.String:
 			bad, msg = firstBadUTF8(a)
 		}
 		if msg != "" {
-			if col == colTsUs {
+			if col == record.ColTsUs {
 				name = "ts"
 			}
-			return fieldErr(lines.Value(bad), name, "%s", msg)
+			return record.FieldErr(lines.Value(bad), name, "%s", msg)
 		}
 	}
 	return nil
@@ -82,11 +82,11 @@ func firstBadFloat(a *array.Float64, latency bool) (int, string) {
 		}
 		switch {
 		case math.IsNaN(v) || math.IsInf(v, 0):
-			return i, "not a number " + formatFloat(v)
+			return i, "not a number " + record.FormatFloat(v)
 		case math.Abs(v) > max:
-			return i, fmt.Sprintf("%s ms is out of range (want at most %g ms, %s)", formatFloat(v), max, span)
+			return i, fmt.Sprintf("%s ms is out of range (want at most %g ms, %s)", record.FormatFloat(v), max, span)
 		case latency && v < 0:
-			return i, "negative " + formatFloat(v)
+			return i, "negative " + record.FormatFloat(v)
 		}
 	}
 	return 0, ""
@@ -157,5 +157,3 @@ func isASCII(b []byte) bool {
 func outOfRange(v, lo, hi int64) string {
 	return fmt.Sprintf("out of range %d (want %d..%d)", v, lo, hi)
 }
-
-func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	json "github.com/goccy/go-json"
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // val is one field value as a file gave it: a JSON value with its kind, or a
@@ -47,59 +48,52 @@ func (v val) absent() bool { return v.kind == 'z' || (v.kind == 't' && v.s == ""
 func (v val) describe() string {
 	switch v.kind {
 	case 's', 't':
-		return fmt.Sprintf("%q", truncate(v.s, 40))
+		return fmt.Sprintf("%q", record.Truncate(v.s, 40))
 	case 'n':
-		return "number " + truncate(v.s, 40)
+		return "number " + record.Truncate(v.s, 40)
 	case 'b':
 		return "boolean " + v.s
 	case 'o':
-		return "object " + truncate(v.s, 40)
+		return "object " + record.Truncate(v.s, 40)
 	}
 	return "null"
 }
 
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
-
 // field setters: each parses one value into the row or explains why not.
-type setter func(r *row, v val) error
+type setter func(r *record.Row, v val) error
 
 var setters = map[string]setter{
-	"experiment":  stringField(colExperiment, func(r *row) *string { return &r.experiment }),
-	"run":         stringField(colRun, func(r *row) *string { return &r.run }),
-	"role":        stringField(colRole, func(r *row) *string { return &r.role }),
+	"experiment":  stringField(record.ColExperiment, func(r *record.Row) *string { return &r.Experiment }),
+	"run":         stringField(record.ColRun, func(r *record.Row) *string { return &r.Run }),
+	"role":        stringField(record.ColRole, func(r *record.Row) *string { return &r.Role }),
 	"outcome":     outcomeField,
-	"drop_reason": stringField(colDropReason, func(r *row) *string { return &r.reason }),
+	"drop_reason": stringField(record.ColDropReason, func(r *record.Row) *string { return &r.Reason }),
 	"req":         reqField,
-	"user_id":     idField(colUserID, func(r *row) *string { return &r.userID }),
-	"batch_id":    idField(colBatchID, func(r *row) *string { return &r.batchID }),
-	"client_id":   idField(colClientID, func(r *row) *string { return &r.clientID }),
-	"attempt":     intField(colAttempt, 0, math.MaxInt32, func(r *row, n int64) { r.attempt = int32(n) }),
-	"status":      intField(colStatus, 0, 999, func(r *row, n int64) { r.status = int32(n) }),
-	"count":       intField(colCount, 0, maxCount, func(r *row, n int64) { r.count = n }),
-	"t_ms":        floatField(colTMs, func(r *row) *float64 { return &r.tMs }),
-	"latency_ms":  floatField(colLatency, func(r *row) *float64 { return &r.latency }),
-	"tagged":      boolField(colTagged, func(r *row) *bool { return &r.tagged }),
-	"retried":     boolField(colRetried, func(r *row) *bool { return &r.retried }),
+	"user_id":     idField(record.ColUserID, func(r *record.Row) *string { return &r.UserID }),
+	"batch_id":    idField(record.ColBatchID, func(r *record.Row) *string { return &r.BatchID }),
+	"client_id":   idField(record.ColClientID, func(r *record.Row) *string { return &r.ClientID }),
+	"attempt":     intField(record.ColAttempt, 0, math.MaxInt32, func(r *record.Row, n int64) { r.Attempt = int32(n) }),
+	"status":      intField(record.ColStatus, 0, 999, func(r *record.Row, n int64) { r.Status = int32(n) }),
+	"count":       intField(record.ColCount, 0, maxCount, func(r *record.Row, n int64) { r.Count = n }),
+	"t_ms":        floatField(record.ColTMs, func(r *record.Row) *float64 { return &r.TMs }),
+	"latency_ms":  floatField(record.ColLatency, func(r *record.Row) *float64 { return &r.Latency }),
+	"tagged":      boolField(record.ColTagged, func(r *record.Row) *bool { return &r.Tagged }),
+	"retried":     boolField(record.ColRetried, func(r *record.Row) *bool { return &r.Retried }),
 	"ts":          tsField,
 }
 
-func stringField(col int, dst func(*row) *string) setter {
-	return func(r *row, v val) error {
+func stringField(col int, dst func(*record.Row) *string) setter {
+	return func(r *record.Row, v val) error {
 		if v.kind != 's' && v.kind != 't' {
 			return fmt.Errorf("want a string, got %s", v.describe())
 		}
 		*dst(r) = v.s
-		r.set(col)
+		r.Set(col)
 		return nil
 	}
 }
 
-func outcomeField(r *row, v val) error {
+func outcomeField(r *record.Row, v val) error {
 	if v.kind != 's' && v.kind != 't' {
 		return fmt.Errorf("want a string such as \"ok\" or \"error\", got %s", v.describe())
 	}
@@ -107,33 +101,33 @@ func outcomeField(r *row, v val) error {
 	if o == "" {
 		return fmt.Errorf("empty outcome")
 	}
-	r.outcome = o
-	r.set(colOutcome)
+	r.Outcome = o
+	r.Set(record.ColOutcome)
 	return nil
 }
 
 // reqField takes an integer, or text: integer text becomes the number, other
 // text is kept in req_text and numbered later.
-func reqField(r *row, v val) error {
+func reqField(r *record.Row, v val) error {
 	switch v.kind {
 	case 'n', 's', 't':
 		if n, err := strconv.ParseInt(strings.TrimSpace(v.s), 10, 64); err == nil {
-			r.req = n
-			r.set(colReq)
+			r.Req = n
+			r.Set(record.ColReq)
 			return nil
 		}
 		if v.kind == 'n' {
 			return fmt.Errorf("want an integer or a string id, got %s", v.describe())
 		}
-		r.reqText = v.s
-		r.set(colReqText)
+		r.ReqText = v.s
+		r.Set(record.ColReqText)
 		return nil
 	}
 	return fmt.Errorf("want an integer or a string id, got %s", v.describe())
 }
 
-func idField(col int, dst func(*row) *string) setter {
-	return func(r *row, v val) error {
+func idField(col int, dst func(*record.Row) *string) setter {
+	return func(r *record.Row, v val) error {
 		switch v.kind {
 		case 's', 't':
 			*dst(r) = v.s
@@ -145,13 +139,13 @@ func idField(col int, dst func(*row) *string) setter {
 		default:
 			return fmt.Errorf("want an integer or a string id, got %s", v.describe())
 		}
-		r.set(col)
+		r.Set(col)
 		return nil
 	}
 }
 
-func intField(col int, lo, hi int64, set func(*row, int64)) setter {
-	return func(r *row, v val) error {
+func intField(col int, lo, hi int64, set func(*record.Row, int64)) setter {
+	return func(r *record.Row, v val) error {
 		if v.kind != 'n' && v.kind != 't' {
 			return fmt.Errorf("want an integer, got %s", v.describe())
 		}
@@ -163,29 +157,29 @@ func intField(col int, lo, hi int64, set func(*row, int64)) setter {
 			return errors.New(outOfRange(n, lo, hi))
 		}
 		set(r, n)
-		r.set(col)
+		r.Set(col)
 		return nil
 	}
 }
 
-func floatField(col int, dst func(*row) *float64) setter {
-	return func(r *row, v val) error {
+func floatField(col int, dst func(*record.Row) *float64) setter {
+	return func(r *record.Row, v val) error {
 		if v.kind != 'n' && v.kind != 't' {
 			return fmt.Errorf("not a number %s", v.describe())
 		}
 		t := strings.TrimSpace(v.s)
 		f, err := strconv.ParseFloat(t, 64)
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || !decimalText(t) {
-			return fmt.Errorf("not a number %q", truncate(v.s, 40))
+			return fmt.Errorf("not a number %q", record.Truncate(v.s, 40))
 		}
 		*dst(r) = f
-		r.set(col)
+		r.Set(col)
 		return nil
 	}
 }
 
-func boolField(col int, dst func(*row) *bool) setter {
-	return func(r *row, v val) error {
+func boolField(col int, dst func(*record.Row) *bool) setter {
+	return func(r *record.Row, v val) error {
 		switch {
 		case v.kind == 'b' || v.kind == 't' && (v.s == "true" || v.s == "false"):
 			*dst(r) = v.s == "true"
@@ -194,12 +188,12 @@ func boolField(col int, dst func(*row) *bool) setter {
 		default:
 			return fmt.Errorf("want true or false, got %s", v.describe())
 		}
-		r.set(col)
+		r.Set(col)
 		return nil
 	}
 }
 
-func tsField(r *row, v val) error {
+func tsField(r *record.Row, v val) error {
 	if v.kind != 's' && v.kind != 't' {
 		return fmt.Errorf("want an RFC 3339 time, got %s", v.describe())
 	}
@@ -207,14 +201,14 @@ func tsField(r *row, v val) error {
 	if err != nil {
 		return fmt.Errorf("want an RFC 3339 time such as 2026-01-02T15:04:05.123Z, got %q", v.s)
 	}
-	r.tsUs = t.UnixMicro()
-	r.set(colTsUs)
+	r.TsUs = t.UnixMicro()
+	r.Set(record.ColTsUs)
 	return nil
 }
 
 // setField applies the setter for a known column; ok is false for a column
 // the schema does not name (its value goes to attrs).
-func setField(r *row, name string, v val) (ok bool, err error) {
+func setField(r *record.Row, name string, v val) (ok bool, err error) {
 	s, known := setters[name]
 	if !known {
 		return false, nil
@@ -224,12 +218,12 @@ func setField(r *row, name string, v val) (ok bool, err error) {
 
 // applySetter sets field name of r with s, the field's setter; an absent
 // value sets nothing.
-func applySetter(r *row, name string, s setter, v val) error {
+func applySetter(r *record.Row, name string, s setter, v val) error {
 	if v.absent() {
 		return nil
 	}
 	if err := s(r, v); err != nil {
-		return fieldErr(r.line, name, "%s", err.Error())
+		return record.FieldErr(r.Line, name, "%s", err.Error())
 	}
 	return nil
 }
@@ -241,7 +235,7 @@ func compactRaw(m map[string][]byte) string {
 	for k, v := range m {
 		obj[k] = v
 	}
-	return compactObject(obj)
+	return record.CompactObject(obj)
 }
 
 // paramsJSON renders --set key=value pairs as a JSON object; a value that is
@@ -256,7 +250,7 @@ func paramsJSON(p map[string]string) string {
 			obj[k] = b
 		}
 	}
-	return compactObject(obj)
+	return record.CompactObject(obj)
 }
 
 // decimalText reports whether s is a number in decimal digits, as JSON

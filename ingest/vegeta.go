@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
+	"github.com/rewind-dev/rewind/ingest/record"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 )
 
@@ -49,10 +50,10 @@ func detectVegeta(name string, head []byte) bool { return vegetaEncoding(head) !
 // output), or "" when head is none of them. Like vegeta's DecoderFor, the
 // binary encoding is recognised by decoding its first record.
 func vegetaEncoding(head []byte) string {
-	switch text := jsonText(head); {
-	case isVegetaJSON(firstLine(text)):
+	switch text := record.JSONText(head); {
+	case isVegetaJSON(record.FirstLine(text)):
 		return "json"
-	case isVegetaCSV(firstLine(text)):
+	case isVegetaCSV(record.FirstLine(text)):
 		return "csv"
 	case isVegetaGob(head):
 		return "gob"
@@ -120,7 +121,7 @@ func isVegetaGob(head []byte) bool {
 }
 
 // decodeVegeta decodes a vegeta file into canonical rows.
-func decodeVegeta(in *input, c *collector) (produce, error) {
+func decodeVegeta(in *input, c *collector) (record.Produce, error) {
 	var each func(v *vegetaDec, rd io.Reader) error
 	switch vegetaEncoding(in.head) {
 	case "json":
@@ -133,24 +134,24 @@ func decodeVegeta(in *input, c *collector) (produce, error) {
 		// Named with --from: binary content is read as vegeta's binary
 		// encoding, so that its first bad record is the one reported.
 		if looksText(in.head) {
-			return nil, lineErr(0, "not Vegeta results: want the binary output of vegeta attack, vegeta encode --to json, or vegeta encode --to csv")
+			return nil, record.LineErr(0, "not Vegeta results: want the binary output of vegeta attack, vegeta encode --to json, or vegeta encode --to csv")
 		}
 		each = (*vegetaDec).fromGob
 	}
 	if vegetaEncoding(in.head) != "json" && vegetaEncoding(in.head) != "csv" {
 		in.unlined() // gob messages are not lines; gobFrames bounds them
 	}
-	return rows(func(ctx context.Context, add func(*row) error) error {
-		return each(&vegetaDec{ctx: ctx, add: add, file: runName(in.detectName()), maxRecord: in.guard.max}, in.reader())
+	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
+		return each(&vegetaDec{ctx: ctx, add: add, file: record.RunName(in.detectName()), maxRecord: in.guard.max}, in.reader())
 	}), nil
 }
 
 // vegetaDec turns decoded results into rows.
 type vegetaDec struct {
 	ctx  context.Context
-	add  func(*row) error
+	add  func(*record.Row) error
 	file string // the run of results without an attack name: the file's
-	r    row
+	r    record.Row
 	// maxRecord caps a CSV record
 	maxRecord int64
 }
@@ -174,34 +175,34 @@ func decodeResult(dec vegeta.Decoder, res *vegeta.Result) (err error) {
 
 // vegetaRow fills r from one decoded result; group is the run of a
 // result whose attack has no name.
-func vegetaRow(r *row, line int64, res *vegeta.Result, group string) error {
-	r.reset(line)
+func vegetaRow(r *record.Row, line int64, res *vegeta.Result, group string) error {
+	r.Reset(line)
 	if res.Timestamp.IsZero() {
-		return fieldErr(line, "timestamp", "missing")
+		return record.FieldErr(line, "timestamp", "missing")
 	}
 	if y := res.Timestamp.Year(); y < 1 || y > 9999 {
-		return fieldErr(line, "timestamp", "out of range %s", res.Timestamp)
+		return record.FieldErr(line, "timestamp", "out of range %s", res.Timestamp)
 	}
 	if res.Seq > math.MaxInt64 {
-		return fieldErr(line, "seq", "out of range %d", res.Seq)
+		return record.FieldErr(line, "seq", "out of range %d", res.Seq)
 	}
-	r.req, r.tsUs = int64(res.Seq), res.Timestamp.UnixMicro()
-	r.latency, r.status = float64(res.Latency)/1e6, int32(res.Code)
-	r.outcome = "error"
+	r.Req, r.TsUs = int64(res.Seq), res.Timestamp.UnixMicro()
+	r.Latency, r.Status = float64(res.Latency)/1e6, int32(res.Code)
+	r.Outcome = "error"
 	if res.Code >= 200 && res.Code < 400 {
-		r.outcome = "ok"
+		r.Outcome = "ok"
 	}
-	r.set(colReq)
-	r.set(colTsUs)
-	r.set(colLatency)
-	r.set(colStatus)
-	r.set(colOutcome)
-	if r.group = res.Attack; r.group == "" {
-		r.group = group
+	r.Set(record.ColReq)
+	r.Set(record.ColTsUs)
+	r.Set(record.ColLatency)
+	r.Set(record.ColStatus)
+	r.Set(record.ColOutcome)
+	if r.Group = res.Attack; r.Group == "" {
+		r.Group = group
 	}
-	r.set(colGroup)
-	r.attrs = string(vegetaAttrs(nil, res))
-	r.set(colAttrs)
+	r.Set(record.ColGroup)
+	r.Attrs = string(vegetaAttrs(nil, res))
+	r.Set(record.ColAttrs)
 	return nil
 }
 
@@ -232,7 +233,7 @@ func (v *vegetaDec) fromGob(rd io.Reader) error {
 			err = errors.New("the record ends before its values do")
 		}
 		if err != nil {
-			return lineErr(n, "bad Vegeta binary record: %v", err)
+			return record.LineErr(n, "bad Vegeta binary record: %v", err)
 		}
 		if err := v.emit(n, res); err != nil {
 			return err
@@ -272,7 +273,7 @@ func (v *vegetaDec) fromJSON(rd io.Reader) error {
 func vegetaJSONErr(b []byte, line int64, err error) error {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(b, &m) != nil || m == nil {
-		return lineErr(line, "bad JSON: %v", err)
+		return record.LineErr(line, "bad JSON: %v", err)
 	}
 	for _, k := range vegetaCSVColumns {
 		raw, ok := m[k]
@@ -282,10 +283,10 @@ func vegetaJSONErr(b []byte, line int64, err error) error {
 		one, _ := json.Marshal(map[string]json.RawMessage{k: raw})
 		dec := vegeta.NewJSONDecoder(bytes.NewReader(append(one, '\n')))
 		if decodeResult(dec, newResult()) != nil {
-			return fieldErr(line, k, "want %s, got %s", vegetaWants[k], truncate(string(raw), 40))
+			return record.FieldErr(line, k, "want %s, got %s", vegetaWants[k], record.Truncate(string(raw), 40))
 		}
 	}
-	return lineErr(line, "bad Vegeta JSON result: %v", err)
+	return record.LineErr(line, "bad Vegeta JSON result: %v", err)
 }
 
 // fromCSV decodes vegeta encode --to csv. Records are split here, so
@@ -310,7 +311,7 @@ func (v *vegetaDec) fromCSV(rd io.Reader) error {
 		l, _ := cr.FieldPos(0)
 		line := int64(l)
 		if len(rec) != len(vegetaCSVColumns) {
-			return lineErr(line, "want Vegeta's %d CSV columns (%s), got %d", len(vegetaCSVColumns), strings.Join(vegetaCSVColumns[:], ","), len(rec))
+			return record.LineErr(line, "want Vegeta's %d CSV columns (%s), got %d", len(vegetaCSVColumns), strings.Join(vegetaCSVColumns[:], ","), len(rec))
 		}
 		out.Reset()
 		_ = w.Write(rec)
@@ -338,10 +339,10 @@ func vegetaCSVErr(rec []string, line int64, err error) error {
 		w.Flush()
 		if decodeResult(vegeta.NewCSVDecoder(&b), newResult()) != nil {
 			k := vegetaCSVColumns[i]
-			return fieldErr(line, k, "want %s, got %q", vegetaWants[k], truncate(rec[i], 40))
+			return record.FieldErr(line, k, "want %s, got %q", vegetaWants[k], record.Truncate(rec[i], 40))
 		}
 	}
-	return lineErr(line, "bad Vegeta CSV record: %v", err)
+	return record.LineErr(line, "bad Vegeta CSV record: %v", err)
 }
 
 // vegetaFeed hands a decoder one line (or record) at a time: the decoder

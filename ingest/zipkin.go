@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rewind-dev/rewind/ingest/record"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 )
@@ -22,7 +23,7 @@ import (
 const FormatZipkin = "zipkin"
 
 func detectZipkin(_ string, head []byte) bool {
-	t := jsonText(head)
+	t := record.JSONText(head)
 	for len(t) > 0 && t[0] == '[' { // a span array, or /api/v2/traces' array of them
 		t = bytes.TrimLeft(t[1:], " \t\r\n")
 	}
@@ -30,7 +31,7 @@ func detectZipkin(_ string, head []byte) bool {
 	return k["traceId"] && k["id"]
 }
 
-func decodeZipkin(in *input, c *collector) (produce, error) {
+func decodeZipkin(in *input, c *collector) (record.Produce, error) {
 	return decodeTraceDoc(in, (*otlpRows).zipkinValue)
 }
 
@@ -75,14 +76,14 @@ var zipkinKinds = map[string]tracepb.Span_SpanKind{"SERVER": tracepb.Span_SPAN_K
 
 func (o *otlpRows) zipkinSpan(raw json.RawMessage, line int64) error {
 	if v := jsonVal(raw); v.kind != 'o' {
-		return lineErr(line, "want a Zipkin span object, got %s", v.describe())
+		return record.LineErr(line, "want a Zipkin span object, got %s", v.describe())
 	}
 	var s zipkinSpanDoc
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return lineErr(line, "bad span: %s", jsonMsg(err))
+		return record.LineErr(line, "bad span: %s", jsonMsg(err))
 	}
 	if s.TraceID == "" || s.ID == "" {
-		return fieldErr(line, map[bool]string{true: "traceId", false: "id"}[s.TraceID == ""], "missing")
+		return record.FieldErr(line, map[bool]string{true: "traceId", false: "id"}[s.TraceID == ""], "missing")
 	}
 	sp := &tracepb.Span{Name: s.Name, Kind: zipkinKinds[strings.ToUpper(s.Kind)], Status: &tracepb.Status{}}
 	start, dur, err := spanMicros(s.Timestamp, s.Duration, line, "timestamp")

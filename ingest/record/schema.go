@@ -1,30 +1,13 @@
-// Package ingest loads request logs into rewind's DuckDB file, opened by
-// store (which creates the tables: queries/schema.sql).
-//
-// Every supported format (the chaos seed's gunluk.json, canonical NDJSON, JSON
-// arrays, CSV, Parquet and Arrow IPC) is decoded into Arrow record batches of
-// one staging schema and inserted through DuckDB's Arrow scan, inside one
-// transaction per ingest. A file is validated while it is decoded; the first
-// bad value aborts the transaction with an error naming file:line:field, so
-// the database is left exactly as it was.
-//
-// Tables (see the README for the full column list):
-//
-//	requests     one row per attempt, the canonical request log
-//	events       side table: replica states, restarts and other non-attempt rows
-//	runs         one row per (experiment, run) with its stored parameters
-//	experiments  one row per experiment with its stored parameters
-//	files        one row per ingested file, keyed by content hash (re-ingest is a no-op)
-package ingest
+package record
 
 import (
 	"github.com/apache/arrow-go/v18/arrow"
 )
 
-// stageSchema is the Arrow schema of the request batches a decoder produces.
+// Schema is the Arrow schema of the request batches a decoder produces.
 // Nullable everywhere: defaults (run, role, attempt, count, ...) are filled in
 // SQL at insert time, so decoders only record what the file says.
-var stageSchema = arrow.NewSchema([]arrow.Field{
+var Schema = arrow.NewSchema([]arrow.Field{
 	{Name: "line", Type: arrow.PrimitiveTypes.Int64},
 	{Name: "experiment", Type: arrow.BinaryTypes.String, Nullable: true},
 	{Name: "run", Type: arrow.BinaryTypes.String, Nullable: true},
@@ -51,27 +34,27 @@ var stageSchema = arrow.NewSchema([]arrow.Field{
 
 // Column indexes into stageSchema.
 const (
-	colLine = iota
-	colExperiment
-	colRun
-	colRole
-	colReq
-	colReqText
-	colAttempt
-	colTMs
-	colTsUs
-	colLatency
-	colOutcome
-	colStatus
-	colTagged
-	colUserID
-	colBatchID
-	colClientID
-	colRetried
-	colDropReason
-	colCount
-	colAttrs
-	colGroup // the tool's own grouping (k6 scenario, Vegeta attack): the run unless --experiment makes each file a run
-	colOrd   // position in the file: the order of rows, since one line may hold many
-	numStageCols
+	ColLine = iota
+	ColExperiment
+	ColRun
+	ColRole
+	ColReq
+	ColReqText
+	ColAttempt
+	ColTMs
+	ColTsUs
+	ColLatency
+	ColOutcome
+	ColStatus
+	ColTagged
+	ColUserID
+	ColBatchID
+	ColClientID
+	ColRetried
+	ColDropReason
+	ColCount
+	ColAttrs
+	ColGroup // the tool's own grouping (k6 scenario, Vegeta attack): the run unless --experiment makes each file a run
+	ColOrd   // position in the file: the order of rows, since one line may hold many
+	NumCols
 )
