@@ -35,9 +35,9 @@ func detectAB(_ string, head []byte) bool {
 }
 
 func decodeAB(in *input, c *collector) (record.Produce, error) {
-	run := record.RunName(in.detectName())
+	run := record.RunName(in.DetectName())
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
-		cr, rc := cappedCSV(in.reader(), in.guard.max, '\t')
+		cr, rc := cappedCSV(in.Reader(), in.guard.max, '\t')
 		cr.FieldsPerRecord, cr.LazyQuotes, cr.ReuseRecord = len(abColumns), true, true
 		rc.header(abColumns)
 		header, err := cr.Read()

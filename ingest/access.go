@@ -71,11 +71,11 @@ func hasAny(m map[string]json.RawMessage, keys []string) bool {
 }
 
 func decodeAccess(in *input, c *collector) (record.Produce, error) {
-	run := record.RunName(in.detectName())
+	run := record.RunName(in.DetectName())
 	mapped := in.mapRaw
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		var r record.Row
-		return textLines(ctx, in.reader(), func(line int64, b []byte) error {
+		return textLines(ctx, in.Reader(), func(line int64, b []byte) error {
 			if err := accessLine(&r, bytes.TrimSpace(b), line, run, mapped); err != nil {
 				return err
 			}

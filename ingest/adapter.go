@@ -27,6 +27,15 @@ type format struct {
 	decode func(in *input, c *collector) (record.Produce, error)
 }
 
+// Name, About, Detect and Decode make a format of this package a
+// record.Format, until it moves to a package of its own.
+func (f format) Name() string                         { return f.name }
+func (f format) About() string                        { return f.about }
+func (f format) Detect(name string, head []byte) bool { return f.detect(name, head) }
+func (f format) Decode(in record.Input, out record.Sink) (record.Produce, error) {
+	return f.decode(in.(*input), out.(*collector))
+}
+
 // What an adapter may use. An adapter is one file holding its Format name
 // constant, its detect and its decode; of the rest of the package it is
 // meant to use the names below (and what they return), and a new format
@@ -66,46 +75,11 @@ type format struct {
 //   - detection: jsonText, firstLine, firstObject, magic, hasExt (below);
 //   - runName (below): the run a file stands for when it names none.
 
-// formats is in detection order: the first whose detect says yes is taken.
-// Specific formats come before the generic ones that would also match.
-var formats = []format{
-	{name: FormatParquet, about: "Apache Parquet", detect: record.Magic("PAR1"), decode: decodeTypedInput(FormatParquet)},
-	{name: FormatArrow, about: "Arrow IPC file or stream (.arrow, .feather, .arrows)", detect: detectArrow, decode: decodeTypedInput(FormatArrow)},
-	{name: FormatOTLP, about: "OpenTelemetry traces: OTLP/JSON (resourceSpans) or OTLP protobuf", detect: detectOtlp, decode: decodeOtlp},
-	{name: FormatJaeger, about: "Jaeger JSON traces: the UI's Download JSON or the query API ({\"data\": [trace]}), or one trace", detect: detectJaeger, decode: decodeJaeger},
-	{name: FormatZipkin, about: "Zipkin v2 JSON spans (an array of spans, as /api/v2/trace returns)", detect: detectZipkin, decode: decodeZipkin},
-	{name: FormatHAR, about: "HAR 1.2 (browser network export)", detect: detectHar, decode: decodeHar},
-	{name: FormatChaosToolkit, about: "Chaos Toolkit journal.json (actions and probes become events)", detect: detectChaostoolkit, decode: decodeChaostoolkit},
-	{name: FormatGunluk, about: "the chaos seed's gunluk.json", detect: detectGunluk, decode: wholeDoc(decodeGunluk)},
-	{name: FormatK6, about: "k6 run --out json (NDJSON of Metric/Point records)", detect: detectK6, decode: decodeK6},
-	{name: FormatVegeta, about: "Vegeta results: binary (vegeta attack), vegeta encode --to json, or its 12-column CSV", detect: detectVegeta, decode: decodeVegeta},
-	{name: FormatCaddy, about: "Caddy 2 JSON access log (format json: ts and duration in seconds, request{})", detect: detectCaddy, decode: decodeCaddy},
-	{name: FormatEnvoyText, about: "Envoy's default text access log, and Istio's text defaults", detect: detectEnvoyText, decode: decodeEnvoyText},
-	{name: FormatTraefik, about: "Traefik's JSON access log", detect: detectTraefik, decode: decodeTraefik},
-	{name: FormatGCPLB, about: "Google Cloud HTTP(S) Load Balancer request logs (LogEntry NDJSON or a gcloud JSON array)", detect: detectGCPLB, decode: decodeGCPLB},
-	{name: FormatAccess, about: "JSON access logs (Envoy default JSON, nginx log_format escape=json)", detect: detectAccess, decode: decodeAccess},
-	{name: FormatSquid, about: "Squid's native access log (logformat squid)", detect: detectSquidFormat(FormatSquid), decode: decodeSquidFormat(FormatSquid)},
-	{name: FormatTrafficServer, about: "Apache Traffic Server's squid-format access log", detect: detectSquidFormat(FormatTrafficServer), decode: decodeSquidFormat(FormatTrafficServer)},
-	{name: FormatCLF, about: "text access logs: NCSA common, combined, vhost_combined (nginx, Apache, Traefik) with their timing fields, or any layout given with {log-format}", detect: detectCLF, decode: decodeCLF("", "")},
-	{name: FormatJSON, about: "a JSON array of canonical records", detect: detectJSONArray, decode: wholeDoc(decodeJSONArray)},
-	{name: FormatNDJSON, about: "canonical NDJSON, one record per line (.ndjson, .jsonl)", detect: detectNDJSON, decode: decodeNDJSONInput},
-	{name: FormatK6CSV, about: "k6 run --out csv", detect: detectK6csv, decode: decodeK6csv},
-	{name: FormatJMeter, about: "JMeter .jtl results, CSV with a header or XML", detect: detectJmeter, decode: decodeJmeter},
-	{name: FormatLocust, about: "Locust *_stats_history.csv (pre-binned per-second counts)", detect: detectLocust, decode: decodeLocust},
-	{name: FormatGatling, about: "Gatling 3.x text simulation.log", detect: detectGatling, decode: decodeGatling},
-	{name: FormatAB, about: "Apache Bench ab -g FILE (per-request TSV)", detect: detectAB, decode: decodeAB},
-	{name: FormatAWSALB, about: "AWS Application Load Balancer access logs", detect: detectAWSALB, decode: decodeAWSALB},
-	{name: FormatAWSELB, about: "AWS Classic Load Balancer access logs", detect: detectAWSELB, decode: decodeAWSELB},
-	{name: FormatCloudFront, about: "Amazon CloudFront standard access logs (W3C, tab-separated)", detect: detectCloudFront, decode: decodeCloudFront},
-	{name: FormatHAProxy, about: "HAProxy option httplog lines, raw or behind an RFC 3164/5424 syslog prefix", detect: detectHaproxy, decode: decodeHaproxy},
-	{name: FormatCSV, about: "CSV with a header row of canonical column names", detect: detectCSV, decode: decodeCSVInput},
-}
-
 // Formats lists the accepted --from values, in detection order.
 var Formats = func() []string {
 	out := make([]string, len(formats))
 	for i, f := range formats {
-		out[i] = f.name
+		out[i] = f.Name()
 	}
 	return out
 }()
@@ -115,45 +89,48 @@ var Formats = func() []string {
 func FormatTable(name func(param string) string) [][2]string {
 	out := make([][2]string, len(formats))
 	for i, f := range formats {
-		out[i] = [2]string{f.name, param.Textf(f.about).Say(name)}
+		out[i] = [2]string{f.Name(), param.Textf(f.About()).Say(name)}
 	}
 	return out
 }
 
-func formatNamed(name string) (format, bool) {
+func formatNamed(name string) (record.Format, bool) {
 	for _, f := range formats {
-		if f.name == name {
+		if f.Name() == name {
 			return f, true
 		}
 	}
-	return format{}, false
+	return nil, false
 }
 
 // Detect names the format of a file from its first bytes and its name.
 func Detect(path string, head []byte) (string, error) {
 	f, err := detectFormat(path, head)
-	return f.name, err
+	if err != nil {
+		return "", err
+	}
+	return f.Name(), nil
 }
 
-func detectFormat(path string, head []byte) (format, error) {
+func detectFormat(path string, head []byte) (record.Format, error) {
 	if err := refused(head); err != nil {
-		return format{}, err
+		return nil, err
 	}
 	if err := serviceLogRefusal(path, head); err != nil {
-		return format{}, err
+		return nil, err
 	}
 	for _, f := range formats {
-		if f.detect(path, head) {
+		if f.Detect(path, head) {
 			return f, nil
 		}
 	}
-	return format{}, param.Errorf("from", "unknown format (want one of %s; name it with {from})", strings.Join(Formats, ", "))
+	return nil, param.Errorf("from", "unknown format (want one of %s; name it with {from})", strings.Join(Formats, ", "))
 }
 
 // wholeDoc adapts a decoder of a whole in-memory document.
 func wholeDoc(dec func(data []byte, c *collector) record.Produce) func(*input, *collector) (record.Produce, error) {
 	return func(in *input, c *collector) (record.Produce, error) {
-		data, err := in.all()
+		data, err := in.All()
 		if err != nil {
 			return nil, err
 		}
@@ -163,7 +140,7 @@ func wholeDoc(dec func(data []byte, c *collector) record.Produce) func(*input, *
 
 func decodeTypedInput(kind string) func(*input, *collector) (record.Produce, error) {
 	return func(in *input, c *collector) (record.Produce, error) {
-		ra, size, err := in.readerAt()
+		ra, size, err := in.ReaderAt()
 		if err != nil {
 			return nil, err
 		}

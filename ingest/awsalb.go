@@ -51,10 +51,10 @@ func decodeAWSALB(in *input, c *collector) (record.Produce, error) {
 
 // lbDecode runs a load balancer's line decoder over the file's lines.
 func lbDecode(in *input, line func(r *record.Row, line int64, b []byte) error) record.Produce {
-	run := record.RunName(in.detectName())
+	run := record.RunName(in.DetectName())
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		var r record.Row
-		return textLines(ctx, in.reader(), func(n int64, b []byte) error {
+		return textLines(ctx, in.Reader(), func(n int64, b []byte) error {
 			if err := line(&r, n, b); err != nil {
 				return err
 			}

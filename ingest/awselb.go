@@ -41,10 +41,10 @@ func detectAWSELB(_ string, head []byte) bool {
 }
 
 func decodeAWSELB(in *input, c *collector) (record.Produce, error) {
-	run := record.RunName(in.detectName())
+	run := record.RunName(in.DetectName())
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		var r record.Row
-		return textLines(ctx, in.reader(), func(n int64, b []byte) error {
+		return textLines(ctx, in.Reader(), func(n int64, b []byte) error {
 			isReq, err := elbLine(&r, c, n, b, run)
 			if err != nil || !isReq {
 				return err
@@ -85,7 +85,7 @@ func elbLine(r *record.Row, c *collector, line int64, b []byte, run string) (boo
 		delete(a, "method")
 		delete(a, "path")
 		delete(a, "protocol")
-		c.add(event{line: line, run: run, typ: "aws-elb.connection", subject: nilDash(f["backend"]), tsUs: ts, hasTs: true, attrs: a.String()})
+		c.Event(record.Event{Line: line, Run: run, Type: "aws-elb.connection", Subject: nilDash(f["backend"]), TsUs: ts, HasTs: true, Attrs: a.String()})
 		return false, nil
 	}
 	r.TsUs = ts

@@ -43,10 +43,10 @@ func detectCaddy(name string, head []byte) bool {
 }
 
 func decodeCaddy(in *input, c *collector) (record.Produce, error) {
-	run := record.RunName(in.detectName())
+	run := record.RunName(in.DetectName())
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		var r record.Row
-		return textLines(ctx, in.reader(), func(line int64, b []byte) error {
+		return textLines(ctx, in.Reader(), func(line int64, b []byte) error {
 			isReq, err := caddyLine(&r, bytes.TrimSpace(b), line, run, c)
 			if err != nil || !isReq {
 				return err
@@ -76,8 +76,8 @@ func caddyLine(r *record.Row, b []byte, line int64, run string, c *collector) (b
 	}
 	req, hasReq := m["request"]
 	if !hasReq {
-		c.add(event{line: line, run: run, typ: "caddy.log", subject: jsonVal(m["logger"]).s, state: jsonVal(m["msg"]).s,
-			tsUs: endUs, hasTs: true, attrs: record.CompactObject(m)})
+		c.Event(record.Event{Line: line, Run: run, Type: "caddy.log", Subject: jsonVal(m["logger"]).s, State: jsonVal(m["msg"]).s,
+			TsUs: endUs, HasTs: true, Attrs: record.CompactObject(m)})
 		return false, nil
 	}
 	var reqFields map[string]json.RawMessage

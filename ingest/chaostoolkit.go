@@ -47,7 +47,7 @@ func detectChaostoolkit(name string, head []byte) bool {
 }
 
 func decodeChaostoolkit(in *input, c *collector) (record.Produce, error) {
-	data, err := in.all()
+	data, err := in.All()
 	if err != nil {
 		return nil, err
 	}
@@ -137,11 +137,11 @@ func (j *ctkJournal) experiment(raw json.RawMessage, line int64) error {
 // experimentBounds adds the experiment's start and end as events.
 func (j *ctkJournal) experimentBounds() error {
 	for _, b := range j.bounds {
-		ev := event{line: b.at.line, typ: "experiment_" + b.key, subject: j.title, state: j.status}
+		ev := record.Event{Line: b.at.line, Type: "experiment_" + b.key, Subject: j.title, State: j.status}
 		if err := ctkTime(&ev, b.at.raw, b.key); err != nil {
 			return err
 		}
-		j.c.add(ev)
+		j.c.Event(ev)
 	}
 	return nil
 }
@@ -250,7 +250,7 @@ func (j *ctkJournal) activityEvents(res *ctkResult, phase string, index, iterati
 		extra  map[string]json.RawMessage
 	}{{"_start", res.start, map[string]json.RawMessage{"activity": json.RawMessage(record.CompactObject(res.def))}},
 		{"_end", res.end, res.rest}} {
-		ev := event{line: side.at.line, typ: kind + side.suffix, subject: name, state: res.status}
+		ev := record.Event{Line: side.at.line, Type: kind + side.suffix, Subject: name, State: res.status}
 		if err := ctkTime(&ev, side.at.raw, strings.TrimPrefix(side.suffix, "_")); err != nil {
 			return err
 		}
@@ -260,8 +260,8 @@ func (j *ctkJournal) activityEvents(res *ctkResult, phase string, index, iterati
 				attrs[k] = v
 			}
 		}
-		ev.attrs = record.CompactObject(attrs)
-		j.c.add(ev)
+		ev.Attrs = record.CompactObject(attrs)
+		j.c.Event(ev)
 	}
 	return nil
 }
@@ -272,7 +272,7 @@ var ctkLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "20
 
 // ctkTime sets the event's time from an ISO 8601 value; a missing or null
 // time leaves the event without one.
-func ctkTime(ev *event, raw json.RawMessage, field string) error {
+func ctkTime(ev *record.Event, raw json.RawMessage, field string) error {
 	v := jsonVal(raw)
 	if v.kind == 'z' {
 		return nil
@@ -280,10 +280,10 @@ func ctkTime(ev *event, raw json.RawMessage, field string) error {
 	if v.kind == 's' {
 		for _, layout := range ctkLayouts {
 			if t, err := time.Parse(layout, v.s); err == nil {
-				ev.tsUs, ev.hasTs = t.UnixMicro(), true
+				ev.TsUs, ev.HasTs = t.UnixMicro(), true
 				return nil
 			}
 		}
 	}
-	return record.FieldErr(ev.line, field, "want an ISO 8601 time such as 2024-05-01T10:00:00.123456, got %s", v.describe())
+	return record.FieldErr(ev.Line, field, "want an ISO 8601 time such as 2024-05-01T10:00:00.123456, got %s", v.describe())
 }

@@ -78,7 +78,7 @@ func recognisedLayout(line []byte) *layout {
 
 func decodeCLF(server, layoutText string) func(in *input, c *collector) (record.Produce, error) {
 	return func(in *input, c *collector) (record.Produce, error) {
-		d := clfDecoder{run: record.RunName(in.detectName()), c: c}
+		d := clfDecoder{run: record.RunName(in.DetectName()), c: c}
 		if layoutText != "" {
 			lo, err := parseServerLayout(server, layoutText)
 			if err != nil {
@@ -89,7 +89,7 @@ func decodeCLF(server, layoutText string) func(in *input, c *collector) (record.
 			return nil, record.LineErr(1, "not a Common Log Format line (nginx, Apache, Traefik): give the server's log format with {log-format}")
 		}
 		c.timeStepMs = d.lo.timeStep()
-		return decodeChunks(in.reader(), 1, lineEnd, 0, d.chunk, c), nil
+		return decodeChunks(in.Reader(), 1, lineEnd, 0, d.chunk, c), nil
 	}
 }
 

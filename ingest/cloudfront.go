@@ -30,11 +30,11 @@ func detectCloudFront(_ string, head []byte) bool {
 }
 
 func decodeCloudFront(in *input, c *collector) (record.Produce, error) {
-	run := record.RunName(in.detectName())
+	run := record.RunName(in.DetectName())
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		var r record.Row
 		var names []string
-		return textLines(ctx, in.reader(), func(line int64, b []byte) error {
+		return textLines(ctx, in.Reader(), func(line int64, b []byte) error {
 			if b[0] == '#' {
 				if f, ok := bytes.CutPrefix(b, []byte("#Fields:")); ok {
 					names = strings.Fields(string(f))

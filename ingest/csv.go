@@ -16,7 +16,7 @@ import (
 
 // decodeCSVInput is the csv format's decode.
 func decodeCSVInput(in *input, c *collector) (record.Produce, error) {
-	return decodeCSV(in.reader(), in.guard.max, in.mapRaw), nil
+	return decodeCSV(in.Reader(), in.guard.max, in.mapRaw), nil
 }
 
 // decodeCSV reads a CSV file with a header row. Columns the schema names are

@@ -105,10 +105,10 @@ func envoyStart(t token) (time.Time, error) {
 }
 
 func decodeEnvoyText(in *input, c *collector) (record.Produce, error) {
-	run := record.RunName(in.detectName())
+	run := record.RunName(in.DetectName())
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		var r record.Row
-		return textLines(ctx, in.reader(), func(line int64, b []byte) error {
+		return textLines(ctx, in.Reader(), func(line int64, b []byte) error {
 			isReq, err := envoyTextLine(&r, c, line, b, run)
 			if err != nil || !isReq {
 				return err
@@ -221,8 +221,8 @@ func envoyConnection(c *collector, line int64, run string, ts time.Time, flags s
 	delete(a, "method")
 	delete(a, "path")
 	delete(a, "protocol")
-	c.add(event{line: line, run: run, typ: "envoy.connection", subject: jsonVal(a["upstream_host"]).s,
-		state: nilDash(flags), tsUs: ts.UnixMicro(), hasTs: true, attrs: a.String()})
+	c.Event(record.Event{Line: line, Run: run, Type: "envoy.connection", Subject: jsonVal(a["upstream_host"]).s,
+		State: nilDash(flags), TsUs: ts.UnixMicro(), HasTs: true, Attrs: a.String()})
 	return nil
 }
 

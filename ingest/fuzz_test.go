@@ -27,7 +27,7 @@ func decodeOnly(formatName string, data []byte) error {
 	c := newCollector()
 	defer c.release()
 	l := &loader{opts: Options{Run: "r"}}
-	p, err := f.decode(in, c)
+	p, err := f.Decode(in, c)
 	if err != nil {
 		return err
 	}

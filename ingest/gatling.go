@@ -106,8 +106,8 @@ func decodeGatling(in *input, c *collector) (record.Produce, error) {
 			"rewind reads the text log of Gatling 2.2 to 3.12")
 	}
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
-		g := &gatlingLog{c: c, add: add, file: record.RunName(in.detectName()), users: map[string]string{}, scenarios: map[string]string{}}
-		return g.read(ctx, in.reader())
+		g := &gatlingLog{c: c, add: add, file: record.RunName(in.DetectName()), users: map[string]string{}, scenarios: map[string]string{}}
+		return g.read(ctx, in.Reader())
 	}), nil
 }
 
@@ -368,14 +368,14 @@ func (g *gatlingLog) user(line int64, f [][]byte) error {
 		return err
 	}
 	s := g.intern(scenario)
-	ev2 := event{line: line, typ: "gatling.user", subject: s, state: strings.ToLower(string(ev)), tsUs: ms * 1000, hasTs: true}
+	ev2 := record.Event{Line: line, Type: "gatling.user", Subject: s, State: strings.ToLower(string(ev)), TsUs: ms * 1000, HasTs: true}
 	if len(id) > 0 {
 		if _, ok := g.users[string(id)]; !ok {
 			g.users[string(id)] = s
 		}
-		ev2.attrs = string(gatlingQuote(gatlingKey([]byte("{"), "user_id"), id)) + "}"
+		ev2.Attrs = string(gatlingQuote(gatlingKey([]byte("{"), "user_id"), id)) + "}"
 	}
-	g.c.add(ev2)
+	g.c.Event(ev2)
 	return nil
 }
 
@@ -424,8 +424,8 @@ func (g *gatlingLog) group(line int64, f [][]byte) error {
 	if len(scenario) > 0 {
 		attrs["scenario"] = gatlingQuote(nil, scenario)
 	}
-	g.c.add(event{line: line, typ: "gatling.group", subject: string(groups), state: string(t[3]),
-		tsUs: start * 1000, hasTs: true, attrs: record.CompactObject(attrs)})
+	g.c.Event(record.Event{Line: line, Type: "gatling.group", Subject: string(groups), State: string(t[3]),
+		TsUs: start * 1000, HasTs: true, Attrs: record.CompactObject(attrs)})
 	return nil
 }
 
@@ -451,8 +451,8 @@ func (g *gatlingLog) errorRecord(line int64, f [][]byte) error {
 		return err
 	}
 	msg := bytes.Join(f[:len(f)-1], []byte("\t"))
-	g.c.add(event{line: line, typ: "gatling.error", tsUs: ms * 1000, hasTs: true,
-		attrs: string(gatlingQuote(gatlingKey([]byte("{"), "message"), msg)) + "}"})
+	g.c.Event(record.Event{Line: line, Type: "gatling.error", TsUs: ms * 1000, HasTs: true,
+		Attrs: string(gatlingQuote(gatlingKey([]byte("{"), "message"), msg)) + "}"})
 	return nil
 }
 
@@ -473,7 +473,7 @@ func (g *gatlingLog) run(line int64, f [][]byte) error {
 	if n >= 6 && len(f[1]) > 0 {
 		id = string(f[1])
 	}
-	g.c.add(event{line: line, typ: "gatling.run", subject: g.simulation, state: "start", tsUs: start * 1000, hasTs: true})
+	g.c.Event(record.Event{Line: line, Type: "gatling.run", Subject: g.simulation, State: "start", TsUs: start * 1000, HasTs: true})
 	if g.params != nil {
 		return nil
 	}

@@ -35,7 +35,7 @@ func detectGCPLB(_ string, head []byte) bool {
 }
 
 func decodeGCPLB(in *input, c *collector) (record.Produce, error) {
-	run := record.RunName(in.detectName())
+	run := record.RunName(in.DetectName())
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		var r record.Row
 		each := func(line int64, b []byte) error {
@@ -49,13 +49,13 @@ func decodeGCPLB(in *input, c *collector) (record.Produce, error) {
 		if t := record.JSONText(in.head); len(t) > 0 && t[0] == '[' {
 			return gcpArray(in, each)
 		}
-		return textLines(ctx, in.reader(), func(line int64, b []byte) error { return each(line, bytes.TrimSpace(b)) })
+		return textLines(ctx, in.Reader(), func(line int64, b []byte) error { return each(line, bytes.TrimSpace(b)) })
 	}), nil
 }
 
 // gcpArray walks a JSON array of entries, giving each the line it starts on.
 func gcpArray(in *input, each func(int64, []byte) error) error {
-	data, err := in.all()
+	data, err := in.All()
 	if err != nil {
 		return err
 	}

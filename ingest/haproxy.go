@@ -68,10 +68,10 @@ func haproxyPrefix(msg []byte) ([]string, []byte, bool) {
 }
 
 func decodeHaproxy(in *input, c *collector) (record.Produce, error) {
-	run := record.RunName(in.detectName())
+	run := record.RunName(in.DetectName())
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		h := &haproxyLog{c: c, run: run}
-		err := textLines(ctx, in.reader(), func(line int64, b []byte) error {
+		err := textLines(ctx, in.Reader(), func(line int64, b []byte) error {
 			isReq, err := h.line(line, b)
 			if err != nil || !isReq {
 				return err
@@ -96,8 +96,8 @@ type haproxyLog struct {
 	c       *collector
 	run     string
 	r       record.Row
-	ref     time.Time // the last request's date
-	pending []event   // RFC 3164 events before the first request
+	ref     time.Time      // the last request's date
+	pending []record.Event // RFC 3164 events before the first request
 	stamps  []string
 	utc     bool // some request's date was read as UTC
 	// noticeBytes is the text of the notices so far (haproxyMaxNotices).
@@ -337,8 +337,8 @@ func (h *haproxyLog) tcpLine(line int64, sh syslogHead, a attrSet, date time.Tim
 	if err := eventTime(line, "date", date); err != nil {
 		return err
 	}
-	h.c.add(event{line: line, run: h.run, typ: "haproxy.message", subject: mid[0], state: "connection",
-		tsUs: date.UnixMicro(), hasTs: true, attrs: a.String()})
+	h.c.Event(record.Event{Line: line, Run: h.run, Type: "haproxy.message", Subject: mid[0], State: "connection",
+		TsUs: date.UnixMicro(), HasTs: true, Attrs: a.String()})
 	return nil
 }
 
@@ -363,22 +363,22 @@ func (h *haproxyLog) message(line int64, sh syslogHead, msg string) error {
 	a := attrSet{}
 	a.str("message", msg)
 	haproxySyslog(a, sh)
-	ev := event{line: line, run: h.run, typ: "haproxy.message", subject: subject, state: state}
+	ev := record.Event{Line: line, Run: h.run, Type: "haproxy.message", Subject: subject, State: state}
 	switch {
 	case !sh.t.IsZero():
-		ev.tsUs, ev.hasTs = sh.t.UnixMicro(), true
+		ev.TsUs, ev.HasTs = sh.t.UnixMicro(), true
 	case sh.kind == "rfc3164":
 		a.str("syslog_time", sh.stamp)
-		ev.attrs = a.String()
+		ev.Attrs = a.String()
 		if h.ref.IsZero() {
 			h.pending = append(h.pending, ev)
 			h.stamps = append(h.stamps, sh.stamp)
 			return nil
 		}
-		ev.tsUs, ev.hasTs = in3164Year(sh.stamp, h.ref, h.ref.Location()).UnixMicro(), true
+		ev.TsUs, ev.HasTs = in3164Year(sh.stamp, h.ref, h.ref.Location()).UnixMicro(), true
 	}
-	ev.attrs = a.String()
-	h.c.add(ev)
+	ev.Attrs = a.String()
+	h.c.Event(ev)
 	return nil
 }
 
@@ -398,9 +398,9 @@ func eventTime(line int64, field string, t time.Time) error {
 func (h *haproxyLog) flushPending() {
 	for i, ev := range h.pending {
 		if !h.ref.IsZero() {
-			ev.tsUs, ev.hasTs = in3164Year(h.stamps[i], h.ref, h.ref.Location()).UnixMicro(), true
+			ev.TsUs, ev.HasTs = in3164Year(h.stamps[i], h.ref, h.ref.Location()).UnixMicro(), true
 		}
-		h.c.add(ev)
+		h.c.Event(ev)
 	}
 	h.pending, h.stamps = nil, nil
 }

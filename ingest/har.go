@@ -51,12 +51,12 @@ func detectHar(_ string, head []byte) bool {
 }
 
 func decodeHar(in *input, c *collector) (record.Produce, error) {
-	data, err := in.all()
+	data, err := in.All()
 	if err != nil {
 		return nil, err
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	h := &harDoc{c: c, run: record.RunName(in.detectName())}
+	h := &harDoc{c: c, run: record.RunName(in.DetectName())}
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		h.ctx, h.add = ctx, add
 		return h.read(data)
@@ -364,6 +364,6 @@ func (h *harDoc) page(raw stdjson.RawMessage, line int64) error {
 	if t, err := harMap(p["pageTimings"], line, "pageTimings"); err == nil {
 		harCopy(a, t, map[string]string{"onContentLoad": "on_content_load_ms", "onLoad": "on_load_ms"})
 	}
-	h.c.add(event{line: line, typ: "har.page", subject: id.s, tsUs: ts, hasTs: true, attrs: record.CompactObject(a)})
+	h.c.Event(record.Event{Line: line, Type: "har.page", Subject: id.s, TsUs: ts, HasTs: true, Attrs: record.CompactObject(a)})
 	return nil
 }

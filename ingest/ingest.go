@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	duckdb "github.com/duckdb/duckdb-go/v2"
 
+	"github.com/rewind-dev/rewind/ingest/record"
 	"github.com/rewind-dev/rewind/internal/duckarrow"
 	"github.com/rewind-dev/rewind/internal/param"
 )
@@ -251,7 +252,7 @@ func (l *loader) file(ctx context.Context, s source, name string) (Result, error
 		}
 		return res, err
 	}
-	res.Format = f.name
+	res.Format = f.Name()
 	if res.Experiment, err = l.experimentFor(ctx, in); err != nil {
 		return res, err
 	}
@@ -296,7 +297,7 @@ func (l *loader) startProgress(name string) {
 }
 
 // load decodes the input and inserts its requests and events.
-func (l *loader) load(ctx context.Context, in *input, f format, fileID int64, fileRun string, c *collector, res *Result) error {
+func (l *loader) load(ctx context.Context, in *input, f record.Format, fileID int64, fileRun string, c *collector, res *Result) error {
 	if l.opts.Progress != nil {
 		stop := l.progress(in)
 		defer stop()
@@ -319,8 +320,8 @@ func (l *loader) load(ctx context.Context, in *input, f format, fileID int64, fi
 	return nil
 }
 
-func (l *loader) loadRows(ctx context.Context, in *input, f format, fileID int64, fileRun string, c *collector, res *Result) error {
-	p, err := f.decode(in, c)
+func (l *loader) loadRows(ctx context.Context, in *input, f record.Format, fileID int64, fileRun string, c *collector, res *Result) error {
+	p, err := f.Decode(in, c)
 	if err != nil {
 		return err
 	}
@@ -354,7 +355,7 @@ func fieldReported(err error) bool {
 
 // record derives what needs the whole file, stores the experiments, runs
 // and parameters it touched, and the files row.
-func (l *loader) record(ctx context.Context, in *input, f format, fileID int64, fileRun, sum string, c *collector, res *Result) error {
+func (l *loader) record(ctx context.Context, in *input, f record.Format, fileID int64, fileRun, sum string, c *collector, res *Result) error {
 	if err := l.finishRows(ctx, fileID, res); err != nil {
 		return err
 	}
@@ -387,7 +388,7 @@ func (l *loader) record(ctx context.Context, in *input, f format, fileID int64, 
 	}
 	_, err = l.conn.ExecContext(ctx, `INSERT INTO files (file_id, path, sha256, named_as, format, experiment, rows, ingested_at, bytes, abs_path, compression, resolution_ms)
 		VALUES (?, ?, ?, ?, ?, ?, ?, now(), ?, ?, ?, ?)`,
-		fileID, in.name, sum, l.opts.Experiment, f.name, res.Experiment, res.Rows+res.Events, in.read(), absPath(in.path),
+		fileID, in.name, sum, l.opts.Experiment, f.Name(), res.Experiment, res.Rows+res.Events, in.read(), absPath(in.path),
 		in.compression, nullIfZero(res.ResolutionMs))
 	if err != nil {
 		return err
@@ -443,7 +444,7 @@ func (l *loader) fileExperiments(ctx context.Context, fileID int64) (string, err
 	return names, err
 }
 
-func (l *loader) format(in *input) (format, error) {
+func (l *loader) format(in *input) (record.Format, error) {
 	if l.opts.LogFormat != "" {
 		return format{name: FormatCLF, decode: decodeCLF(l.opts.Server, l.opts.LogFormat)}, nil
 	}
@@ -452,9 +453,9 @@ func (l *loader) format(in *input) (format, error) {
 		return f, nil
 	}
 	if len(bytes.TrimSpace(in.head)) == 0 {
-		return format{}, errors.New("file is empty: only whitespace")
+		return nil, errors.New("file is empty: only whitespace")
 	}
-	return detectFormat(in.detectName(), in.head)
+	return detectFormat(in.DetectName(), in.head)
 }
 
 func (l *loader) nextFileID(ctx context.Context) (int64, error) {

@@ -129,8 +129,8 @@ func (d *decompressErr) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// detectName is the name detection sees: without a compression extension.
-func (in *input) detectName() string {
+// DetectName is the name detection sees: without a compression extension.
+func (in *input) DetectName() string {
 	n := in.name
 	for _, ext := range []string{".gz", ".gzip", ".zst", ".zstd"} {
 		if strings.HasSuffix(strings.ToLower(n), ext) {
@@ -140,22 +140,31 @@ func (in *input) detectName() string {
 	return n
 }
 
-// reader is the decompressed content as a stream.
-func (in *input) reader() io.Reader { return in.br }
+// Head is the first bytes of the decompressed content.
+func (in *input) Head() []byte { return in.head }
 
-// all reads the whole decompressed content into memory, up to the document
+// MaxRecord is the record cap in bytes.
+func (in *input) MaxRecord() int64 { return in.guard.max }
+
+// MapRaw are the canonical columns a mapping sets.
+func (in *input) MapRaw() *record.FieldSet { return in.mapRaw }
+
+// Reader is the decompressed content as a stream.
+func (in *input) Reader() io.Reader { return in.br }
+
+// All reads the whole decompressed content into memory, up to the document
 // cap.
-func (in *input) all() ([]byte, error) {
+func (in *input) All() ([]byte, error) {
 	in.wholeDocument()
 	return io.ReadAll(in.br)
 }
 
-// readerAt gives random access for formats that need it (Parquet, Arrow
+// ReaderAt gives random access for formats that need it (Parquet, Arrow
 // files). A plain file is used as it is, hashed by a goroutine that runs
 // beside the decoder; anything else (stdin, compressed) is copied to a
 // temporary file first.
-func (in *input) readerAt() (io.ReaderAt, int64, error) {
-	in.unlined()
+func (in *input) ReaderAt() (io.ReaderAt, int64, error) {
+	in.Unlined()
 	if in.file != nil && in.compression == "" {
 		f, size := in.file, in.size
 		done := make(chan string, 1)

@@ -39,7 +39,7 @@ func decodeJaeger(in *input, c *collector) (record.Produce, error) {
 // decodeTraceDoc reads a whole JSON document of traces (Jaeger's, Zipkin's)
 // value by value, each through read, as OTLP's rows.
 func decodeTraceDoc(in *input, read func(o *otlpRows, raw json.RawMessage, line int64) error) (record.Produce, error) {
-	data, err := in.all()
+	data, err := in.All()
 	if err != nil {
 		return nil, err
 	}

@@ -142,9 +142,9 @@ func jmeterColumn(name string) string {
 func decodeJmeter(in *input, c *collector) (record.Produce, error) {
 	text := record.JSONText(in.head)
 	if len(text) > 0 && text[0] == '<' {
-		file := record.RunName(in.detectName())
+		file := record.RunName(in.DetectName())
 		return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
-			return jmeterXMLRows(ctx, &markupGuard{r: in.reader(), max: in.guard.max}, file, add)
+			return jmeterXMLRows(ctx, &markupGuard{r: in.Reader(), max: in.guard.max}, file, add)
 		}), nil
 	}
 	delim, ok := jmeterDelimiter(record.FirstLine(text))
@@ -156,7 +156,7 @@ func decodeJmeter(in *input, c *collector) (record.Produce, error) {
 		}
 	}
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
-		return jmeterCSVRows(ctx, in.reader(), in.guard.max, delim, layout, record.RunName(in.detectName()), add)
+		return jmeterCSVRows(ctx, in.Reader(), in.guard.max, delim, layout, record.RunName(in.DetectName()), add)
 	}), nil
 }
 

@@ -35,6 +35,17 @@ type collector struct {
 	done []arrow.RecordBatch
 }
 
+// Experiment stores parameters of the ingest's experiment (record.Sink).
+func (c *collector) Experiment(params string) {
+	c.experiments = append(c.experiments, expMeta{params: params})
+}
+
+// Warn reports what a decoder skipped or assumed (record.Sink).
+func (c *collector) Warn(w *param.Error) { c.warnings = append(c.warnings, w) }
+
+// TimeStep is the resolution of the file's times (record.Sink).
+func (c *collector) TimeStep(ms float64) { c.timeStepMs = ms }
+
 // absorb takes over what another collector gathered, after what this one has.
 func (c *collector) absorb(o *collector) {
 	c.experiments = append(c.experiments, o.experiments...)
@@ -93,20 +104,6 @@ var eventSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "ord", Type: arrow.PrimitiveTypes.Int64},
 }, nil)
 
-// event is one side-table row: a replica state, a restart, a chaos action,
-// a custom metric point. Empty strings are stored as NULL (type is
-// required). t_ms is relative like the requests'; a wall-clock ts gets its
-// t_ms from the experiment's origin after the ingest.
-type event struct {
-	line                                 int64
-	experiment, run, typ, subject, state string
-	tMs                                  float64
-	hasTMs                               bool
-	tsUs                                 int64
-	hasTs                                bool
-	attrs                                string // a JSON object, or ""
-}
-
 // add appends one event.
 // The event columns add writes, by name: a column added or moved in
 // eventSchema cannot make it write the wrong one.
@@ -117,22 +114,22 @@ var (
 	evOrd                       = eventCol("ord")
 )
 
-func (c *collector) add(ev event) {
+func (c *collector) Event(ev record.Event) {
 	f := c.events.Fields()
-	f[evLine].(*array.Int64Builder).Append(ev.line)
-	appendNonEmpty(f[evExperiment], ev.experiment)
-	appendNonEmpty(f[evRun], ev.run)
-	f[evType].(*array.StringBuilder).Append(ev.typ)
-	if ev.hasTMs {
-		f[evTMs].(*array.Float64Builder).Append(ev.tMs)
+	f[evLine].(*array.Int64Builder).Append(ev.Line)
+	appendNonEmpty(f[evExperiment], ev.Experiment)
+	appendNonEmpty(f[evRun], ev.Run)
+	f[evType].(*array.StringBuilder).Append(ev.Type)
+	if ev.HasTMs {
+		f[evTMs].(*array.Float64Builder).Append(ev.TMs)
 	} else {
 		f[evTMs].AppendNull()
 	}
-	appendNonEmpty(f[evSubject], ev.subject)
-	appendNonEmpty(f[evState], ev.state)
-	appendNonEmpty(f[evAttrs], ev.attrs)
-	if ev.hasTs {
-		f[evTsUs].(*array.Int64Builder).Append(ev.tsUs)
+	appendNonEmpty(f[evSubject], ev.Subject)
+	appendNonEmpty(f[evState], ev.State)
+	appendNonEmpty(f[evAttrs], ev.Attrs)
+	if ev.HasTs {
+		f[evTsUs].(*array.Int64Builder).Append(ev.TsUs)
 	} else {
 		f[evTsUs].AppendNull()
 	}
@@ -309,8 +306,8 @@ func (c *collector) runObject(m map[string]json.RawMessage, line int64) error {
 }
 
 func (c *collector) eventObject(m map[string]json.RawMessage, line int64) error {
-	ev := event{line: line}
-	dst := map[string]*string{"experiment": &ev.experiment, "run": &ev.run, "type": &ev.typ, "subject": &ev.subject, "state": &ev.state}
+	ev := record.Event{Line: line}
+	dst := map[string]*string{"experiment": &ev.Experiment, "run": &ev.Run, "type": &ev.Type, "subject": &ev.Subject, "state": &ev.State}
 	for _, k := range []string{"experiment", "run", "type", "subject", "state"} {
 		s, _, err := optString(m, k, line)
 		if err != nil {
@@ -318,7 +315,7 @@ func (c *collector) eventObject(m map[string]json.RawMessage, line int64) error 
 		}
 		*dst[k] = s
 	}
-	if ev.typ == "" {
+	if ev.Type == "" {
 		return record.FieldErr(line, "type", "missing in an event record")
 	}
 	if raw, ok := m["t_ms"]; ok && jsonVal(raw).kind != 'z' {
@@ -327,7 +324,7 @@ func (c *collector) eventObject(m map[string]json.RawMessage, line int64) error 
 		if v.kind != 'n' || err != nil {
 			return record.FieldErr(line, "t_ms", "not a number %s", v.describe())
 		}
-		ev.tMs, ev.hasTMs = x, true
+		ev.TMs, ev.HasTMs = x, true
 	}
 	if raw, ok := m["ts"]; ok && jsonVal(raw).kind != 'z' {
 		var r record.Row
@@ -335,7 +332,7 @@ func (c *collector) eventObject(m map[string]json.RawMessage, line int64) error 
 		if err := tsField(&r, jsonVal(raw)); err != nil {
 			return record.FieldErr(line, "ts", "%v", err)
 		}
-		ev.tsUs, ev.hasTs = r.TsUs, true
+		ev.TsUs, ev.HasTs = r.TsUs, true
 	}
 	extra := map[string]json.RawMessage{}
 	for k, raw := range m {
@@ -350,9 +347,9 @@ func (c *collector) eventObject(m map[string]json.RawMessage, line int64) error 
 		}
 	}
 	if len(extra) > 0 {
-		ev.attrs = record.CompactObject(extra)
+		ev.Attrs = record.CompactObject(extra)
 	}
-	c.add(ev)
+	c.Event(ev)
 	return nil
 }
 

@@ -94,7 +94,7 @@ func detectK6(_ string, head []byte) bool {
 func decodeK6(in *input, c *collector) (record.Produce, error) {
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		g := &k6Requests{c: c, add: add}
-		lines := newLineReader(in.reader())
+		lines := newLineReader(in.Reader())
 		for {
 			b, line, err := lines.next()
 			if err == io.EOF {
@@ -140,7 +140,7 @@ func k6DecodeLine(b []byte, line int64, g *k6Requests) error {
 		}
 		ev, err := k6MetricEvent(line, rec.Metric, whole.Data)
 		if err == nil {
-			g.c.add(ev) // between the points of a request, as k6 writes it: no flush
+			g.c.Event(ev) // between the points of a request, as k6 writes it: no flush
 		}
 		return err
 	}
@@ -238,21 +238,21 @@ func k6Object(raw json.RawMessage, line int64, field string) (map[string]json.Ra
 
 // k6MetricEvent keeps a metric's definition: its type as the state, the
 // rest (contains, thresholds, submetrics) in attrs.
-func k6MetricEvent(line int64, name string, raw json.RawMessage) (event, error) {
+func k6MetricEvent(line int64, name string, raw json.RawMessage) (record.Event, error) {
 	obj, err := k6Object(raw, line, "data")
 	if err != nil {
-		return event{}, err
+		return record.Event{}, err
 	}
-	ev := event{line: line, typ: "k6_metric", subject: name}
+	ev := record.Event{Line: line, Type: "k6_metric", Subject: name}
 	if t := jsonVal(obj["type"]); t.kind == 's' {
-		ev.state = t.s
+		ev.State = t.s
 		delete(obj, "type")
 	}
 	if n := jsonVal(obj["name"]); n.kind == 's' && n.s == name {
 		delete(obj, "name")
 	}
 	if len(obj) > 0 {
-		ev.attrs = record.CompactObject(obj)
+		ev.Attrs = record.CompactObject(obj)
 	}
 	return ev, nil
 }
@@ -343,7 +343,7 @@ func (g *k6Requests) event(p *k6Point) error {
 	if err := p.decode(); err != nil {
 		return err
 	}
-	g.c.add(k6PointEvent(p))
+	g.c.Event(k6PointEvent(p))
 	return nil
 }
 
@@ -490,9 +490,9 @@ func k6SendTime(p *k6Point) int64 {
 // k6PointEvent keeps a sample that is not part of an HTTP request (checks,
 // iterations, vus, data_sent, custom metrics, ...): subject is the metric,
 // state its value, attrs its tags and metadata.
-func k6PointEvent(p *k6Point) event {
-	ev := event{line: p.line, typ: "k6_point", subject: p.metric, state: record.FormatFloat(p.value),
-		tsUs: p.end.UnixMicro(), hasTs: true}
+func k6PointEvent(p *k6Point) record.Event {
+	ev := record.Event{Line: p.line, Type: "k6_point", Subject: p.metric, State: record.FormatFloat(p.value),
+		TsUs: p.end.UnixMicro(), HasTs: true}
 	if len(p.tags)+len(p.meta) == 0 {
 		return ev
 	}
@@ -503,7 +503,7 @@ func k6PointEvent(p *k6Point) event {
 	for k, v := range p.meta {
 		k6Put(attrs, "metadata_", k, v)
 	}
-	ev.attrs = record.CompactObject(attrs)
+	ev.Attrs = record.CompactObject(attrs)
 	return ev
 }
 

@@ -27,7 +27,7 @@ func detectK6csv(_ string, head []byte) bool {
 
 func decodeK6csv(in *input, c *collector) (record.Produce, error) {
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
-		cr, rc := cappedCSV(in.reader(), in.guard.max, ',')
+		cr, rc := cappedCSV(in.Reader(), in.guard.max, ',')
 		cr.ReuseRecord = true
 		header, err := cr.Read()
 		if err != nil {

@@ -159,9 +159,9 @@ func (in *input) linesOnly() error {
 // wholeDocument switches the record cap to the document cap.
 func (in *input) wholeDocument() { in.guard.armed, in.guard.document = false, true }
 
-// unlined lifts the line cap for a binary stream (Vegeta's gob, protobuf):
+// Unlined lifts the line cap for a binary stream (Vegeta's gob, protobuf):
 // its records are not lines.
-func (in *input) unlined() { in.guard.armed, in.guard.unlined = false, true }
+func (in *input) Unlined() { in.guard.armed, in.guard.unlined = false, true }
 
 // textErr is the first line of a text input that holds invalid UTF-8 (or a
 // lone surrogate escape in JSON), once the input has been read; nil for a

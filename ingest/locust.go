@@ -76,7 +76,7 @@ func detectLocust(_ string, head []byte) bool {
 
 func decodeLocust(in *input, c *collector) (record.Produce, error) {
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
-		return readLocust(ctx, in.reader(), in.guard.max, record.RunName(in.detectName()), c, add)
+		return readLocust(ctx, in.Reader(), in.guard.max, record.RunName(in.DetectName()), c, add)
 	}), nil
 }
 
@@ -197,7 +197,7 @@ func (l *locustSeries) row(line int64, rec []string) error {
 	// A reset is marked on the series that are loaded, not twice (on an
 	// endpoint and on the Aggregated row beside it).
 	if reset && (!isLocustAggregated(typ, name) || l.mode != 'e') {
-		l.c.add(event{line: line, typ: "locust.reset", subject: name, tsUs: ts, hasTs: true, attrs: attrs})
+		l.c.Event(record.Event{Line: line, Type: "locust.reset", Subject: name, TsUs: ts, HasTs: true, Attrs: attrs})
 	}
 	return l.emit(line, ts, typ, name, d, attrs)
 }
@@ -224,7 +224,7 @@ func (l *locustSeries) emit(line, ts int64, typ, name string, d locustTotal, att
 		switch {
 		case l.mode == 'e':
 			if d.requests > 0 {
-				l.c.add(event{line: line, typ: "locust.aggregated", tsUs: ts, hasTs: true, attrs: attrs})
+				l.c.Event(record.Event{Line: line, Type: "locust.aggregated", TsUs: ts, HasTs: true, Attrs: attrs})
 			}
 			return nil
 		case d.requests == 0:
@@ -286,7 +286,7 @@ func (l *locustSeries) userCount(line, ts int64, rec []string) error {
 	}
 	if n != l.users {
 		l.users = n
-		l.c.add(event{line: line, typ: "locust.users", state: s, tsUs: ts, hasTs: true})
+		l.c.Event(record.Event{Line: line, Type: "locust.users", State: s, TsUs: ts, HasTs: true})
 	}
 	return nil
 }

@@ -40,7 +40,7 @@ func (l *loader) experimentFor(ctx context.Context, in *input) (string, error) {
 	if l.opts.Experiment != "" {
 		return l.opts.Experiment, nil
 	}
-	return l.freeName(ctx, record.Stem(in.detectName()), func(name string) (bool, error) {
+	return l.freeName(ctx, record.Stem(in.DetectName()), func(name string) (bool, error) {
 		// The experiments table (a key lookup) holds every experiment with
 		// rows: only a name in it needs the scan of the rows.
 		if known, err := l.queryBool(ctx, `SELECT EXISTS (SELECT 1 FROM experiments WHERE experiment = $1)`, name); err != nil || !known {
@@ -55,7 +55,7 @@ func (l *loader) experimentFor(ctx context.Context, in *input) (string, error) {
 // fileRunFor is the run of the file's rows that name none under
 // --experiment: the file's stem, made distinct from another file's run.
 func (l *loader) fileRunFor(ctx context.Context, in *input, experiment string) (string, error) {
-	run := record.RunName(in.detectName())
+	run := record.RunName(in.DetectName())
 	if !l.fileRuns || l.opts.Run != "" {
 		return run, nil
 	}
@@ -97,7 +97,7 @@ func (l *loader) freeName(ctx context.Context, name string, taken func(string) (
 // renamedWarnings says which made-up names took a suffix, where the file's
 // rows use them.
 func (l *loader) renamedWarnings(ctx context.Context, fileID int64, in *input, experiment, fileRun string, res *Result) error {
-	if base := record.Stem(in.detectName()); experiment != base && l.opts.Experiment == "" {
+	if base := record.Stem(in.DetectName()); experiment != base && l.opts.Experiment == "" {
 		used, err := l.queryBool(ctx, `SELECT EXISTS (SELECT 1 FROM requests WHERE file_id = $1 AND experiment = $2
 			UNION ALL SELECT 1 FROM events WHERE file_id = $1 AND experiment = $2)`, fileID, experiment)
 		if err != nil {
@@ -107,7 +107,7 @@ func (l *loader) renamedWarnings(ctx context.Context, fileID int64, in *input, e
 			res.Warnings = append(res.Warnings, param.Textf("experiment %s holds another file's rows: loaded as experiment %s ({append} joins %s instead)", base, experiment, base))
 		}
 	}
-	if base := record.RunName(in.detectName()); fileRun != base {
+	if base := record.RunName(in.DetectName()); fileRun != base {
 		used, err := l.queryBool(ctx, `SELECT EXISTS (SELECT 1 FROM requests WHERE file_id = $1 AND run = $2)`, fileID, fileRun)
 		if err != nil {
 			return err

@@ -59,7 +59,7 @@ func decodeNDJSONInput(in *input, c *collector) (record.Produce, error) {
 	if spansLines(in.head) {
 		return wholeDoc(decodeJSONStream)(in, c)
 	}
-	return decodeNDJSON(in.reader(), c, in.mapRaw), nil
+	return decodeNDJSON(in.Reader(), c, in.mapRaw), nil
 }
 
 // decodeNDJSON reads one JSON object per line. Blank lines are skipped.

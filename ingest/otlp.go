@@ -51,9 +51,9 @@ var otlpHead = regexp.MustCompile(`^\{\s*(?:"result"\s*:\s*\{\s*)?"resource_?[sS
 
 func decodeOtlp(in *input, c *collector) (record.Produce, error) {
 	if t := record.JSONText(in.head); len(t) == 0 || t[0] != '{' {
-		in.unlined() // protobuf: binary, no text check
+		in.Unlined() // protobuf: binary, no text check
 	}
-	data, err := in.all()
+	data, err := in.All()
 	if err != nil {
 		return nil, err
 	}

@@ -23,8 +23,8 @@ func TestTraceDetect(t *testing.T) {
 		`{"data":{"rows":[]}}`:                                           FormatNDJSON,
 	} {
 		f, err := detectFormat("x.json", []byte(body))
-		if err != nil || f.name != want {
-			t.Errorf("%s: detected %q (%v), want %q", body, f.name, err, want)
+		if err != nil || f.Name() != want {
+			t.Errorf("%s: detected %q (%v), want %q", body, f.Name(), err, want)
 		}
 	}
 }

@@ -32,10 +32,10 @@ func detectTraefik(_ string, head []byte) bool {
 }
 
 func decodeTraefik(in *input, c *collector) (record.Produce, error) {
-	run := record.RunName(in.detectName())
+	run := record.RunName(in.DetectName())
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		var r record.Row
-		return textLines(ctx, in.reader(), func(line int64, b []byte) error {
+		return textLines(ctx, in.Reader(), func(line int64, b []byte) error {
 			if err := traefikLine(&r, line, bytes.TrimSpace(b)); err != nil {
 				return err
 			}

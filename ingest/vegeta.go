@@ -139,10 +139,10 @@ func decodeVegeta(in *input, c *collector) (record.Produce, error) {
 		each = (*vegetaDec).fromGob
 	}
 	if vegetaEncoding(in.head) != "json" && vegetaEncoding(in.head) != "csv" {
-		in.unlined() // gob messages are not lines; gobFrames bounds them
+		in.Unlined() // gob messages are not lines; gobFrames bounds them
 	}
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
-		return each(&vegetaDec{ctx: ctx, add: add, file: record.RunName(in.detectName()), maxRecord: in.guard.max}, in.reader())
+		return each(&vegetaDec{ctx: ctx, add: add, file: record.RunName(in.DetectName()), maxRecord: in.guard.max}, in.Reader())
 	}), nil
 }
 

@@ -1,0 +1,81 @@
+package record
+
+import (
+	"io"
+
+	"github.com/rewind-dev/rewind/internal/param"
+)
+
+// Format is one kind of input file: how to recognise it from its first
+// bytes and its name, and how to decode it into canonical batches. A format
+// lives in its own package under ingest/format and imports this package
+// only; the ingest reaches it through its registry (ingest/registry.go),
+// whose order is the detection order.
+type Format interface {
+	// Name is the value that names the format ({from}).
+	Name() string
+	// About says what files it reads, for the help and the README; it may
+	// name a parameter as {name} (param.Textf).
+	About() string
+	// Detect tells from the first bytes of the decompressed content (up to
+	// 64 KiB) and the file's name (without a compression extension).
+	Detect(name string, head []byte) bool
+	// Decode returns the producer of the input's canonical batches (Rows
+	// builds one from a row at a time). A bad value is an error made by
+	// FieldErr or LineErr: the ingest adds the file name, and nothing of the
+	// file is loaded. Events, the experiment's parameters and warnings go to
+	// out.
+	Decode(in Input, out Sink) (Produce, error)
+}
+
+// Input is one file to decode, decompressed, under the ingest's caps. A
+// decoder reads it in exactly one way: Reader, All or ReaderAt.
+type Input interface {
+	// Head is the first bytes of the content, as Detect saw them.
+	Head() []byte
+	// DetectName is the name detection used (RunName makes a run of it).
+	DetectName() string
+	// Reader streams the content; the record cap applies to each line.
+	Reader() io.Reader
+	// All is the whole content; the document cap applies.
+	All() ([]byte, error)
+	// ReaderAt gives random access (the content is spooled when it must be).
+	ReaderAt() (io.ReaderAt, int64, error)
+	// Unlined is called before reading a binary stream whose records are not
+	// lines, so the line cap does not cut it.
+	Unlined()
+	// MaxRecord is the record cap in bytes, for a decoder that cuts
+	// records itself.
+	MaxRecord() int64
+	// MapRaw are the canonical columns a mapping sets, whose source fields a
+	// decoder keeps undecoded in attrs.
+	MapRaw() *FieldSet
+}
+
+// Sink takes what a decoder finds besides requests.
+type Sink interface {
+	// Event adds a row of the events table.
+	Event(Event)
+	// Experiment stores parameters (a JSON object's text) of the ingest's
+	// experiment.
+	Experiment(params string)
+	// Warn reports what the decoder skipped or assumed; the ingest goes on.
+	Warn(*param.Error)
+	// TimeStep is the resolution of the times the file logs, in ms, where
+	// the format knows it: times rows get from it may look finer.
+	TimeStep(ms float64)
+}
+
+// Event is one side-table row: a replica state, a restart, a chaos action,
+// a custom metric point. Empty strings are stored as NULL (type is
+// required). t_ms is relative like the requests'; a wall-clock ts gets its
+// t_ms from the experiment's origin after the ingest.
+type Event struct {
+	Line                                  int64
+	Experiment, Run, Type, Subject, State string
+	TMs                                   float64
+	HasTMs                                bool
+	TsUs                                  int64
+	HasTs                                 bool
+	Attrs                                 string // a JSON object, or ""
+}

@@ -1,0 +1,44 @@
+package ingest
+
+import "github.com/rewind-dev/rewind/ingest/record"
+
+// The registry: every format the ingest reads, and the only place the
+// pipeline learns of one. A format's package implements record.Format;
+// adding one is its package and one line here, at the place of its
+// detection order. (The format{...} lines are formats still in this
+// package, behind the same interface.)
+
+// formats is in detection order: the first whose detect says yes is taken.
+// Specific formats come before the generic ones that would also match.
+var formats = []record.Format{
+	format{name: FormatParquet, about: "Apache Parquet", detect: record.Magic("PAR1"), decode: decodeTypedInput(FormatParquet)},
+	format{name: FormatArrow, about: "Arrow IPC file or stream (.arrow, .feather, .arrows)", detect: detectArrow, decode: decodeTypedInput(FormatArrow)},
+	format{name: FormatOTLP, about: "OpenTelemetry traces: OTLP/JSON (resourceSpans) or OTLP protobuf", detect: detectOtlp, decode: decodeOtlp},
+	format{name: FormatJaeger, about: "Jaeger JSON traces: the UI's Download JSON or the query API ({\"data\": [trace]}), or one trace", detect: detectJaeger, decode: decodeJaeger},
+	format{name: FormatZipkin, about: "Zipkin v2 JSON spans (an array of spans, as /api/v2/trace returns)", detect: detectZipkin, decode: decodeZipkin},
+	format{name: FormatHAR, about: "HAR 1.2 (browser network export)", detect: detectHar, decode: decodeHar},
+	format{name: FormatChaosToolkit, about: "Chaos Toolkit journal.json (actions and probes become events)", detect: detectChaostoolkit, decode: decodeChaostoolkit},
+	format{name: FormatGunluk, about: "the chaos seed's gunluk.json", detect: detectGunluk, decode: wholeDoc(decodeGunluk)},
+	format{name: FormatK6, about: "k6 run --out json (NDJSON of Metric/Point records)", detect: detectK6, decode: decodeK6},
+	format{name: FormatVegeta, about: "Vegeta results: binary (vegeta attack), vegeta encode --to json, or its 12-column CSV", detect: detectVegeta, decode: decodeVegeta},
+	format{name: FormatCaddy, about: "Caddy 2 JSON access log (format json: ts and duration in seconds, request{})", detect: detectCaddy, decode: decodeCaddy},
+	format{name: FormatEnvoyText, about: "Envoy's default text access log, and Istio's text defaults", detect: detectEnvoyText, decode: decodeEnvoyText},
+	format{name: FormatTraefik, about: "Traefik's JSON access log", detect: detectTraefik, decode: decodeTraefik},
+	format{name: FormatGCPLB, about: "Google Cloud HTTP(S) Load Balancer request logs (LogEntry NDJSON or a gcloud JSON array)", detect: detectGCPLB, decode: decodeGCPLB},
+	format{name: FormatAccess, about: "JSON access logs (Envoy default JSON, nginx log_format escape=json)", detect: detectAccess, decode: decodeAccess},
+	format{name: FormatSquid, about: "Squid's native access log (logformat squid)", detect: detectSquidFormat(FormatSquid), decode: decodeSquidFormat(FormatSquid)},
+	format{name: FormatTrafficServer, about: "Apache Traffic Server's squid-format access log", detect: detectSquidFormat(FormatTrafficServer), decode: decodeSquidFormat(FormatTrafficServer)},
+	format{name: FormatCLF, about: "text access logs: NCSA common, combined, vhost_combined (nginx, Apache, Traefik) with their timing fields, or any layout given with {log-format}", detect: detectCLF, decode: decodeCLF("", "")},
+	format{name: FormatJSON, about: "a JSON array of canonical records", detect: detectJSONArray, decode: wholeDoc(decodeJSONArray)},
+	format{name: FormatNDJSON, about: "canonical NDJSON, one record per line (.ndjson, .jsonl)", detect: detectNDJSON, decode: decodeNDJSONInput},
+	format{name: FormatK6CSV, about: "k6 run --out csv", detect: detectK6csv, decode: decodeK6csv},
+	format{name: FormatJMeter, about: "JMeter .jtl results, CSV with a header or XML", detect: detectJmeter, decode: decodeJmeter},
+	format{name: FormatLocust, about: "Locust *_stats_history.csv (pre-binned per-second counts)", detect: detectLocust, decode: decodeLocust},
+	format{name: FormatGatling, about: "Gatling 3.x text simulation.log", detect: detectGatling, decode: decodeGatling},
+	format{name: FormatAB, about: "Apache Bench ab -g FILE (per-request TSV)", detect: detectAB, decode: decodeAB},
+	format{name: FormatAWSALB, about: "AWS Application Load Balancer access logs", detect: detectAWSALB, decode: decodeAWSALB},
+	format{name: FormatAWSELB, about: "AWS Classic Load Balancer access logs", detect: detectAWSELB, decode: decodeAWSELB},
+	format{name: FormatCloudFront, about: "Amazon CloudFront standard access logs (W3C, tab-separated)", detect: detectCloudFront, decode: decodeCloudFront},
+	format{name: FormatHAProxy, about: "HAProxy option httplog lines, raw or behind an RFC 3164/5424 syslog prefix", detect: detectHaproxy, decode: decodeHaproxy},
+	format{name: FormatCSV, about: "CSV with a header row of canonical column names", detect: detectCSV, decode: decodeCSVInput},
+}
