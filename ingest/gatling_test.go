@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rewind-dev/rewind/ingest/format/gatling"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -24,7 +26,7 @@ func TestGatlingDetect(t *testing.T) {
 		"Gatling 2.0":               "org.Sim\tput\tRUN\t1462831084072\t \t2.0\n",
 		"binary 3.13+":              string(bin),
 	} {
-		if got, _ := Detect("simulation.log", []byte(head)); got != FormatGatling {
+		if got, _ := Detect("simulation.log", []byte(head)); got != gatling.Name {
 			t.Errorf("%s: detected as %q", name, got)
 		}
 	}
@@ -32,7 +34,7 @@ func TestGatlingDetect(t *testing.T) {
 		"a TSV whose first column is not a record type": "RUNS\tx\n",
 		"a binary that is not Gatling's":                "\x00\x00\x00\x00\x06abcdef",
 	} {
-		if got, _ := Detect("x.log", []byte(head)); got == FormatGatling {
+		if got, _ := Detect("x.log", []byte(head)); got == gatling.Name {
 			t.Errorf("%s: detected as gatling", name)
 		}
 	}
@@ -102,7 +104,7 @@ func TestGatlingGeneratedRecords(t *testing.T) {
 		"ERROR\tj.l.IllegalStateException: no\tsession\t1611903781300\n" +
 		"GROUP\tboom\t1611903781400\n"
 	res := mustIngest(t, db, Options{}, writeFile(t, "simulation.log", log))
-	if res[0].Format != FormatGatling {
+	if res[0].Format != gatling.Name {
 		t.Fatalf("format %q", res[0].Format)
 	}
 	got := queryStrings(t, db, `SELECT concat_ws(' ', run, user_id, outcome, latency_ms, attrs::VARCHAR) FROM requests`)
@@ -148,5 +150,5 @@ func TestGatlingParams(t *testing.T) {
 }
 
 func FuzzGatling(f *testing.F) {
-	fuzzFormat(f, FormatGatling, "testdata/real/gatling/*/input*", gatlingBinary)
+	fuzzFormat(f, gatling.Name, "testdata/real/gatling/*/input*", gatlingBinary)
 }

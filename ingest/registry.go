@@ -1,6 +1,9 @@
 package ingest
 
-import "github.com/rewind-dev/rewind/ingest/record"
+import (
+	"github.com/rewind-dev/rewind/ingest/format/gatling"
+	"github.com/rewind-dev/rewind/ingest/record"
+)
 
 // The registry: every format the ingest reads, and the only place the
 // pipeline learns of one. A format's package implements record.Format;
@@ -34,7 +37,7 @@ var formats = []record.Format{
 	format{name: FormatK6CSV, about: "k6 run --out csv", detect: detectK6csv, decode: decodeK6csv},
 	format{name: FormatJMeter, about: "JMeter .jtl results, CSV with a header or XML", detect: detectJmeter, decode: decodeJmeter},
 	format{name: FormatLocust, about: "Locust *_stats_history.csv (pre-binned per-second counts)", detect: detectLocust, decode: decodeLocust},
-	format{name: FormatGatling, about: "Gatling 3.x text simulation.log", detect: detectGatling, decode: decodeGatling},
+	gatling.Format{},
 	format{name: FormatAB, about: "Apache Bench ab -g FILE (per-request TSV)", detect: detectAB, decode: decodeAB},
 	format{name: FormatAWSALB, about: "AWS Application Load Balancer access logs", detect: detectAWSALB, decode: decodeAWSALB},
 	format{name: FormatAWSELB, about: "AWS Classic Load Balancer access logs", detect: detectAWSELB, decode: decodeAWSELB},

@@ -1,4 +1,4 @@
-package ingest
+package gatling
 
 import (
 	"bufio"
@@ -15,7 +15,7 @@ import (
 	"github.com/rewind-dev/rewind/ingest/record"
 )
 
-// FormatGatling names Gatling's text simulation.log, one tab-separated
+// Name names Gatling's text simulation.log, one tab-separated
 // record a line, its type in the first column (Gatling 2.2 to 3.12; the
 // layout of each record is in Gatling's LogFileDataWriter). Three layouts
 // are told apart by where the OK/KO status sits:
@@ -32,7 +32,7 @@ import (
 // and RUN records become events; RUN and ASSERTION records the experiment's
 // parameters. Gatling 3.13 and later write a binary log, refused with an
 // error that says so.
-const FormatGatling = "gatling"
+const Name = "gatling"
 
 var gatlingRecordTypes = []string{"RUN", "ASSERTION", "USER", "REQUEST", "GROUP", "ERROR"}
 
@@ -94,14 +94,14 @@ func gatlingDigits(b []byte) bool {
 	return true
 }
 
-func decodeGatling(in *input, c *collector) (record.Produce, error) {
-	if v := gatlingBinaryVersion(in.head); v != "" {
+func decodeGatling(in record.Input, c record.Sink) (record.Produce, error) {
+	if v := gatlingBinaryVersion(in.Head()); v != "" {
 		return nil, record.LineErr(0, "not supported: Gatling 3.13+ writes a binary simulation.log (this one is from Gatling %s); "+
 			"rewind reads the text log of Gatling 2.2 to 3.12. Run the simulation with Gatling 3.12 or earlier, "+
 			"or convert this one to CSV with a Gatling log parser (such as gatling-log-parser-cli of github.com/teleivo/gatling), "+
 			"keep its request records and load them with {from} csv and {map}", v)
 	}
-	if isGatling2Run(record.FirstLine(in.head)) {
+	if isGatling2Run(record.FirstLine(in.Head())) {
 		return nil, record.LineErr(1, "not supported: a Gatling 2.0/2.1 simulation.log (record type in the third column); "+
 			"rewind reads the text log of Gatling 2.2 to 3.12")
 	}
@@ -116,7 +116,7 @@ const gatlingMaxLine = 16 << 20
 
 // gatlingLog decodes the records of one simulation.log.
 type gatlingLog struct {
-	c          *collector
+	c          record.Sink
 	add        func(*record.Row) error
 	r          record.Row
 	fields     [][]byte
@@ -506,5 +506,5 @@ func (g *gatlingLog) storeParams() {
 		}
 		p["assertions"] = gatlingJSONList(xs)
 	}
-	g.c.experiments = append(g.c.experiments, expMeta{params: record.CompactObject(p)})
+	g.c.Experiment(record.CompactObject(p))
 }
