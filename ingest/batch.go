@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -49,13 +50,36 @@ type batcher struct {
 	nulls       [numStageCols]int
 }
 
-func newBatcher() *batcher {
+func newBatcher() *batcher { return newBatcherFor(batchRows) }
+
+// newBatcherFor reserves room for rows rows (a chunk's line count: most
+// chunks hold fewer than batchRows, and the columns of batchRows rows
+// were allocated and zeroed for each), and for each text column the
+// bytes per row the last batch cut held (dataHint), so its values are
+// not copied at every doubling of their buffer.
+func newBatcherFor(rows int) *batcher {
 	b := array.NewRecordBuilder(memory.DefaultAllocator, stageSchema)
-	for _, f := range b.Fields() {
-		f.Reserve(batchRows)
-	}
-	return &batcher{b: b}
+	bt := &batcher{b: b}
+	bt.reserve(min(rows, batchRows))
+	return bt
 }
+
+func (bt *batcher) reserve(rows int) {
+	for col, f := range bt.b.Fields() {
+		f.Reserve(rows)
+		if sb, ok := f.(*array.StringBuilder); ok {
+			if per := dataHint[col].Load(); per > 0 {
+				sb.ReserveData(int(min(int64(rows)*per/16, maxDataHint)))
+			}
+		}
+	}
+}
+
+// dataHint is, for each text column, the value bytes per 16 rows of the
+// last batch any batcher cut; maxDataHint caps what a column reserves.
+var dataHint [numStageCols]atomic.Int64
+
+const maxDataHint = 64 << 20
 
 func (bt *batcher) append(r *row) {
 	f := bt.b.Fields()
@@ -96,10 +120,14 @@ func (bt *batcher) flush() arrow.RecordBatch {
 	if bt.n == 0 {
 		return nil
 	}
+	n := bt.n
 	bt.n = 0
 	f := bt.b.Fields()
 	for col := range bt.nulls {
 		bt.fillNulls(f, col)
+		if sb, ok := f[col].(*array.StringBuilder); ok {
+			dataHint[col].Store(int64(sb.DataLen()) * 16 / int64(n))
+		}
 	}
 	return bt.b.NewRecordBatch()
 }

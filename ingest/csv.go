@@ -129,7 +129,7 @@ func decodeCSVChunk(ch fileChunk, first int64, names []string, sets []setter) ch
 	cr.ReuseRecord = true
 	cr.FieldsPerRecord = len(names)
 	var r row
-	batches, err := chunkBatches(first, func(bt *batcher) (bool, error) {
+	batches, err := chunkBatches(first, ch.data, func(bt *batcher) (bool, error) {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			return false, nil

@@ -173,7 +173,7 @@ func decodeNDJSONChunk(ch fileChunk, raw *fieldSet) chunkResult {
 	c := newCollector()
 	r := row{raw: raw}
 	data, line := ch.data, ch.firstLine
-	batches, err := chunkBatches(0, func(bt *batcher) (bool, error) {
+	batches, err := chunkBatches(0, data, func(bt *batcher) (bool, error) {
 		skip, blank := blankLines(data)
 		data, line = data[skip:], line+blank
 		if len(data) == 0 {
@@ -209,12 +209,12 @@ func blankLines(data []byte) (skip int, lines int64) {
 	return last, lines
 }
 
-// chunkBatches is a chunk decoder's loop: next decodes the chunk's next
-// record into bt, if it has one, and says whether it had; a batch is cut
-// every batchRows rows. A row's order is its line less lineBase. On an
+// chunkBatches is a chunk decoder's loop over data: next decodes the
+// chunk's next record into bt, if it has one, and says whether it had; a
+// batch is cut every batchRows rows, sized for the chunk's lines. A row's order is its line less lineBase. On an
 // error the batches cut so far are released.
-func chunkBatches(lineBase int64, next func(bt *batcher) (bool, error)) ([]arrow.RecordBatch, error) {
-	bt := newBatcher()
+func chunkBatches(lineBase int64, data []byte, next func(bt *batcher) (bool, error)) ([]arrow.RecordBatch, error) {
+	bt := newBatcherFor(bytes.Count(data, []byte{'\n'}) + 1)
 	defer bt.release()
 	bt.ordFromLine, bt.lineBase = true, lineBase
 	var out []arrow.RecordBatch
