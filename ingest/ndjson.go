@@ -211,8 +211,9 @@ func blankLines(data []byte) (skip int, lines int64) {
 
 // chunkBatches is a chunk decoder's loop over data: next decodes the
 // chunk's next record into bt, if it has one, and says whether it had; a
-// batch is cut every batchRows rows, sized for the chunk's lines. A row's order is its line less lineBase. On an
-// error the batches cut so far are released.
+// batch is cut every batchRows rows, sized for the chunk's lines. A row's
+// order is its line less lineBase. On an error the batches cut so far are
+// released.
 func chunkBatches(lineBase int64, data []byte, next func(bt *batcher) (bool, error)) ([]arrow.RecordBatch, error) {
 	bt := newBatcherFor(bytes.Count(data, []byte{'\n'}) + 1)
 	defer bt.release()
