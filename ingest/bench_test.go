@@ -153,3 +153,26 @@ func BenchmarkDecodeCSV(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDecodeOnly decodes the NDJSON and CLF benchmarks' files through
+// the checks every ingest runs (decodeOnly: validation, required columns),
+// with no database: the Go side of BenchmarkIngestNDJSON and
+// BenchmarkIngestCLF, to set beside their wall time and the floor's.
+func BenchmarkDecodeOnly(b *testing.B) {
+	n := benchRows()
+	for _, c := range []struct{ format, path string }{{"ndjson", benchFile(b, n)}, {FormatCLF, benchCLFFile(b, n)}} {
+		data, err := os.ReadFile(c.path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(c.format, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for range b.N {
+				if err := decodeOnly(c.format, data); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+}

@@ -126,7 +126,7 @@ func (d clfDecoder) chunk(ch fileChunk) chunkResult {
 	if line == 1 {
 		data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	}
-	batches, err := chunkBatches(0, func(bt *record.Builder) (bool, error) {
+	batches, err := chunkBatches(0, data, func(bt *record.Builder) (bool, error) {
 		if len(data) == 0 {
 			return false, nil
 		}

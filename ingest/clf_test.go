@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -306,5 +307,57 @@ func TestCLFAcrossChunks(t *testing.T) {
 	}
 	if snapshot(t, db) != before {
 		t.Error("a failed ingest changed the database")
+	}
+}
+
+// TestTrailerShapesMatchRegexps holds the hand-written matchers of a CLF
+// trailer to the regexps they replaced, over every string of up to 5
+// bytes from an alphabet of the bytes that matter, and upstreamList to
+// its strings.FieldsFunc form.
+func TestTrailerShapesMatchRegexps(t *testing.T) {
+	res := map[string]*regexp.Regexp{
+		"nginxSeconds": regexp.MustCompile(`^[0-9]+\.[0-9]{3}$`),
+		"traefikMs":    regexp.MustCompile(`^[0-9]+ms$`),
+		"wholeNumber":  regexp.MustCompile(`^[0-9]+$`),
+		"decimal":      regexp.MustCompile(`^[0-9]*\.[0-9]+$`),
+	}
+	funcs := map[string]func([]byte) bool{"nginxSeconds": nginxSeconds, "traefikMs": traefikMs, "wholeNumber": wholeNumber, "decimal": decimal}
+	key := regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+	upstream := func(v []byte) bool {
+		for _, part := range strings.FieldsFunc(string(v), func(r rune) bool { return r == ',' || r == ':' || r == ' ' }) {
+			if part != "-" && !res["decimal"].MatchString(part) {
+				return false
+			}
+		}
+		return true
+	}
+	alphabet := []byte("09.msaZ_=-,: \xc3")
+	var walk func(v []byte)
+	n := 0
+	walk = func(v []byte) {
+		n++
+		for name, re := range res {
+			if got, want := funcs[name](v), re.Match(v); got != want {
+				t.Fatalf("%s(%q) = %v, the regexp says %v", name, v, got, want)
+			}
+		}
+		if got, want := trailerKey(v), len(key.Find(v)); got != want {
+			t.Fatalf("trailerKey(%q) = %d, the regexp says %d", v, got, want)
+		}
+		if got, want := upstreamList(v), upstream(v); got != want {
+			t.Fatalf("upstreamList(%q) = %v, FieldsFunc says %v", v, got, want)
+		}
+		if len(v) < 5 {
+			for _, b := range alphabet {
+				walk(append(v[:len(v):len(v)], b))
+			}
+		}
+	}
+	walk(nil)
+	for _, v := range []string{"0.001, 0.003 : 0.002", "123.456", "12ms", "rt=0.004", "request_time=1", "0.000, -", "1.5e3"} {
+		walk([]byte(v))
+	}
+	if n < 500000 {
+		t.Fatalf("walked %d strings", n)
 	}
 }

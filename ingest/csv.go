@@ -130,7 +130,7 @@ func decodeCSVChunk(ch fileChunk, first int64, names []string, sets []setter) ch
 	cr.ReuseRecord = true
 	cr.FieldsPerRecord = len(names)
 	var r record.Row
-	batches, err := chunkBatches(first, func(bt *record.Builder) (bool, error) {
+	batches, err := chunkBatches(first, ch.data, func(bt *record.Builder) (bool, error) {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			return false, nil

@@ -185,11 +185,18 @@ type loader struct {
 	// dirtyRuns are runs an earlier file was taken out of (--replace).
 	renumber  bool
 	dirtyRuns []runKey
-	rejoin    map[runKey]bool   // runs the current file's earlier version was in (--replace): it may join them again
-	runCounts map[runKey]int64  // rows per run so far, for run_pos; nil: read it
-	seen      map[string]Result // hashes loaded by this ingest
-	tOrigin   string            // the experiment whose origin the current file's t_ms came from
-	mapSQL    []string          // the --map expressions as DuckDB renders them, once checked (mapexpr.go)
+	// reqFromPos: the current file's rows without req or req_text take
+	// their run_pos as req in the insert. Only for formats decoded in line
+	// order (rows cannot come out of order), with no {map} (one may set
+	// run, experiment or req) and no {replace} (the earlier version's rows
+	// leave the run after the insert): there run_pos stands as the rows
+	// stream in.
+	reqFromPos bool
+	rejoin     map[runKey]bool   // runs the current file's earlier version was in (--replace): it may join them again
+	runCounts  map[runKey]int64  // rows per run so far, for run_pos; nil: read it
+	seen       map[string]Result // hashes loaded by this ingest
+	tOrigin    string            // the experiment whose origin the current file's t_ms came from
+	mapSQL     []string          // the --map expressions as DuckDB renders them, once checked (mapexpr.go)
 }
 
 func ingestAll(ctx context.Context, l *loader, srcs []source) ([]Result, error) {
@@ -328,12 +335,18 @@ func (l *loader) loadRows(ctx context.Context, in *input, f record.Format, fileI
 	if err := in.linesOnly(); err != nil {
 		return err
 	}
+	lineOrdered := f.Name() == FormatNDJSON || f.Name() == FormatCSV || f.Name() == FormatCLF
+	l.reqFromPos = reqInInsert && lineOrdered && len(l.opts.Maps) == 0 && !l.opts.Replace && len(l.dirtyRuns) == 0 && !l.renumber
 	if res.Rows, err = l.insertRequests(ctx, p, fileID, res.Experiment, fileRun); err != nil {
 		return err
 	}
 	res.Events, err = l.insertEvents(ctx, c, fileID, res.Experiment)
 	return err
 }
+
+// reqInInsert lets reqFromPos be set (a variable only so that a test can
+// hold the insert's req to fillDerived's).
+var reqInInsert = true
 
 // textFirst says bad text at line bad goes before err: there is no error,
 // or it is at the same or a later line, or it is not a decoder's own

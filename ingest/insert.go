@@ -17,7 +17,11 @@ import (
 // Defaults are filled here: role from the run name, attempt 0, count 1,
 // tagged false, the outcome from the status where the file gives none. seq
 // continues the table's order, so rows of a run keep file order across
-// files. What needs the whole file is derived afterwards (finishRows).
+// files. What needs the whole file is derived afterwards (finishRows),
+// but for req from file order where the file's positions are final as
+// they stream in (reqFromPos): there it is run_pos, which fillDerived's
+// UPDATE would give again after the insert, at a scan and a sort of the
+// runs (a twelfth of a CLF ingest).
 func (l *loader) insertRequests(ctx context.Context, p record.Produce, fileID int64, experiment, fileRun string) (int64, error) {
 	pos, err := l.newPositioner(ctx, experiment, fileRun)
 	if err != nil {
@@ -43,13 +47,17 @@ func (l *loader) insertRequests(ctx context.Context, p record.Produce, fileID in
 			fileRunExpr = "$filerun::VARCHAR"
 		}
 		runExpr := fmt.Sprintf("coalesce(run, $run::VARCHAR, %s, run_group, $filerun::VARCHAR)", fileRunExpr)
+		reqExpr := "req"
+		if l.reqFromPos {
+			reqExpr = "coalesce(req, CASE WHEN req_text IS NULL THEN run_pos END)"
+		}
 		q := fmt.Sprintf(`INSERT INTO requests
 SELECT %s, %s, coalesce(role, CASE WHEN %s IN ('control', 'experiment') THEN %s ELSE '' END),
-       $base::BIGINT + ord, req, req_text, coalesce(attempt, 0), t_ms, make_timestamp(ts_us), latency_ms,
+       $base::BIGINT + ord, %s, req_text, coalesce(attempt, 0), t_ms, make_timestamp(ts_us), latency_ms,
        coalesce(outcome, %s), status,
        coalesce(tagged, false), user_id, batch_id, client_id, retried, drop_reason, coalesce(count, 1),
        attrs::JSON, $file::INTEGER, line, run_pos
-FROM %s`, expExpr, runExpr, runExpr, runExpr, statusOutcomeSQL(l.ok), view)
+FROM %s`, expExpr, runExpr, runExpr, runExpr, reqExpr, statusOutcomeSQL(l.ok), view)
 		res, err := l.conn.ExecContext(ctx, q, namedArgs(map[string]any{"exp": experiment, "run": nullIfEmpty(l.opts.Run),
 			"filerun": fileRun, "base": base, "file": fileID})...)
 		if err != nil {
@@ -65,6 +73,9 @@ FROM %s`, expExpr, runExpr, runExpr, runExpr, statusOutcomeSQL(l.ok), view)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("insert requests: %w", err)
+	}
+	if l.reqFromPos && pos.outOrder {
+		return 0, errors.New("insert requests: rows of a line-ordered format came out of order")
 	}
 	l.renumber = l.renumber || pos.outOrder
 	return n, nil

@@ -238,6 +238,11 @@ func (f *logField) latencyUnit() string {
 type attrList struct {
 	kv  []kvPair
 	buf []byte
+	// order is the stable order by key of the pairs of the last line,
+	// whose keys were keys: a line whose keys come as the last line's did
+	// (every line of one layout) takes it without comparing them.
+	keys  []string
+	order []int
 }
 
 type kvPair struct{ k, v string }
@@ -261,13 +266,11 @@ var compareKeys = strings.Compare
 
 // json is the object; a key given twice keeps its last value.
 func (a *attrList) json() string {
-	kv := a.kv
-	// Stable, so the last of a key given twice stays last; n log n, as a
-	// line may carry thousands of fields.
-	slices.SortStableFunc(kv, func(x, y kvPair) int { return compareKeys(x.k, y.k) })
+	kv, order := a.kv, a.sorted()
 	b := append(a.buf[:0], '{')
-	for i, p := range kv {
-		if i+1 < len(kv) && kv[i+1].k == p.k {
+	for j, i := range order {
+		p := kv[i]
+		if j+1 < len(order) && kv[order[j+1]].k == p.k {
 			continue
 		}
 		if len(b) > 1 {
@@ -280,6 +283,25 @@ func (a *attrList) json() string {
 	b = append(b, '}')
 	a.buf = b
 	return string(b)
+}
+
+// sorted is the order of the pairs by key: stable, so the last of a key
+// given twice stays last; n log n, as a line may carry thousands of
+// fields.
+func (a *attrList) sorted() []int {
+	same := len(a.keys) == len(a.kv)
+	for i := 0; same && i < len(a.kv); i++ {
+		same = a.keys[i] == a.kv[i].k
+	}
+	if same {
+		return a.order
+	}
+	a.keys, a.order = a.keys[:0], a.order[:0]
+	for i, p := range a.kv {
+		a.keys, a.order = append(a.keys, p.k), append(a.order, i)
+	}
+	slices.SortStableFunc(a.order, func(x, y int) int { return compareKeys(a.kv[x].k, a.kv[y].k) })
+	return a.order
 }
 
 // appendJSONString quotes valid UTF-8 text as JSON, escaping only what JSON

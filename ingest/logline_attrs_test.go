@@ -41,3 +41,33 @@ func BenchmarkAttrListJSON(b *testing.B) {
 		_ = a.json()
 	}
 }
+
+// One attrList reused line after line (it keeps the last line's order of
+// keys) writes what a fresh one writes for each line: lines repeating the
+// last one's keys, reordering them, repeating a key, dropping one.
+func TestAttrListReusedOrder(t *testing.T) {
+	r := rand.New(rand.NewSource(20261206))
+	keys := []string{"b", "a", "path", "method", "a", "z"}
+	var reused attrList
+	var last []string
+	for line := 0; line < 2000; line++ {
+		ks := last
+		if line == 0 || r.Intn(3) == 0 {
+			ks = nil
+			for range 1 + r.Intn(6) {
+				ks = append(ks, keys[r.Intn(len(keys))])
+			}
+		}
+		last = ks
+		var fresh attrList
+		reused.reset()
+		for _, k := range ks {
+			v := fmt.Sprint(r.Intn(100))
+			reused.add(k, v)
+			fresh.add(k, v)
+		}
+		if got, want := reused.json(), fresh.json(); got != want {
+			t.Fatalf("line %d, keys %v: %s, want %s", line, ks, got, want)
+		}
+	}
+}

@@ -174,7 +174,7 @@ func decodeNDJSONChunk(ch fileChunk, raw *record.FieldSet) chunkResult {
 	c := newCollector()
 	r := record.Row{Raw: raw}
 	data, line := ch.data, ch.firstLine
-	batches, err := chunkBatches(0, func(bt *record.Builder) (bool, error) {
+	batches, err := chunkBatches(0, data, func(bt *record.Builder) (bool, error) {
 		skip, blank := blankLines(data)
 		data, line = data[skip:], line+blank
 		if len(data) == 0 {
@@ -210,12 +210,13 @@ func blankLines(data []byte) (skip int, lines int64) {
 	return last, lines
 }
 
-// chunkBatches is a chunk decoder's loop: next decodes the chunk's next
-// record into bt, if it has one, and says whether it had; a batch is cut
-// every batchRows rows. A row's order is its line less lineBase. On an
-// error the batches cut so far are released.
-func chunkBatches(lineBase int64, next func(bt *record.Builder) (bool, error)) ([]arrow.RecordBatch, error) {
-	bt := record.NewBuilder()
+// chunkBatches is a chunk decoder's loop over data: next decodes the
+// chunk's next record into bt, if it has one, and says whether it had; a
+// batch is cut every batchRows rows, sized for the chunk's lines. A row's
+// order is its line less lineBase. On an error the batches cut so far are
+// released.
+func chunkBatches(lineBase int64, data []byte, next func(bt *record.Builder) (bool, error)) ([]arrow.RecordBatch, error) {
+	bt := record.NewBuilderFor(bytes.Count(data, []byte{'\n'}) + 1)
 	defer bt.Release()
 	bt.OrdFromLine, bt.LineBase = true, lineBase
 	var out []arrow.RecordBatch

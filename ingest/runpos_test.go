@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // positionsWrong counts rows whose run_pos is not their 0-based position
@@ -125,5 +127,62 @@ func TestRunPosNumbersOlderRows(t *testing.T) {
 	}
 	if n := positionsWrong(t, db); n > 0 {
 		t.Errorf("after the next ingest: %d rows with a wrong run_pos", n)
+	}
+}
+
+// TestReqFromPosIsFillDerived: req taken from run_pos in the insert
+// (reqFromPos) is what fillDerived's UPDATE gives after it, row for row,
+// over every real sample file and generated files that mix rows with and
+// without req and req_text, interleave runs, continue a run in a second
+// file, name the run with --run or --experiment, and replace a file.
+func TestReqFromPosIsFillDerived(t *testing.T) {
+	write := lineWriter(t)
+	a := write("a.ndjson",
+		`{"experiment":"x","run":"c","outcome":"ok"}`, `{"experiment":"x","run":"e","outcome":"ok","req":7}`,
+		`{"experiment":"x","run":"e","outcome":"error"}`, ``, `{"experiment":"x","run":"e","outcome":"ok","req_text":"k"}`,
+		`{"experiment":"x","run":"c","outcome":"ok","req":0}`, `{"experiment":"x","outcome":"ok","run":"c"}`)
+	b := write("b.ndjson", `{"experiment":"x","run":"e","outcome":"ok"}`, `{"experiment":"x","run":"c","outcome":"ok"}`)
+	c := write("c.csv", "run,outcome,req", "c,ok,", "e,ok,3", "c,error,", "e,ok,")
+	clf := write("front.log",
+		`1.2.3.4 - - [01/May/2024:13:00:00 +0300] "GET /a HTTP/1.1" 200 3 "-" "ua" 0.250 0.001`,
+		`1.2.3.4 - - [01/May/2024:13:00:01 +0300] "GET /b HTTP/1.1" 503 3 "-" "ua" 0.010 0.002`)
+	anon := write("anon.ndjson", `{"outcome":"ok"}`, `{"outcome":"error","req":5}`, `{"outcome":"ok"}`)
+	again := lineWriter(t)("anon.ndjson", `{"outcome":"ok"}`, `{"outcome":"ok"}`)
+	load := func(on bool) [][]any {
+		defer func(was bool) { reqInInsert = was }(reqInInsert)
+		reqInInsert = on
+		db, _ := openDB(t)
+		inputs, _ := filepath.Glob("testdata/real/*/*/input*")
+		for _, in := range inputs {
+			mustIngest(t, db, realOptions(in), in)
+		}
+		mustIngest(t, db, Options{Append: true}, a, b, c)
+		mustIngest(t, db, Options{Append: true}, clf)
+		mustIngest(t, db, Options{Run: "solo", Experiment: "y"}, anon)
+		mustIngest(t, db, Options{Experiment: "z", Append: true}, a, b, anon)
+		mustIngest(t, db, Options{Experiment: "z", Append: true}, again)
+		rows, err := db.Query(`SELECT seq, experiment, run, req, run_pos FROM requests ORDER BY seq`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out [][]any
+		for rows.Next() {
+			var seq, pos int64
+			var exp, run string
+			var req sql.NullInt64
+			if err := rows.Scan(&seq, &exp, &run, &req, &pos); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, []any{seq, exp, run, req, pos})
+		}
+		return out
+	}
+	want, got := load(false), load(true)
+	if len(want) < 1000 {
+		t.Fatalf("%d rows", len(want))
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("req from the insert (-fillDerived +insert):\n%s", diff)
 	}
 }

@@ -2,6 +2,7 @@ package record
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -47,13 +48,36 @@ type Builder struct {
 	nulls       [NumCols]int
 }
 
-func NewBuilder() *Builder {
+func NewBuilder() *Builder { return NewBuilderFor(BatchRows) }
+
+// NewBuilderFor reserves room for rows rows (a chunk's line count: most
+// chunks hold fewer than BatchRows, and the columns of BatchRows rows
+// were allocated and zeroed for each), and for each text column the
+// bytes per row the last batch cut held (dataHint), so its values are
+// not copied at every doubling of their buffer.
+func NewBuilderFor(rows int) *Builder {
 	b := array.NewRecordBuilder(memory.DefaultAllocator, Schema)
-	for _, f := range b.Fields() {
-		f.Reserve(BatchRows)
-	}
-	return &Builder{b: b}
+	bt := &Builder{b: b}
+	bt.reserve(min(rows, BatchRows))
+	return bt
 }
+
+func (bt *Builder) reserve(rows int) {
+	for col, f := range bt.b.Fields() {
+		f.Reserve(rows)
+		if sb, ok := f.(*array.StringBuilder); ok {
+			if per := dataHint[col].Load(); per > 0 {
+				sb.ReserveData(int(min(int64(rows)*per/16, maxDataHint)))
+			}
+		}
+	}
+}
+
+// dataHint is, for each text column, the value bytes per 16 rows of the
+// last batch any Builder cut; maxDataHint caps what a column reserves.
+var dataHint [NumCols]atomic.Int64
+
+const maxDataHint = 64 << 20
 
 func (bt *Builder) Append(r *Row) {
 	f := bt.b.Fields()
@@ -94,10 +118,14 @@ func (bt *Builder) Flush() arrow.RecordBatch {
 	if bt.n == 0 {
 		return nil
 	}
+	n := bt.n
 	bt.n = 0
 	f := bt.b.Fields()
 	for col := range bt.nulls {
 		bt.fillNulls(f, col)
+		if sb, ok := f[col].(*array.StringBuilder); ok {
+			dataHint[col].Store(int64(sb.DataLen()) * 16 / int64(n))
+		}
 	}
 	return bt.b.NewRecordBatch()
 }
