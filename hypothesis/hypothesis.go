@@ -516,6 +516,10 @@ func sidesError(db store.Querier, e store.Experiment, h Hypothesis, s Sides, tre
 	if err != nil {
 		return err
 	}
+	return sidesErrorOf(runs, e, h, s, treatment)
+}
+
+func sidesErrorOf(runs []runInfo, e store.Experiment, h Hypothesis, s Sides, treatment bool) error {
 	msg := param.Errorf("control", "experiment %q has no baseline: no run with role control (its runs: %s); name the baseline with {control} RUN (or EXPERIMENT/RUN), split a run with {baseline-until}, or judge an absolute threshold ({max}, {min})",
 		e.Name, listRuns(runs))
 	if s.Control.Run != "" {

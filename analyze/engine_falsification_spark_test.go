@@ -1,0 +1,107 @@
+package analyze
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/rewind-dev/rewind/hypothesis"
+	"github.com/rewind-dev/rewind/internal/sqllit"
+	"github.com/rewind-dev/rewind/store"
+)
+
+// spanLog is edgeLog with enough rows that each run's seqs cross a block
+// of 65536 (the count windows' positions are counted per block), and a
+// second experiment of one run without a role.
+func spanLog() string {
+	return edgeLog(22000) + `{"experiment":"solo","run":"only","req":1,"t_ms":5,"latency_ms":3,"outcome":"ok","tagged":true}` + "\n" +
+		`{"experiment":"solo","run":"only","req":2,"t_ms":15,"latency_ms":3,"outcome":"error","tagged":false}` + "\n"
+}
+
+// Falsification on Spark equals the local one over the seed fixtures (the
+// chaos log, untimed; k6's, whole seconds), the hypotheses fixture and the
+// edge log (two experiment-role runs, count > 1, NULL outcome and latency,
+// negative t_ms, rows on window edges, seqs across a block): count and
+// duration windows, margins and thresholds, the refusals (no t_ms, no
+// baseline) word for word; the windows step's rows equal _hyp_windows's.
+// A hypothesis that names its sides, and --by, are refused.
+func TestFalsificationOnSpark(t *testing.T) {
+	sparkURL(t)
+	local := ingestedDB(t, "../fixtures/chaos/gunluk.json", "../fixtures/k6/chaos.json", "../fixtures/hypotheses/checkout.ndjson")
+	edge := logsDB(t, spanLog())
+	for _, db := range []*store.DB{local, edge} {
+		r := onSpark(t, sparkDataset(t, db))
+		names, err := store.Experiments(db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, exp := range names {
+			for _, o := range falsificationCases(exp) {
+				compareFalsification(t, db, r, o)
+			}
+		}
+	}
+	r := onSpark(t, sparkDataset(t, local))
+	for _, o := range []FalsificationOptions{
+		{Experiment: "checkout", By: []string{"outcome"}},
+		{Experiment: "checkout", Hypothesis: hypothesis.Hypothesis{Control: "baseline", Treatment: "canary"}},
+		{Experiment: "checkout", Hypothesis: hypothesis.Hypothesis{Metric: "p95"}},
+	} {
+		if _, err := FalsificationOn(r, o); err == nil {
+			t.Errorf("%+v on Spark: want a refusal", o)
+		}
+	}
+}
+
+func falsificationCases(exp string) []FalsificationOptions {
+	minOK, _ := hypothesis.ParseBound("min", "95%", "ok_share")
+	tol, _ := hypothesis.ParseBound("tolerance", "10%", "ok_share")
+	var out []FalsificationOptions
+	for _, w := range []hypothesis.Window{{}, {N: 1}, {N: 7}, {N: 40}, {N: 65536}, {Ms: 10}, {Ms: 250}, {Ms: 1000}} {
+		out = append(out, FalsificationOptions{Experiment: exp, Window: w})
+	}
+	return append(out,
+		FalsificationOptions{Experiment: exp, Window: hypothesis.Window{N: 13}, Margins: []float64{0, 0.05, 0.5}},
+		FalsificationOptions{Experiment: exp, Window: hypothesis.Window{Ms: 20}, Bounds: []hypothesis.Bound{minOK}},
+		FalsificationOptions{Experiment: exp, Window: hypothesis.Window{N: 9}, Bounds: []hypothesis.Bound{tol}})
+}
+
+func compareFalsification(t *testing.T, local store.Querier, r *Remote, o FalsificationOptions) {
+	t.Helper()
+	want, errL := Falsification(local, o)
+	got, errS := FalsificationOn(r, o)
+	switch {
+	case errL != nil || errS != nil:
+		if errL == nil || errS == nil || errL.Error() != errS.Error() {
+			t.Errorf("%s %v: local error %v, Spark error %v", o.Experiment, o.Window, errL, errS)
+		}
+		return
+	}
+	if a, b := asJSON(t, want), asJSON(t, got); a != b {
+		t.Errorf("%s %v: local\n%s\nSpark\n%s", o.Experiment, o.Window, a, b)
+	}
+	n, ms := "NULL", "NULL"
+	if o.Window.Ms > 0 {
+		ms = fmt.Sprint(o.Window.Ms)
+	} else if o.Window.N > 0 {
+		n = fmt.Sprint(o.Window.N)
+	} else {
+		return // the stored window
+	}
+	sameStep(t, "_remote_hyp_windows", local, fmt.Sprintf(`SELECT * FROM _hyp_windows(%s, size_n := %s, size_ms := %s%s)`,
+		sqllit.String(o.Experiment), n, ms, localSides(t, local, o.Experiment)), r.Querier(), `SELECT * FROM _remote_hyp_windows`)
+}
+
+// localSides are the default hypothesis's sides of exp as the local path
+// resolves them, as macro arguments.
+func localSides(t *testing.T, db store.Querier, exp string) string {
+	t.Helper()
+	e, err := store.FindExperiment(db, exp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := hypothesis.ResolveSides(db, e, hypothesis.Hypothesis{}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Args()
+}

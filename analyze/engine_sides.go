@@ -1,0 +1,233 @@
+package analyze
+
+import (
+	"database/sql"
+	"fmt"
+	"strconv"
+
+	"github.com/rewind-dev/rewind/engine"
+	"github.com/rewind-dev/rewind/hypothesis"
+	"github.com/rewind-dev/rewind/internal/sqllit"
+	"github.com/rewind-dev/rewind/store"
+)
+
+// The hypothesis windows on an engine (falsification, stop-damage): the
+// per-request work of _hyp_windows (queries/windows.sql) as reduce steps,
+// the rest of the library's SQL unchanged over what comes back.
+
+// runRows is the reduce step of an experiment's runs: per run with a row,
+// its role, sum of count, time span, rows with t_ms and whether it has a
+// tagged row; one row per run comes back. It is what the sides, the
+// window's "no t_ms" refusal and the damage note read locally from
+// requests.
+func (r *Remote) runRows(exp string) ([]hypothesis.RunRows, int64, error) {
+	err := r.reduce("_remote_run_rows", "run VARCHAR, role VARCHAR, requests BIGINT, span_ms DOUBLE, timed BIGINT, tagged BOOLEAN", `
+SELECT run, first(role) AS role, sum(count) AS requests, max(t_ms) - min(t_ms) AS span_ms, count(t_ms) AS timed,
+       coalesce(bool_or(tagged), false) AS tagged
+FROM requests WHERE experiment = `+engine.String(exp)+`
+GROUP BY run`)
+	if err != nil {
+		return nil, 0, err
+	}
+	rows, err := r.Querier().Query(`SELECT run, role, requests, span_ms, timed FROM _remote_run_rows ORDER BY run`)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var out []hypothesis.RunRows
+	var timed int64
+	for rows.Next() {
+		var x hypothesis.RunRows
+		var role sql.NullString
+		var t int64
+		if err := rows.Scan(&x.Run, &role, &x.Requests, &x.SpanMs, &t); err != nil {
+			return nil, 0, err
+		}
+		x.Role = role.String
+		timed += t
+		out = append(out, x)
+	}
+	return out, timed, rows.Err()
+}
+
+// remoteRuns are an experiment's runs as the engine counted them.
+type remoteRuns struct {
+	runs   []hypothesis.RunRows
+	tagged map[string]bool // runs with a tagged row
+}
+
+// remoteRunsOf reads the runs of e on the engine, refusing first what the
+// local path refuses before it resolves the sides: a hypothesis other than
+// the default (its checks, latency present, weights, a split's events, have
+// no reduce steps yet) and duration windows over an experiment without
+// t_ms (experimentWindow).
+func (r *Remote) remoteRunsOf(analysis string, e store.Experiment, h hypothesis.Hypothesis, w hypothesis.Window) (remoteRuns, error) {
+	if !h.IsDefault() {
+		return remoteRuns{}, r.NotOnEngine(analysis+" with --control, --treatment, --baseline-until or --metric",
+			"only the default hypothesis (the ok share of role control against role experiment) has reduce steps; the checks of the others (latency present, weights, a split's events) and latency windows have none")
+	}
+	runs, timed, err := r.runRows(e.Name)
+	if err != nil {
+		return remoteRuns{}, err
+	}
+	if w.Ms > 0 && timed == 0 {
+		return remoteRuns{}, noTMsError(e.Name)
+	}
+	rr := remoteRuns{runs: runs, tagged: map[string]bool{}}
+	if err := scanRows(r.Querier(), `SELECT run FROM _remote_run_rows WHERE tagged`, func(run string) { rr.tagged[run] = true }); err != nil {
+		return rr, err
+	}
+	return rr, nil
+}
+
+// sides is ResolveSides of the default hypothesis over the runs, and
+// whether the treatment side has a tagged row (HasTags).
+func (rr remoteRuns) sides(e store.Experiment, h hypothesis.Hypothesis, absolute bool) (hypothesis.Sides, bool, error) {
+	s, err := hypothesis.DefaultSides(e, h, rr.runs, absolute)
+	if err != nil {
+		return s, false, err
+	}
+	var tagged bool
+	for _, x := range rr.runs {
+		if s.Treatment.Run == x.Run || (s.Treatment.Run == "" && x.Role == s.Treatment.Role) {
+			tagged = tagged || rr.tagged[x.Run]
+		}
+	}
+	return s, tagged, nil
+}
+
+func scanRows(db store.Querier, q string, fn func(string)) error {
+	xs, err := store.QueryStrings(db, q)
+	for _, x := range xs {
+		fn(x)
+	}
+	return err
+}
+
+// sparkSide is the rows of one side as a Spark SQL filter over requests.
+func sparkSide(s hypothesis.Side) string {
+	q := "experiment = " + engine.String(s.Experiment)
+	if s.Run != "" {
+		q += " AND run = " + engine.String(s.Run)
+	} else {
+		q += " AND role = " + engine.String(s.Role)
+	}
+	if s.FromMs != nil {
+		q += " AND t_ms >= " + engine.Double(*s.FromMs)
+	}
+	if s.UntilMs != nil {
+		q += " AND t_ms < " + engine.Double(*s.UntilMs)
+	}
+	return q
+}
+
+// windowAggregates are side_windows's per-window aggregates in Spark SQL
+// over rows p (role, w, t_ms, count, ok, tagged, damaged, lat_us), in the
+// order _remote_windows_raw declares them. Spark's sum of a BIGINT is a
+// BIGINT that raises on overflow in ANSI mode, as the local ::BIGINT cast
+// does; the latency sum is a DECIMAL(38,0), the local HUGEINT.
+const windowAggregates = `role, w + 1 AS window_no, min(t_ms) AS first_t_ms, max(t_ms) AS last_t_ms,
+       sum(count) AS requests,
+       coalesce(sum(count) FILTER (WHERE ok), 0) AS ok,
+       coalesce(sum(count) FILTER (WHERE damaged), 0) AS damage,
+       coalesce(sum(count) FILTER (WHERE tagged), 0) AS tagged,
+       sum(count) FILTER (WHERE lat_us IS NOT NULL) AS lat_n,
+       sum(CAST(lat_us AS DECIMAL(38,0)) * count) AS lat_sum,
+       CAST(NULL AS BIGINT) AS lat_q,
+       max(count) FILTER (WHERE lat_us IS NOT NULL) AS lat_weight`
+
+const windowsRawCols = "role VARCHAR, window_no BIGINT, first_t_ms DOUBLE, last_t_ms DOUBLE, requests BIGINT, ok BIGINT, damage BIGINT, tagged BIGINT, lat_n HUGEINT, lat_sum HUGEINT, lat_q BIGINT, lat_weight BIGINT"
+
+// sideRows is one side's rows (labelled role) with what the windows read:
+// _side_input's columns. lat_us is NULL: the ok share never reads it.
+func sideRows(role string, s hypothesis.Side) string {
+	return `SELECT ` + engine.String(role) + ` AS role, run, seq, t_ms, count, outcome = 'ok' AS ok, tagged,
+       tagged AND outcome <> 'ok' AS damaged, CAST(NULL AS BIGINT) AS lat_us
+FROM requests WHERE ` + sparkSide(s)
+}
+
+// windowsStep is the reduce step of both sides' windows: one row per side
+// and window comes back.
+//
+// Duration windows: a row's window is floor((t_ms - from) / size_ms), from
+// the side's split or 0, as in _side_rows (the same IEEE division; Spark's
+// floor of a DOUBLE is a BIGINT). Count windows: a row's position is its
+// rank in (run, seq) order among the side's rows. It is computed without a
+// global sort: the rows are counted per (run, seq div 65536) block, a
+// running sum over those block counts (the one window without a partition,
+// over rows / 65536 aggregates) gives each block's first position, and the
+// rows are numbered only inside their block (partitioned by side, run and
+// block).
+func windowsStep(s hypothesis.Sides, w hypothesis.Window) string {
+	rows := sideRows("control", s.Control) + "\nUNION ALL\n" + sideRows("experiment", s.Treatment)
+	if w.Ms > 0 {
+		from := func(x hypothesis.Side) string {
+			if x.FromMs == nil {
+				return "0D"
+			}
+			return engine.Double(*x.FromMs)
+		}
+		return `WITH s AS (` + rows + `),
+p AS (SELECT *, CAST(floor((t_ms - CASE role WHEN 'control' THEN ` + from(s.Control) + ` ELSE ` + from(s.Treatment) + ` END) / ` +
+			engine.Double(w.Ms) + `) AS BIGINT) AS w FROM s WHERE t_ms IS NOT NULL)
+SELECT ` + windowAggregates + `
+FROM p GROUP BY role, w`
+	}
+	return `WITH s AS (` + rows + `),
+b AS (SELECT role, run, seq div 65536 AS b, count(*) AS n FROM s GROUP BY role, run, seq div 65536),
+o AS (SELECT role, run, b, sum(n) OVER (PARTITION BY role ORDER BY run, b ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - n AS before FROM b),
+p AS (SELECT s.*, (o.before + row_number() OVER (PARTITION BY s.role, s.run, s.seq div 65536 ORDER BY s.seq) - 1) div ` + engine.Int(w.N) + ` AS w
+      FROM s JOIN o ON s.role = o.role AND s.run = o.run AND s.seq div 65536 = o.b)
+SELECT ` + windowAggregates + `
+FROM p GROUP BY role, w`
+}
+
+// hypWindows runs the windows step and makes the in-memory database's
+// _hyp_windows read its result, for the given windows and sides only: the
+// library's judging (_judged_windows, hypothesis_sweep, _streaks) then
+// runs unchanged. A call with other arguments raises an error rather than
+// read windows computed for others.
+func (r *Remote) hypWindows(e store.Experiment, s hypothesis.Sides, w hypothesis.Window) error {
+	if err := r.reduce("_remote_windows_raw", windowsRawCols, windowsStep(s, w)); err != nil {
+		return err
+	}
+	n, ms := "NULL", "NULL"
+	if w.Ms > 0 {
+		ms = duckDouble(w.Ms)
+	} else {
+		n = fmt.Sprint(w.N)
+	}
+	metric := sqllit.String(s.Metric)
+	// side_windows's last two steps, over the engine's aggregates
+	if _, err := r.db.ExecContext(r.ctx, `CREATE OR REPLACE TEMP TABLE _remote_hyp_windows AS
+WITH v AS (
+    SELECT role, window_no, first_t_ms, last_t_ms, requests, ok, damage, tagged,
+           _metric_num(`+metric+`, requests, ok, lat_sum, lat_q, lat_weight) AS value_num,
+           _metric_den(`+metric+`, requests, lat_n, `+ms+`) AS value_den
+    FROM _remote_windows_raw
+)
+SELECT * REPLACE (CASE WHEN value_den > 0 THEN value_num END AS value_num,
+                  CASE WHEN value_den > 0 THEN value_den END AS value_den),
+       CASE WHEN value_den > 0 THEN value_num::DOUBLE / value_den / _metric_per(`+metric+`) END AS value
+FROM v`); err != nil {
+		return err
+	}
+	split := "NULL"
+	if s.Treatment.FromMs != nil {
+		split = duckDouble(*s.Treatment.FromMs)
+	}
+	_, err := r.db.ExecContext(r.ctx, `CREATE OR REPLACE TEMP MACRO _hyp_windows(exp, size_n := NULL, size_ms := NULL, metric := 'ok_share',
+        control_exp := NULL, control_run := NULL, control_role := NULL,
+        treatment_exp := NULL, treatment_run := NULL, treatment_role := NULL, split_ms := NULL) AS TABLE
+    SELECT * FROM _remote_hyp_windows
+    WHERE CASE WHEN exp IS DISTINCT FROM `+sqllit.String(e.Name)+` OR size_n::BIGINT IS DISTINCT FROM `+n+`
+                    OR size_ms::DOUBLE IS DISTINCT FROM `+ms+` OR metric IS DISTINCT FROM `+metric+`
+                    OR split_ms::DOUBLE IS DISTINCT FROM `+split+`
+                    OR coalesce(control_run, '') IS DISTINCT FROM `+sqllit.String(s.Control.Run)+`
+                    OR coalesce(treatment_run, '') IS DISTINCT FROM `+sqllit.String(s.Treatment.Run)+`
+               THEN error('_hyp_windows: the engine''s windows were computed for other arguments') ELSE true END`)
+	return err
+}
+
+// duckDouble is f as an exact DuckDB DOUBLE literal.
+func duckDouble(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) + "::DOUBLE" }
