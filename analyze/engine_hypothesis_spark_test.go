@@ -23,8 +23,9 @@ func spanLog() string {
 // negative t_ms, rows on window edges, seqs across a block): count and
 // duration windows, margins and thresholds, the refusals (no t_ms, no
 // baseline) word for word; the windows step's rows equal _hyp_windows's.
-// A hypothesis that names its sides, and --by, are refused.
-func TestFalsificationOnSpark(t *testing.T) {
+// Stop-damage, over the same windows, likewise (its ks, margins and
+// thresholds). A hypothesis that names its sides, and --by, are refused.
+func TestHypothesisWindowsOnSpark(t *testing.T) {
 	sparkURL(t)
 	local := ingestedDB(t, "../fixtures/chaos/gunluk.json", "../fixtures/k6/chaos.json", "../fixtures/hypotheses/checkout.ndjson")
 	edge := logsDB(t, spanLog())
@@ -38,6 +39,10 @@ func TestFalsificationOnSpark(t *testing.T) {
 			for _, o := range falsificationCases(exp) {
 				compareFalsification(t, db, r, o)
 			}
+			for _, o := range stopDamageCases(exp) {
+				compareResults(t, fmt.Sprintf("stop-damage %+v", o), func() (*Result, error) { return StopDamage(db, o) },
+					func() (*Result, error) { return StopDamageOn(r, o) })
+			}
 		}
 	}
 	r := onSpark(t, sparkDataset(t, local))
@@ -49,6 +54,38 @@ func TestFalsificationOnSpark(t *testing.T) {
 		if _, err := FalsificationOn(r, o); err == nil {
 			t.Errorf("%+v on Spark: want a refusal", o)
 		}
+		so := StopDamageOptions{Experiment: o.Experiment, By: o.By, Hypothesis: o.Hypothesis}
+		if _, err := StopDamageOn(r, so); err == nil {
+			t.Errorf("%+v on Spark: want a refusal", so)
+		}
+	}
+}
+
+func stopDamageCases(exp string) []StopDamageOptions {
+	minOK, _ := hypothesis.ParseBound("min", "95%", "ok_share")
+	var out []StopDamageOptions
+	for _, w := range []hypothesis.Window{{}, {N: 1}, {N: 7}, {N: 40}, {Ms: 10}, {Ms: 1000}} {
+		out = append(out, StopDamageOptions{Experiment: exp, Window: w})
+	}
+	return append(out,
+		StopDamageOptions{Experiment: exp, Window: hypothesis.Window{N: 13}, Ks: []int64{1, 2, 5}, Margin: 0.05, MarginSet: true},
+		StopDamageOptions{Experiment: exp, Window: hypothesis.Window{Ms: 20}, Bound: &minOK},
+		StopDamageOptions{Experiment: exp, Window: hypothesis.Window{N: 9}, Ks: []int64{0}})
+}
+
+// compareResults fails unless the two give the same JSON, or the same error.
+func compareResults(t *testing.T, what string, local, spark func() (*Result, error)) {
+	t.Helper()
+	want, errL := local()
+	got, errS := spark()
+	if errL != nil || errS != nil {
+		if errL == nil || errS == nil || errL.Error() != errS.Error() {
+			t.Errorf("%s: local error %v, Spark error %v", what, errL, errS)
+		}
+		return
+	}
+	if a, b := asJSON(t, want), asJSON(t, got); a != b || fmt.Sprint(want.Notes) != fmt.Sprint(got.Notes) {
+		t.Errorf("%s: local\n%s%v\nSpark\n%s%v", what, a, want.Notes, b, got.Notes)
 	}
 }
 
@@ -76,8 +113,8 @@ func compareFalsification(t *testing.T, local store.Querier, r *Remote, o Falsif
 		}
 		return
 	}
-	if a, b := asJSON(t, want), asJSON(t, got); a != b {
-		t.Errorf("%s %v: local\n%s\nSpark\n%s", o.Experiment, o.Window, a, b)
+	if a, b := asJSON(t, want), asJSON(t, got); a != b || fmt.Sprint(want.Notes) != fmt.Sprint(got.Notes) {
+		t.Errorf("%s %v: local\n%s%v\nSpark\n%s%v", o.Experiment, o.Window, a, want.Notes, b, got.Notes)
 	}
 	n, ms := "NULL", "NULL"
 	if o.Window.Ms > 0 {
