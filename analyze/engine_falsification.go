@@ -7,9 +7,10 @@ import (
 // FalsificationOn is Falsification with the per-request work on r's engine:
 // one step counts the experiment's runs (the sides and the checks), one
 // computes both sides' windows (time or count windows; engine_sides.go);
-// the sweep over them is the library's, in DuckDB. The default hypothesis
-// only, margins or thresholds of the ok share; a hypothesis that names its
-// sides, a split or another metric, and --by, are refused.
+// the sweep over them is the library's, in DuckDB. Any two sides (roles,
+// or runs of this experiment or another), margins or thresholds, of the ok
+// share, error rate or throughput; a time split of a run, a latency metric
+// and --by are refused.
 func FalsificationOn(r *Remote, o FalsificationOptions) (*Result, error) {
 	if len(o.By) > 0 {
 		return nil, r.NotOnEngine("falsification by group", "the groups' windows (numbered within each group) have no reduce steps")

@@ -23,8 +23,10 @@ func spanLog() string {
 // negative t_ms, rows on window edges, seqs across a block): count and
 // duration windows, margins and thresholds, the refusals (no t_ms, no
 // baseline) word for word; the windows step's rows equal _hyp_windows's.
-// Stop-damage, over the same windows, likewise (its ks, margins and
-// thresholds). A hypothesis that names its sides, and --by, are refused.
+// Hypotheses that name their runs (in the experiment or another), the error
+// rate and throughput likewise. Stop-damage, over the same windows, likewise
+// (its ks, margins and thresholds). A time split, a latency metric and --by
+// are refused.
 func TestHypothesisWindowsOnSpark(t *testing.T) {
 	sparkURL(t)
 	local := ingestedDB(t, "../fixtures/chaos/gunluk.json", "../fixtures/k6/chaos.json", "../fixtures/hypotheses/checkout.ndjson")
@@ -48,7 +50,7 @@ func TestHypothesisWindowsOnSpark(t *testing.T) {
 	r := onSpark(t, sparkDataset(t, local))
 	for _, o := range []FalsificationOptions{
 		{Experiment: "checkout", By: []string{"outcome"}},
-		{Experiment: "checkout", Hypothesis: hypothesis.Hypothesis{Control: "baseline", Treatment: "canary"}},
+		{Experiment: "checkout", Hypothesis: hypothesis.Hypothesis{Treatment: "canary", BaselineUntil: "1s"}},
 		{Experiment: "checkout", Hypothesis: hypothesis.Hypothesis{Metric: "p95"}},
 	} {
 		if _, err := FalsificationOn(r, o); err == nil {
@@ -70,7 +72,10 @@ func stopDamageCases(exp string) []StopDamageOptions {
 	return append(out,
 		StopDamageOptions{Experiment: exp, Window: hypothesis.Window{N: 13}, Ks: []int64{1, 2, 5}, Margin: 0.05, MarginSet: true},
 		StopDamageOptions{Experiment: exp, Window: hypothesis.Window{Ms: 20}, Bound: &minOK},
-		StopDamageOptions{Experiment: exp, Window: hypothesis.Window{N: 9}, Ks: []int64{0}})
+		StopDamageOptions{Experiment: exp, Window: hypothesis.Window{N: 9}, Ks: []int64{0}},
+		StopDamageOptions{Experiment: exp, Window: hypothesis.Window{N: 10}, Hypothesis: hypothesis.Hypothesis{Metric: "error_rate"}},
+		StopDamageOptions{Experiment: exp, Window: hypothesis.Window{N: 10}, Hypothesis: hypothesis.Hypothesis{Control: "checkout/baseline"}},
+		StopDamageOptions{Experiment: exp, Window: hypothesis.Window{Ms: 100}, Hypothesis: hypothesis.Hypothesis{Control: "experiment", Treatment: "control"}})
 }
 
 // compareResults fails unless the two give the same JSON, or the same error.
@@ -95,6 +100,11 @@ func falsificationCases(exp string) []FalsificationOptions {
 	var out []FalsificationOptions
 	for _, w := range []hypothesis.Window{{}, {N: 1}, {N: 7}, {N: 40}, {N: 65536}, {Ms: 10}, {Ms: 250}, {Ms: 1000}} {
 		out = append(out, FalsificationOptions{Experiment: exp, Window: w})
+	}
+	for _, h := range []hypothesis.Hypothesis{{Metric: "error_rate"}, {Metric: "throughput"}, {Control: "nope"},
+		{Control: "checkout/baseline"}, {Control: "experiment", Treatment: "control"}, {Treatment: "only"}, {Metric: "bogus"}} {
+		out = append(out, FalsificationOptions{Experiment: exp, Window: hypothesis.Window{N: 10}, Hypothesis: h},
+			FalsificationOptions{Experiment: exp, Window: hypothesis.Window{Ms: 250}, Hypothesis: h})
 	}
 	return append(out,
 		FalsificationOptions{Experiment: exp, Window: hypothesis.Window{N: 13}, Margins: []float64{0, 0.05, 0.5}},
@@ -125,18 +135,18 @@ func compareFalsification(t *testing.T, local store.Querier, r *Remote, o Falsif
 		return // the stored window
 	}
 	sameStep(t, "_remote_hyp_windows", local, fmt.Sprintf(`SELECT * FROM _hyp_windows(%s, size_n := %s, size_ms := %s%s)`,
-		sqllit.String(o.Experiment), n, ms, localSides(t, local, o.Experiment)), r.Querier(), `SELECT * FROM _remote_hyp_windows`)
+		sqllit.String(o.Experiment), n, ms, localSides(t, local, o.Experiment, o.Hypothesis)), r.Querier(), `SELECT * FROM _remote_hyp_windows`)
 }
 
-// localSides are the default hypothesis's sides of exp as the local path
-// resolves them, as macro arguments.
-func localSides(t *testing.T, db store.Querier, exp string) string {
+// localSides are h's sides of exp as the local path resolves them, as
+// macro arguments.
+func localSides(t *testing.T, db store.Querier, exp string, h hypothesis.Hypothesis) string {
 	t.Helper()
-	e, err := store.FindExperiment(db, exp)
+	e, err := store.FindExperiment(db, h.ExperimentIn(db, exp))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := hypothesis.ResolveSides(db, e, hypothesis.Hypothesis{}, true)
+	s, err := hypothesis.ResolveSides(db, e, h, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,88 +20,106 @@ import (
 // tagged row; one row per run comes back. It is what the sides, the
 // window's "no t_ms" refusal and the damage note read locally from
 // requests.
-func (r *Remote) runRows(exp string) ([]hypothesis.RunRows, int64, error) {
+func (r *Remote) runRows(exp string) (runCounts, error) {
 	err := r.reduce("_remote_run_rows", "run VARCHAR, role VARCHAR, requests BIGINT, span_ms DOUBLE, timed BIGINT, tagged BOOLEAN", `
 SELECT run, first(role) AS role, sum(count) AS requests, max(t_ms) - min(t_ms) AS span_ms, count(t_ms) AS timed,
        coalesce(bool_or(tagged), false) AS tagged
 FROM requests WHERE experiment = `+engine.String(exp)+`
 GROUP BY run`)
 	if err != nil {
-		return nil, 0, err
+		return runCounts{}, err
 	}
-	rows, err := r.Querier().Query(`SELECT run, role, requests, span_ms, timed FROM _remote_run_rows ORDER BY run`)
+	rows, err := r.Querier().Query(`SELECT run, role, requests, span_ms, timed, tagged FROM _remote_run_rows ORDER BY run`)
 	if err != nil {
-		return nil, 0, err
+		return runCounts{}, err
 	}
 	defer rows.Close()
-	var out []hypothesis.RunRows
-	var timed int64
+	out := runCounts{tagged: map[string]bool{}}
 	for rows.Next() {
 		var x hypothesis.RunRows
 		var role sql.NullString
-		var t int64
-		if err := rows.Scan(&x.Run, &role, &x.Requests, &x.SpanMs, &t); err != nil {
-			return nil, 0, err
+		var timed int64
+		var tagged bool
+		if err := rows.Scan(&x.Run, &role, &x.Requests, &x.SpanMs, &timed, &tagged); err != nil {
+			return runCounts{}, err
 		}
 		x.Role = role.String
-		timed += t
-		out = append(out, x)
+		out.timed += timed
+		out.tagged[x.Run] = tagged
+		out.runs = append(out.runs, x)
 	}
-	return out, timed, rows.Err()
+	return out, rows.Err()
 }
 
-// remoteRuns are an experiment's runs as the engine counted them.
-type remoteRuns struct {
+// runCounts are one experiment's runs as the engine counted them.
+type runCounts struct {
 	runs   []hypothesis.RunRows
-	tagged map[string]bool // runs with a tagged row
+	timed  int64           // rows with t_ms
+	tagged map[string]bool // per run: a tagged row
 }
 
-// remoteRunsOf reads the runs of e on the engine, refusing first what the
-// local path refuses before it resolves the sides: a hypothesis other than
-// the default (its checks, latency present, weights, a split's events, have
-// no reduce steps yet) and duration windows over an experiment without
-// t_ms (experimentWindow).
-func (r *Remote) remoteRunsOf(analysis string, e store.Experiment, h hypothesis.Hypothesis, w hypothesis.Window) (remoteRuns, error) {
-	if !h.IsDefault() {
-		return remoteRuns{}, r.NotOnEngine(analysis+" with --control, --treatment, --baseline-until or --metric",
-			"only the default hypothesis (the ok share of role control against role experiment) has reduce steps; the checks of the others (latency present, weights, a split's events) and latency windows have none")
+// remoteRuns counts each experiment's runs once.
+type remoteRuns struct {
+	r     *Remote
+	byExp map[string]runCounts
+}
+
+func (rr *remoteRuns) of(exp string) (runCounts, error) {
+	if x, ok := rr.byExp[exp]; ok {
+		return x, nil
 	}
-	runs, timed, err := r.runRows(e.Name)
+	x, err := rr.r.runRows(exp)
+	if err == nil {
+		rr.byExp[exp] = x
+	}
+	return x, err
+}
+
+// remoteRunsOf counts e's runs on the engine, refusing first what has no
+// reduce steps (a time split of a run, a latency metric: their checks and
+// windows read the requests in ways the counts do not hold) and what the
+// local path refuses before it resolves the sides: duration windows over
+// an experiment without t_ms (experimentWindow).
+func (r *Remote) remoteRunsOf(analysis string, e store.Experiment, h hypothesis.Hypothesis, w hypothesis.Window) (*remoteRuns, error) {
+	if h.BaselineUntil != "" {
+		return nil, r.NotOnEngine(analysis+" with --baseline-until", "the parts of a split run (their rows, positions and the split's events) have no reduce steps")
+	}
+	if m := h.MetricOrDefault(); hypothesis.CheckMetric(m) == nil && hypothesis.NeedsLatency(m) {
+		return nil, r.NotOnEngine(analysis+" with --metric "+m, "the windows' latency sums and rank picks, and the latency checks, have no reduce steps")
+	}
+	rr := &remoteRuns{r: r, byExp: map[string]runCounts{}}
+	x, err := rr.of(e.Name)
 	if err != nil {
-		return remoteRuns{}, err
+		return nil, err
 	}
-	if w.Ms > 0 && timed == 0 {
-		return remoteRuns{}, noTMsError(e.Name)
-	}
-	rr := remoteRuns{runs: runs, tagged: map[string]bool{}}
-	if err := scanRows(r.Querier(), `SELECT run FROM _remote_run_rows WHERE tagged`, func(run string) { rr.tagged[run] = true }); err != nil {
-		return rr, err
+	if w.Ms > 0 && x.timed == 0 {
+		return nil, noTMsError(e.Name)
 	}
 	return rr, nil
 }
 
-// sides is ResolveSides of the default hypothesis over the runs, and
-// whether the treatment side has a tagged row (HasTags).
-func (rr remoteRuns) sides(e store.Experiment, h hypothesis.Hypothesis, absolute bool) (hypothesis.Sides, bool, error) {
-	s, err := hypothesis.DefaultSides(e, h, rr.runs, absolute)
+// sides is ResolveSides over the counted runs, and whether the treatment
+// side has a tagged row (HasTags).
+func (rr *remoteRuns) sides(e store.Experiment, h hypothesis.Hypothesis, absolute bool) (hypothesis.Sides, bool, error) {
+	runs := func(exp string) ([]hypothesis.RunRows, error) {
+		x, err := rr.of(exp)
+		return x.runs, err
+	}
+	s, err := hypothesis.ResolveSidesCounted(rr.r.Querier(), e, h, runs, absolute)
+	if err != nil {
+		return s, false, err
+	}
+	x, err := rr.of(s.Treatment.Experiment)
 	if err != nil {
 		return s, false, err
 	}
 	var tagged bool
-	for _, x := range rr.runs {
-		if s.Treatment.Run == x.Run || (s.Treatment.Run == "" && x.Role == s.Treatment.Role) {
-			tagged = tagged || rr.tagged[x.Run]
+	for _, run := range x.runs {
+		if (s.Treatment.Run != "" && s.Treatment.Run == run.Run) || (s.Treatment.Run == "" && run.Role == s.Treatment.Role) {
+			tagged = tagged || x.tagged[run.Run]
 		}
 	}
 	return s, tagged, nil
-}
-
-func scanRows(db store.Querier, q string, fn func(string)) error {
-	xs, err := store.QueryStrings(db, q)
-	for _, x := range xs {
-		fn(x)
-	}
-	return err
 }
 
 // sparkSide is the rows of one side as a Spark SQL filter over requests.

@@ -8,9 +8,8 @@ import (
 // runs and both sides' windows are the reduce steps of FalsificationOn
 // (engine_sides.go), whether the treatment side has tagged requests is
 // read from the runs' step, and the streaks and stops are the library's, in
-// DuckDB. The default hypothesis only, with its margin or a threshold of
-// the ok share; --by and a hypothesis that names its sides, a split or
-// another metric are refused.
+// DuckDB. The sides and metrics of FalsificationOn; a time split of a run,
+// a latency metric and --by are refused.
 func StopDamageOn(r *Remote, o StopDamageOptions) (*Result, error) {
 	if len(o.By) > 0 {
 		return nil, r.NotOnEngine("stop-damage by group", "the groups' windows (numbered within each group) have no reduce steps")
