@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/rewind-dev/rewind/hypothesis"
@@ -10,11 +11,29 @@ import (
 )
 
 // spanLog is edgeLog with enough rows that each run's seqs cross a block
-// of 65536 (the count windows' positions are counted per block), and a
-// second experiment of one run without a role.
+// of 65536 (the count windows' positions are counted per block), a second
+// experiment of one run without a role, and a third of one request a row
+// (latency quantiles): NULL latencies, ties, latencies on a half
+// microsecond, negative t_ms.
 func spanLog() string {
-	return edgeLog(22000) + `{"experiment":"solo","run":"only","req":1,"t_ms":5,"latency_ms":3,"outcome":"ok","tagged":true}` + "\n" +
-		`{"experiment":"solo","run":"only","req":2,"t_ms":15,"latency_ms":3,"outcome":"error","tagged":false}` + "\n"
+	var b strings.Builder
+	b.WriteString(edgeLog(22000))
+	b.WriteString(`{"experiment":"solo","run":"only","req":1,"t_ms":5,"latency_ms":3,"outcome":"ok","tagged":true}` + "\n" +
+		`{"experiment":"solo","run":"only","req":2,"t_ms":15,"latency_ms":3,"outcome":"error","tagged":false}` + "\n")
+	for i := range 400 {
+		for _, run := range []string{"control", "experiment"} {
+			lat := fmt.Sprintf("%d.%04d", i%37, []int{5, 15, 25, 0, 4999, 5001}[i%6])
+			if i%9 == 2 {
+				lat = "null"
+			}
+			if run == "experiment" && i > 200 {
+				lat = fmt.Sprintf("%d.5", 20+i%41)
+			}
+			fmt.Fprintf(&b, `{"experiment":"lat","run":"%s","req":%d,"t_ms":%d,"latency_ms":%s,"outcome":"%s","tagged":%v}`+"\n",
+				run, i, i*7-300, lat, []string{"ok", "ok", "ok", "error"}[i%4], i%5 == 0)
+		}
+	}
+	return b.String()
 }
 
 // Falsification on Spark equals the local one over the seed fixtures (the
@@ -23,10 +42,11 @@ func spanLog() string {
 // negative t_ms, rows on window edges, seqs across a block): count and
 // duration windows, margins and thresholds, the refusals (no t_ms, no
 // baseline) word for word; the windows step's rows equal _hyp_windows's.
-// Hypotheses that name their runs (in the experiment or another), the error
-// rate and throughput likewise. Stop-damage, over the same windows, likewise
-// (its ks, margins and thresholds). A time split, a latency metric and --by
-// are refused.
+// Hypotheses that name their runs (in the experiment or another), and every
+// metric likewise: the latency quantiles where q·n is whole (windows of 10
+// and 20) and where it is not, over NULL latencies and latencies on a half
+// microsecond, and their refusals (no latency, count > 1). Stop-damage, over the same windows, likewise
+// (its ks, margins and thresholds). A time split and --by are refused.
 func TestHypothesisWindowsOnSpark(t *testing.T) {
 	sparkURL(t)
 	local := ingestedDB(t, "../fixtures/chaos/gunluk.json", "../fixtures/k6/chaos.json", "../fixtures/hypotheses/checkout.ndjson")
@@ -51,7 +71,6 @@ func TestHypothesisWindowsOnSpark(t *testing.T) {
 	for _, o := range []FalsificationOptions{
 		{Experiment: "checkout", By: []string{"outcome"}},
 		{Experiment: "checkout", Hypothesis: hypothesis.Hypothesis{Treatment: "canary", BaselineUntil: "1s"}},
-		{Experiment: "checkout", Hypothesis: hypothesis.Hypothesis{Metric: "p95"}},
 	} {
 		if _, err := FalsificationOn(r, o); err == nil {
 			t.Errorf("%+v on Spark: want a refusal", o)
@@ -74,6 +93,8 @@ func stopDamageCases(exp string) []StopDamageOptions {
 		StopDamageOptions{Experiment: exp, Window: hypothesis.Window{Ms: 20}, Bound: &minOK},
 		StopDamageOptions{Experiment: exp, Window: hypothesis.Window{N: 9}, Ks: []int64{0}},
 		StopDamageOptions{Experiment: exp, Window: hypothesis.Window{N: 10}, Hypothesis: hypothesis.Hypothesis{Metric: "error_rate"}},
+		StopDamageOptions{Experiment: exp, Window: hypothesis.Window{N: 20}, Hypothesis: hypothesis.Hypothesis{Metric: "p95"}},
+		StopDamageOptions{Experiment: exp, Window: hypothesis.Window{Ms: 70}, Hypothesis: hypothesis.Hypothesis{Metric: "mean"}},
 		StopDamageOptions{Experiment: exp, Window: hypothesis.Window{N: 10}, Hypothesis: hypothesis.Hypothesis{Control: "checkout/baseline"}},
 		StopDamageOptions{Experiment: exp, Window: hypothesis.Window{Ms: 100}, Hypothesis: hypothesis.Hypothesis{Control: "experiment", Treatment: "control"}})
 }
@@ -102,8 +123,11 @@ func falsificationCases(exp string) []FalsificationOptions {
 		out = append(out, FalsificationOptions{Experiment: exp, Window: w})
 	}
 	for _, h := range []hypothesis.Hypothesis{{Metric: "error_rate"}, {Metric: "throughput"}, {Control: "nope"},
-		{Control: "checkout/baseline"}, {Control: "experiment", Treatment: "control"}, {Treatment: "only"}, {Metric: "bogus"}} {
+		{Control: "checkout/baseline"}, {Control: "experiment", Treatment: "control"}, {Treatment: "only"}, {Metric: "bogus"},
+		{Metric: "p50"}, {Metric: "p90"}, {Metric: "p95"}, {Metric: "p99.9"}, {Metric: "max"}, {Metric: "mean"},
+		{Metric: "p99", Control: "checkout/baseline"}} {
 		out = append(out, FalsificationOptions{Experiment: exp, Window: hypothesis.Window{N: 10}, Hypothesis: h},
+			FalsificationOptions{Experiment: exp, Window: hypothesis.Window{N: 20}, Hypothesis: h},
 			FalsificationOptions{Experiment: exp, Window: hypothesis.Window{Ms: 250}, Hypothesis: h})
 	}
 	return append(out,

@@ -21,15 +21,21 @@ import (
 // window's "no t_ms" refusal and the damage note read locally from
 // requests.
 func (r *Remote) runRows(exp string) (runCounts, error) {
-	err := r.reduce("_remote_run_rows", "run VARCHAR, role VARCHAR, requests BIGINT, span_ms DOUBLE, timed BIGINT, tagged BOOLEAN", `
+	err := r.reduce("_remote_run_rows", "run VARCHAR, role VARCHAR, requests BIGINT, span_ms DOUBLE, timed BIGINT, tagged BOOLEAN, n_rows BIGINT, latencies BIGINT, weighted BIGINT, file_ids VARCHAR", `
 SELECT run, first(role) AS role, sum(count) AS requests, max(t_ms) - min(t_ms) AS span_ms, count(t_ms) AS timed,
-       coalesce(bool_or(tagged), false) AS tagged
+       coalesce(bool_or(tagged), false) AS tagged, count(*) AS n_rows, count(latency_ms) AS latencies,
+       count_if(count > 1 AND latency_ms IS NOT NULL) AS weighted,
+       concat_ws(',', collect_set(CAST(file_id AS STRING))) AS file_ids
 FROM requests WHERE experiment = `+engine.String(exp)+`
 GROUP BY run`)
 	if err != nil {
 		return runCounts{}, err
 	}
-	rows, err := r.Querier().Query(`SELECT run, role, requests, span_ms, timed, tagged FROM _remote_run_rows ORDER BY run`)
+	// the formats of a run's files, as RequireLatency's join names them
+	rows, err := r.Querier().Query(`SELECT run, role, requests, span_ms, timed, tagged, n_rows, latencies, weighted,
+		(SELECT string_agg(DISTINCT f.format, ', ' ORDER BY f.format) FROM files f
+		 WHERE list_contains(string_split(r.file_ids, ','), f.file_id::VARCHAR))
+		FROM _remote_run_rows r ORDER BY run`)
 	if err != nil {
 		return runCounts{}, err
 	}
@@ -40,7 +46,7 @@ GROUP BY run`)
 		var role sql.NullString
 		var timed int64
 		var tagged bool
-		if err := rows.Scan(&x.Run, &role, &x.Requests, &x.SpanMs, &timed, &tagged); err != nil {
+		if err := rows.Scan(&x.Run, &role, &x.Requests, &x.SpanMs, &timed, &tagged, &x.Rows, &x.Latencies, &x.Weighted, &x.Formats); err != nil {
 			return runCounts{}, err
 		}
 		x.Role = role.String
@@ -76,16 +82,13 @@ func (rr *remoteRuns) of(exp string) (runCounts, error) {
 }
 
 // remoteRunsOf counts e's runs on the engine, refusing first what has no
-// reduce steps (a time split of a run, a latency metric: their checks and
-// windows read the requests in ways the counts do not hold) and what the
-// local path refuses before it resolves the sides: duration windows over
-// an experiment without t_ms (experimentWindow).
+// reduce steps (a time split of a run: its parts are not whole runs, which
+// is what the counts and the windows step read) and what the local path
+// refuses before it resolves the sides: duration windows over an
+// experiment without t_ms (experimentWindow).
 func (r *Remote) remoteRunsOf(analysis string, e store.Experiment, h hypothesis.Hypothesis, w hypothesis.Window) (*remoteRuns, error) {
 	if h.BaselineUntil != "" {
 		return nil, r.NotOnEngine(analysis+" with --baseline-until", "the parts of a split run (their rows, positions and the split's events) have no reduce steps")
-	}
-	if m := h.MetricOrDefault(); hypothesis.CheckMetric(m) == nil && hypothesis.NeedsLatency(m) {
-		return nil, r.NotOnEngine(analysis+" with --metric "+m, "the windows' latency sums and rank picks, and the latency checks, have no reduce steps")
 	}
 	rr := &remoteRuns{r: r, byExp: map[string]runCounts{}}
 	x, err := rr.of(e.Name)
@@ -140,27 +143,35 @@ func sparkSide(s hypothesis.Side) string {
 }
 
 // windowAggregates are side_windows's per-window aggregates in Spark SQL
-// over rows p (role, w, t_ms, count, ok, tagged, damaged, lat_us), in the
-// order _remote_windows_raw declares them. Spark's sum of a BIGINT is a
-// BIGINT that raises on overflow in ANSI mode, as the local ::BIGINT cast
-// does; the latency sum is a DECIMAL(38,0), the local HUGEINT.
-const windowAggregates = `role, w + 1 AS window_no, min(t_ms) AS first_t_ms, max(t_ms) AS last_t_ms,
+// over rows p (role, w, t_ms, count, ok, tagged, damaged, lat_us), without
+// the latency quantile. Spark's sum of a BIGINT is a BIGINT that raises on
+// overflow in ANSI mode, as the local ::BIGINT cast does; the latency sum
+// is a DECIMAL(38,0), the local HUGEINT.
+const windowAggregates = `role, w, min(t_ms) AS first_t_ms, max(t_ms) AS last_t_ms,
        sum(count) AS requests,
        coalesce(sum(count) FILTER (WHERE ok), 0) AS ok,
        coalesce(sum(count) FILTER (WHERE damaged), 0) AS damage,
        coalesce(sum(count) FILTER (WHERE tagged), 0) AS tagged,
        sum(count) FILTER (WHERE lat_us IS NOT NULL) AS lat_n,
        sum(CAST(lat_us AS DECIMAL(38,0)) * count) AS lat_sum,
-       CAST(NULL AS BIGINT) AS lat_q,
        max(count) FILTER (WHERE lat_us IS NOT NULL) AS lat_weight`
 
 const windowsRawCols = "role VARCHAR, window_no BIGINT, first_t_ms DOUBLE, last_t_ms DOUBLE, requests BIGINT, ok BIGINT, damage BIGINT, tagged BIGINT, lat_n HUGEINT, lat_sum HUGEINT, lat_q BIGINT, lat_weight BIGINT"
 
+// metricThousandths is a quantile metric's q in thousandths (_metric_q).
+var metricThousandths = map[string]int64{"p50": 500, "p90": 900, "p95": 950, "p99": 990, "p99.9": 999, "max": 1000}
+
 // sideRows is one side's rows (labelled role) with what the windows read:
-// _side_input's columns. lat_us is NULL: the ok share never reads it.
-func sideRows(role string, s hypothesis.Side) string {
+// _side_input's columns; lat_us, the latency rounded to the microsecond
+// (Spark's round of a DOUBLE is half away from zero, as DuckDB's), only
+// for a latency metric.
+func sideRows(role string, s hypothesis.Side, needLat bool) string {
+	lat := "CAST(NULL AS BIGINT)"
+	if needLat {
+		lat = "CAST(round(latency_ms * 1000D) AS BIGINT)"
+	}
 	return `SELECT ` + engine.String(role) + ` AS role, run, seq, t_ms, count, outcome = 'ok' AS ok, tagged,
-       tagged AND outcome <> 'ok' AS damaged, CAST(NULL AS BIGINT) AS lat_us
+       tagged AND outcome <> 'ok' AS damaged, ` + lat + ` AS lat_us
 FROM requests WHERE ` + sparkSide(s)
 }
 
@@ -175,9 +186,14 @@ FROM requests WHERE ` + sparkSide(s)
 // running sum over those block counts (the one window without a partition,
 // over rows / 65536 aggregates) gives each block's first position, and the
 // rows are numbered only inside their block (partitioned by side, run and
-// block).
+// block). A latency quantile is quantile_disc's nearest rank, picked in
+// integers: the k-th smallest latency of the window's n rows with one, k =
+// max(1, ceil(q n)) with q in thousandths (rows numbered within their
+// window only).
 func windowsStep(s hypothesis.Sides, w hypothesis.Window) string {
-	rows := sideRows("control", s.Control) + "\nUNION ALL\n" + sideRows("experiment", s.Treatment)
+	needLat := hypothesis.NeedsLatency(s.Metric)
+	rows := sideRows("control", s.Control, needLat) + "\nUNION ALL\n" + sideRows("experiment", s.Treatment, needLat)
+	var p string
 	if w.Ms > 0 {
 		from := func(x hypothesis.Side) string {
 			if x.FromMs == nil {
@@ -185,19 +201,27 @@ func windowsStep(s hypothesis.Sides, w hypothesis.Window) string {
 			}
 			return engine.Double(*x.FromMs)
 		}
-		return `WITH s AS (` + rows + `),
-p AS (SELECT *, CAST(floor((t_ms - CASE role WHEN 'control' THEN ` + from(s.Control) + ` ELSE ` + from(s.Treatment) + ` END) / ` +
-			engine.Double(w.Ms) + `) AS BIGINT) AS w FROM s WHERE t_ms IS NOT NULL)
-SELECT ` + windowAggregates + `
-FROM p GROUP BY role, w`
-	}
-	return `WITH s AS (` + rows + `),
-b AS (SELECT role, run, seq div 65536 AS b, count(*) AS n FROM s GROUP BY role, run, seq div 65536),
+		p = `p AS (SELECT *, CAST(floor((t_ms - CASE role WHEN 'control' THEN ` + from(s.Control) + ` ELSE ` + from(s.Treatment) + ` END) / ` +
+			engine.Double(w.Ms) + `) AS BIGINT) AS w FROM s WHERE t_ms IS NOT NULL)`
+	} else {
+		p = `b AS (SELECT role, run, seq div 65536 AS b, count(*) AS n FROM s GROUP BY role, run, seq div 65536),
 o AS (SELECT role, run, b, sum(n) OVER (PARTITION BY role ORDER BY run, b ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - n AS before FROM b),
 p AS (SELECT s.*, (o.before + row_number() OVER (PARTITION BY s.role, s.run, s.seq div 65536 ORDER BY s.seq) - 1) div ` + engine.Int(w.N) + ` AS w
-      FROM s JOIN o ON s.role = o.role AND s.run = o.run AND s.seq div 65536 = o.b)
-SELECT ` + windowAggregates + `
-FROM p GROUP BY role, w`
+      FROM s JOIN o ON s.role = o.role AND s.run = o.run AND s.seq div 65536 = o.b)`
+	}
+	q, pick := `SELECT role, w, CAST(NULL AS BIGINT) AS lat_q FROM p WHERE false`, metricThousandths[s.Metric]
+	if pick > 0 {
+		q = `SELECT role, w, max(CASE WHEN rn = greatest(1L, (` + engine.Int(pick) + ` * n + 999L) div 1000L) THEN lat_us END) AS lat_q
+FROM (SELECT role, w, lat_us, row_number() OVER (PARTITION BY role, w ORDER BY lat_us) AS rn, count(*) OVER (PARTITION BY role, w) AS n
+      FROM p WHERE lat_us IS NOT NULL)
+GROUP BY role, w`
+	}
+	return `WITH s AS (` + rows + `),
+` + p + `,
+a AS (SELECT ` + windowAggregates + ` FROM p GROUP BY role, w),
+q AS (` + q + `)
+SELECT a.role, a.w + 1 AS window_no, a.first_t_ms, a.last_t_ms, a.requests, a.ok, a.damage, a.tagged, a.lat_n, a.lat_sum, q.lat_q, a.lat_weight
+FROM a LEFT JOIN q ON a.role = q.role AND a.w = q.w`
 }
 
 // hypWindows runs the windows step and makes the in-memory database's

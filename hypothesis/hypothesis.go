@@ -442,6 +442,12 @@ func ResolveSides(db store.Querier, e store.Experiment, h Hypothesis, absolute b
 type rowCounts interface {
 	runs(exp string) ([]runInfo, error)
 	rows(s Side) (int64, error)
+	// noLatency names the side's runs with rows and no latency_ms
+	// (noLatencyRuns)
+	noLatency(s Side) ([]string, error)
+	// weighted counts the side's rows with a latency that stand for
+	// several requests (count > 1)
+	weighted(s Side) (int64, error)
 }
 
 // dbCounts reads them from the database's requests.
@@ -449,6 +455,18 @@ type dbCounts struct{ db store.Querier }
 
 func (c dbCounts) runs(exp string) ([]runInfo, error) { return experimentRuns(c.db, exp) }
 func (c dbCounts) rows(s Side) (int64, error)         { return sideRequests(c.db, s) }
+
+func (c dbCounts) noLatency(s Side) ([]string, error) {
+	where, args := s.where()
+	return noLatencyRuns(c.db, where, args...)
+}
+
+func (c dbCounts) weighted(s Side) (int64, error) {
+	where, args := s.where()
+	var n int64
+	err := c.db.QueryRow(`SELECT count(*) FROM requests WHERE count > 1 AND latency_ms IS NOT NULL AND `+where, args...).Scan(&n)
+	return n, err
+}
 
 func resolveSides(db store.Querier, rc rowCounts, e store.Experiment, h Hypothesis, absolute bool) (Sides, error) {
 	s := Sides{Metric: h.MetricOrDefault()}
@@ -483,22 +501,21 @@ func resolveSides(db store.Querier, rc rowCounts, e store.Experiment, h Hypothes
 	if n == 0 || (c == 0 && !absolute) {
 		return s, sidesError(rc, e, h, s, n == 0)
 	}
-	if err := requireSidesLatency(db, s); err != nil {
+	if err := requireSidesLatency(rc, s); err != nil {
 		return s, err
 	}
-	return s, checkWeights(db, s)
+	return s, checkWeights(rc, s)
 }
 
 // checkWeights refuses a latency quantile over rows that stand for several
 // requests, naming the side (the SQL refuses it too, less plainly).
-func checkWeights(db store.Querier, s Sides) error {
+func checkWeights(rc rowCounts, s Sides) error {
 	if s.Metric == "mean" || MetricUnit(s.Metric) != "ms" {
 		return nil
 	}
 	for _, side := range []Side{s.Control, s.Treatment} {
-		where, args := side.where()
-		var n int64
-		if err := db.QueryRow(`SELECT count(*) FROM requests WHERE count > 1 AND latency_ms IS NOT NULL AND `+where, args...).Scan(&n); err != nil {
+		n, err := rc.weighted(side)
+		if err != nil {
 			return err
 		}
 		if n > 0 {
