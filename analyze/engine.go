@@ -116,3 +116,17 @@ func (r *Remote) NotOnEngine(analysis, missing string) error {
 }
 
 func asTooLarge(err error, tl **engine.TooLargeError) bool { return errors.As(err, tl) }
+
+// timed reports whether experiment exp has a row with t_ms, in a step that
+// stops at the first.
+func (r *Remote) timed(exp string) (bool, error) {
+	t, err := r.eng.Reduce(r.ctx, `SELECT 1 AS one FROM requests WHERE experiment = `+engine.String(exp)+` AND t_ms IS NOT NULL LIMIT 1`)
+	if err != nil {
+		return false, err
+	}
+	if t == nil {
+		return false, nil
+	}
+	defer t.Release()
+	return t.NumRows() > 0, nil
+}

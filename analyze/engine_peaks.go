@@ -1,10 +1,11 @@
 package analyze
 
 import (
-	"fmt"
+	"cmp"
 	"strings"
 
 	"github.com/rewind-dev/rewind/engine"
+	"github.com/rewind-dev/rewind/internal/param"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -27,11 +28,16 @@ func PeaksOn(r *Remote, o PeaksOptions) (*Result, error) {
 		return nil, err
 	}
 	res, err := resolutions(o.ResolutionsMs)
-	if err != nil {
-		return nil, err
+	var note *param.Error
+	if err == nil {
+		res, note, err = finerThanData(db, e.Name, res)
 	}
-	res, note, err := finerThanData(db, e.Name, res)
 	if err != nil {
+		// locally an experiment without times is refused before its
+		// resolutions are read: that refusal first here too
+		if timed, terr := r.timed(e.Name); terr != nil || !timed {
+			return nil, cmp.Or(terr, noTimesError(e.Name))
+		}
 		return nil, err
 	}
 	lits := make([]string, len(res))
@@ -55,7 +61,7 @@ WHERE rn = 1`)
 		return nil, err
 	}
 	if !timed {
-		return nil, fmt.Errorf("experiment %q has no times (t_ms or ts): peaks counts requests per time bucket", e.Name)
+		return nil, noTimesError(e.Name)
 	}
 	out, err := Query(db, "peaks", store.Units("peaks"), `
 SELECT run, res AS resolution_ms, peak, k * res AS peak_at_ms, total FROM _peak_runs ORDER BY run, resolution_ms`)

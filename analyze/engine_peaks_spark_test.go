@@ -55,3 +55,21 @@ func comparePeaks(t *testing.T, name string, local store.Querier, r *Remote) {
 		}
 	}
 }
+
+// An experiment without times is refused on Spark as it is locally, with
+// the same error and before its resolutions are read (a bad one included),
+// never answered with an empty table; a timed one with a bad resolution is
+// refused for the resolution on both.
+func TestPeaksOnSparkUntimed(t *testing.T) {
+	sparkURL(t)
+	local := ingestedDB(t, "../fixtures/chaos/gunluk.json", "../fixtures/retry/tiny.ndjson")
+	r := onSpark(t, sparkDataset(t, local))
+	for _, o := range []PeaksOptions{{Experiment: "gunluk"}, {Experiment: "gunluk", ResolutionsMs: []int64{0}},
+		{Experiment: "tiny", ResolutionsMs: []int64{0}}} {
+		_, want := Peaks(local, o)
+		got, err := PeaksOn(r, o)
+		if want == nil || err == nil || err.Error() != want.Error() {
+			t.Errorf("%+v: local error %v; on Spark %v (result %v)", o, want, err, got)
+		}
+	}
+}

@@ -56,8 +56,15 @@ func Falsification(db store.Querier, o FalsificationOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	return falsificationSweep(db, e, w, ths, s, g, o.Hypothesis)
+}
+
+// falsificationSweep is the sweep over the sides' windows and its notes.
+func falsificationSweep(db store.Querier, e store.Experiment, w hypothesis.Window, ths []hypothesis.Bound, s hypothesis.Sides, g grouping, h hypothesis.Hypothesis) (*Result, error) {
+	metric := s.Metric
 	n, ms := w.SQLArgs()
 	var res *Result
+	var err error
 	if ths[0].Kind == "margin" {
 		margins := make([]string, len(ths))
 		for i, t := range ths {
@@ -72,7 +79,7 @@ func Falsification(db store.Querier, o FalsificationOptions) (*Result, error) {
 	if err != nil {
 		return res, err
 	}
-	if err := addWindowNote(db, e, w, res); err != nil || o.Hypothesis.IsDefault() {
+	if err := addWindowNote(db, e, w, res); err != nil || h.IsDefault() {
 		return res, err
 	}
 	res.Notes = append(res.Notes, sidesNotes(s, w, ths)...)

@@ -39,7 +39,7 @@ func Peaks(db store.Querier, o PeaksOptions) (*Result, error) {
 		return nil, err
 	}
 	if !timed {
-		return nil, fmt.Errorf("experiment %q has no times (t_ms or ts): peaks counts requests per time bucket", e.Name)
+		return nil, noTimesError(e.Name)
 	}
 	res, err := resolutions(o.ResolutionsMs)
 	if err != nil {
@@ -59,6 +59,11 @@ func Peaks(db store.Querier, o PeaksOptions) (*Result, error) {
 		r.Notes = append(r.Notes, note)
 	}
 	return r, err
+}
+
+// noTimesError refuses peaks over an experiment without times.
+func noTimesError(exp string) error {
+	return fmt.Errorf("experiment %q has no times (t_ms or ts): peaks counts requests per time bucket", exp)
 }
 
 // finerThanData leaves out the resolutions finer than the experiment's

@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -40,16 +41,9 @@ func StopDamage(db store.Querier, o StopDamageOptions) (*Result, error) {
 	if err := checkWindowMetric(metric, w); err != nil {
 		return nil, err
 	}
-	ks := o.Ks
-	if len(ks) == 0 {
-		ks = []int64{1, 2, 3, 4}
-	}
-	parts := make([]string, len(ks))
-	for i, k := range ks {
-		if k < 1 {
-			return nil, fmt.Errorf("k %d: want 1 or more consecutive windows", k)
-		}
-		parts[i] = strconv.FormatInt(k, 10)
+	ks, err := stopKs(o.Ks)
+	if err != nil {
+		return nil, err
 	}
 	f, a, err := th.Millionths()
 	if err != nil {
@@ -62,9 +56,31 @@ func StopDamage(db store.Querier, o StopDamageOptions) (*Result, error) {
 	if err := checkStopDamageGroups(db, e.Name, g, o.By); err != nil {
 		return nil, err
 	}
+	return stopDamageOf(db, e, w, s, th, f, a, ks, g, o.Hypothesis, func() (bool, error) { return hypothesis.HasTags(db, s.Treatment) })
+}
+
+// stopKs checks the ks, 1, 2, 3, 4 by default, and writes them as SQL.
+func stopKs(ks []int64) (string, error) {
+	if len(ks) == 0 {
+		ks = []int64{1, 2, 3, 4}
+	}
+	parts := make([]string, len(ks))
+	for i, k := range ks {
+		if k < 1 {
+			return "", fmt.Errorf("k %d: want 1 or more consecutive windows", k)
+		}
+		parts[i] = strconv.FormatInt(k, 10)
+	}
+	return strings.Join(parts, ", "), nil
+}
+
+// stopDamageOf runs stop_damage over the sides' windows and adds its
+// notes; hasTags says whether the treatment side has tagged requests.
+func stopDamageOf(db store.Querier, e store.Experiment, w hypothesis.Window, s hypothesis.Sides, th hypothesis.Bound, f, a *big.Int, ks string,
+	g grouping, h hypothesis.Hypothesis, hasTags func() (bool, error)) (*Result, error) {
 	n, ms := w.SQLArgs()
 	q := fmt.Sprintf(`SELECT %s FROM %s, size_n := ?, size_ms := ?, ks := [%s], f := %s, a := %s%s)`,
-		g.sel("*"), g.call("stop_damage"), strings.Join(parts, ", "), f, a, s.Args())
+		g.sel("*"), g.call("stop_damage"), ks, f, a, s.Args())
 	res, err := Query(db, "stop-damage", store.Units("stop_damage"), q, e.Name, n, ms)
 	if err != nil {
 		return nil, err
@@ -72,14 +88,14 @@ func StopDamage(db store.Querier, o StopDamageOptions) (*Result, error) {
 	if err := addWindowNote(db, e, w, res); err != nil {
 		return nil, err
 	}
-	if !o.Hypothesis.IsDefault() {
+	if !h.IsDefault() {
 		res.Notes = append(res.Notes, sidesNotes(s, w, []hypothesis.Bound{th})...)
 	}
-	tagged, err := hypothesis.HasTags(db, s.Treatment)
+	tagged, err := hasTags()
 	if err != nil {
 		return nil, err
 	}
-	if !tagged || !o.Hypothesis.IsDefault() {
+	if !tagged || !h.IsDefault() {
 		res.Notes = append(res.Notes, param.Textf("%s", hypothesis.DamageNote(tagged)))
 	}
 	return res, nil

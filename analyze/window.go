@@ -42,6 +42,11 @@ func addWindowNote(db store.Querier, e store.Experiment, w hypothesis.Window, re
 	return nil
 }
 
+// noTMsError refuses duration windows over an experiment without times.
+func noTMsError(exp string) error {
+	return param.Errorf("window", "experiment %q has no t_ms: duration windows need send times; use a count window such as {window} 40", exp)
+}
+
 func experimentWindow(db store.Querier, name string, flag hypothesis.Window) (store.Experiment, hypothesis.Window, error) {
 	e, err := store.FindExperiment(db, name)
 	if err != nil {
@@ -57,7 +62,7 @@ func experimentWindow(db store.Querier, name string, flag hypothesis.Window) (st
 			return e, w, err
 		}
 		if timed == 0 {
-			return e, w, param.Errorf("window", "experiment %q has no t_ms: duration windows need send times; use a count window such as {window} 40", e.Name)
+			return e, w, noTMsError(e.Name)
 		}
 	}
 	return e, w, nil

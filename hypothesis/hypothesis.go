@@ -434,6 +434,41 @@ func listRuns(runs []runInfo) string {
 // says the threshold needs no baseline: the control side may then be
 // missing.
 func ResolveSides(db store.Querier, e store.Experiment, h Hypothesis, absolute bool) (Sides, error) {
+	return resolveSides(db, dbCounts{db}, e, h, absolute)
+}
+
+// rowCounts are what resolving the sides reads of requests: an
+// experiment's runs with rows, and whether a side has a row.
+type rowCounts interface {
+	runs(exp string) ([]runInfo, error)
+	rows(s Side) (int64, error)
+	// noLatency names the side's runs with rows and no latency_ms
+	// (noLatencyRuns)
+	noLatency(s Side) ([]string, error)
+	// weighted counts the side's rows with a latency that stand for
+	// several requests (count > 1)
+	weighted(s Side) (int64, error)
+}
+
+// dbCounts reads them from the database's requests.
+type dbCounts struct{ db store.Querier }
+
+func (c dbCounts) runs(exp string) ([]runInfo, error) { return experimentRuns(c.db, exp) }
+func (c dbCounts) rows(s Side) (int64, error)         { return sideRequests(c.db, s) }
+
+func (c dbCounts) noLatency(s Side) ([]string, error) {
+	where, args := s.where()
+	return noLatencyRuns(c.db, where, args...)
+}
+
+func (c dbCounts) weighted(s Side) (int64, error) {
+	where, args := s.where()
+	var n int64
+	err := c.db.QueryRow(`SELECT count(*) FROM requests WHERE count > 1 AND latency_ms IS NOT NULL AND `+where, args...).Scan(&n)
+	return n, err
+}
+
+func resolveSides(db store.Querier, rc rowCounts, e store.Experiment, h Hypothesis, absolute bool) (Sides, error) {
 	s := Sides{Metric: h.MetricOrDefault()}
 	if err := CheckMetric(s.Metric); err != nil {
 		return s, err
@@ -444,44 +479,43 @@ func ResolveSides(db store.Querier, e store.Experiment, h Hypothesis, absolute b
 			return s, err
 		}
 	} else {
-		if s.Control, err = ResolveSide(db, e.Name, h.Control, "control"); err != nil {
+		if s.Control, err = resolveSide(db, rc, e.Name, h.Control, "control"); err != nil {
 			return s, err
 		}
-		if s.Treatment, err = defaultTreatment(db, e.Name, h.Treatment); err != nil {
+		if s.Treatment, err = defaultTreatment(db, rc, e.Name, h.Treatment); err != nil {
 			return s, err
 		}
 	}
 	if s.Control == s.Treatment && h.BaselineUntil == "" {
 		return s, param.Errorf("control", "{control} and {treatment} name the same run (%s): compare two runs, or split one with {baseline-until}", s.Control)
 	}
-	n, err := sideRequests(db, s.Treatment)
+	n, err := rc.rows(s.Treatment)
 	if err != nil {
 		return s, err
 	}
-	c, err := sideRequests(db, s.Control)
+	c, err := rc.rows(s.Control)
 	if err != nil {
 		return s, err
 	}
 	s.HasControl = c > 0
 	if n == 0 || (c == 0 && !absolute) {
-		return s, sidesError(db, e, h, s, n == 0)
+		return s, sidesError(rc, e, h, s, n == 0)
 	}
-	if err := requireSidesLatency(db, s); err != nil {
+	if err := requireSidesLatency(rc, s); err != nil {
 		return s, err
 	}
-	return s, checkWeights(db, s)
+	return s, checkWeights(rc, s)
 }
 
 // checkWeights refuses a latency quantile over rows that stand for several
 // requests, naming the side (the SQL refuses it too, less plainly).
-func checkWeights(db store.Querier, s Sides) error {
+func checkWeights(rc rowCounts, s Sides) error {
 	if s.Metric == "mean" || MetricUnit(s.Metric) != "ms" {
 		return nil
 	}
 	for _, side := range []Side{s.Control, s.Treatment} {
-		where, args := side.where()
-		var n int64
-		if err := db.QueryRow(`SELECT count(*) FROM requests WHERE count > 1 AND latency_ms IS NOT NULL AND `+where, args...).Scan(&n); err != nil {
+		n, err := rc.weighted(side)
+		if err != nil {
 			return err
 		}
 		if n > 0 {
@@ -494,15 +528,15 @@ func checkWeights(db store.Querier, s Sides) error {
 // defaultTreatment is --treatment, else every run with role experiment,
 // else the experiment's only run (a load-test log of one run, judged
 // against an absolute threshold or another experiment's run).
-func defaultTreatment(db store.Querier, exp, ref string) (Side, error) {
-	s, err := ResolveSide(db, exp, ref, "experiment")
+func defaultTreatment(db store.Querier, rc rowCounts, exp, ref string) (Side, error) {
+	s, err := resolveSide(db, rc, exp, ref, "experiment")
 	if err != nil || ref != "" {
 		return s, err
 	}
-	if n, err := sideRequests(db, s); err != nil || n > 0 {
+	if n, err := rc.rows(s); err != nil || n > 0 {
 		return s, err
 	}
-	runs, err := experimentRuns(db, exp)
+	runs, err := rc.runs(exp)
 	if err != nil || len(runs) != 1 {
 		return s, err
 	}
@@ -511,11 +545,15 @@ func defaultTreatment(db store.Querier, exp, ref string) (Side, error) {
 
 // sidesError explains a side without rows: which runs there are, and a
 // command that works.
-func sidesError(db store.Querier, e store.Experiment, h Hypothesis, s Sides, treatment bool) error {
-	runs, err := experimentRuns(db, e.Name)
+func sidesError(rc rowCounts, e store.Experiment, h Hypothesis, s Sides, treatment bool) error {
+	runs, err := rc.runs(e.Name)
 	if err != nil {
 		return err
 	}
+	return sidesErrorOf(runs, e, h, s, treatment)
+}
+
+func sidesErrorOf(runs []runInfo, e store.Experiment, h Hypothesis, s Sides, treatment bool) error {
 	msg := param.Errorf("control", "experiment %q has no baseline: no run with role control (its runs: %s); name the baseline with {control} RUN (or EXPERIMENT/RUN), split a run with {baseline-until}, or judge an absolute threshold ({max}, {min})",
 		e.Name, listRuns(runs))
 	if s.Control.Run != "" {
@@ -577,6 +615,10 @@ func sideRequests(db store.Querier, s Side) (int64, error) {
 // ResolveSide reads a --control or --treatment value: RUN of exp, or
 // EXPERIMENT/RUN. Empty is every run with the default role.
 func ResolveSide(db store.Querier, exp, ref, role string) (Side, error) {
+	return resolveSide(db, dbCounts{db}, exp, ref, role)
+}
+
+func resolveSide(db store.Querier, rc rowCounts, exp, ref, role string) (Side, error) {
 	if ref == "" {
 		return Side{Experiment: exp, Role: role}, nil
 	}
@@ -591,7 +633,7 @@ func ResolveSide(db store.Querier, exp, ref, role string) (Side, error) {
 			return Side{Experiment: ref[:i], Run: ref[i+1:]}, err
 		}
 	}
-	runs, err := experimentRuns(db, exp)
+	runs, err := rc.runs(exp)
 	if err != nil {
 		return Side{}, err
 	}

@@ -49,11 +49,21 @@ func (e *NoLatencyError) Unwrap() error {
 // over the requests table, with args) selects, when a run among them has
 // rows and not one latency_ms.
 func RequireLatency(db store.Querier, what *param.Error, use, where string, args ...any) error {
+	runs, err := noLatencyRuns(db, where, args...)
+	if err != nil || len(runs) == 0 {
+		return err
+	}
+	return &NoLatencyError{What: what, Whose: strings.Join(runs, "; "), Use: use}
+}
+
+// noLatencyRuns names the runs among the rows where selects that have rows
+// and not one latency_ms, in (experiment, run) order.
+func noLatencyRuns(db store.Querier, where string, args ...any) ([]string, error) {
 	rows, err := db.Query(`SELECT r.experiment, r.run, count(*), string_agg(DISTINCT f.format, ', ' ORDER BY f.format)
 		FROM (SELECT experiment, run, latency_ms, file_id FROM requests WHERE `+where+`) r LEFT JOIN files f USING (file_id)
 		GROUP BY ALL HAVING count(r.latency_ms) = 0 ORDER BY 1, 2`, args...)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer rows.Close()
 	var runs []string
@@ -62,25 +72,33 @@ func RequireLatency(db store.Querier, what *param.Error, use, where string, args
 		var n int64
 		var format sql.NullString
 		if err := rows.Scan(&exp, &run, &n, &format); err != nil {
-			return err
+			return nil, err
 		}
-		s := fmt.Sprintf("run %s of experiment %s has no latency_ms in any of its %d rows", run, exp, n)
-		if format.Valid {
-			s += " (format " + format.String + ")"
-		}
-		runs = append(runs, s)
+		runs = append(runs, noLatencyRun(exp, run, n, format))
 	}
-	if err := rows.Err(); err != nil || len(runs) == 0 {
-		return err
+	return runs, rows.Err()
+}
+
+func noLatencyRun(exp, run string, n int64, format sql.NullString) string {
+	s := fmt.Sprintf("run %s of experiment %s has no latency_ms in any of its %d rows", run, exp, n)
+	if format.Valid {
+		s += " (format " + format.String + ")"
 	}
-	return &NoLatencyError{What: what, Whose: strings.Join(runs, "; "), Use: use}
+	return s
 }
 
 // requireSidesLatency is RequireSideLatency over both sides.
-func requireSidesLatency(db store.Querier, s Sides) error {
+func requireSidesLatency(rc rowCounts, s Sides) error {
+	if !NeedsLatency(s.Metric) {
+		return nil
+	}
 	for _, side := range []Side{s.Treatment, s.Control} {
-		if err := RequireSideLatency(db, s.Metric, side); err != nil {
+		runs, err := rc.noLatency(side)
+		if err != nil {
 			return err
+		}
+		if len(runs) > 0 {
+			return &NoLatencyError{What: param.Errorf("metric", "metric %s", s.Metric), Whose: strings.Join(runs, "; "), Use: UseInstead}
 		}
 	}
 	return nil

@@ -49,6 +49,7 @@ func runFalsification(ctx context.Context, e *env, args []string) error {
 	if o.Hypothesis, o.Bounds, err = a.hyp.read("margins", true); err != nil {
 		return err
 	}
+	a.eng.remote = one(func(r *analyze.Remote) (*analyze.Result, error) { return analyze.FalsificationOn(r, o) })
 	return a.run(ctx, func(q store.Querier) (*analyze.Result, error) {
 		return analyze.Falsification(q, o)
 	})

@@ -62,6 +62,7 @@ func runStopDamage(ctx context.Context, e *env, args []string) error {
 		o.Bound = &bounds[0]
 	}
 	o.MarginSet = fs.Changed("margin")
+	a.eng.remote = one(func(r *analyze.Remote) (*analyze.Result, error) { return analyze.StopDamageOn(r, o) })
 	return a.run(ctx, func(q store.Querier) (*analyze.Result, error) {
 		return analyze.StopDamage(q, o)
 	})

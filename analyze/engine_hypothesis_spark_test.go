@@ -1,0 +1,178 @@
+package analyze
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/rewind-dev/rewind/hypothesis"
+	"github.com/rewind-dev/rewind/internal/sqllit"
+	"github.com/rewind-dev/rewind/store"
+)
+
+// spanLog is edgeLog with enough rows that each run's seqs cross a block
+// of 65536 (the count windows' positions are counted per block), a second
+// experiment of one run without a role, and a third of one request a row
+// (latency quantiles): NULL latencies, ties, latencies on a half
+// microsecond, negative t_ms.
+func spanLog() string {
+	var b strings.Builder
+	b.WriteString(edgeLog(22000))
+	b.WriteString(`{"experiment":"solo","run":"only","req":1,"t_ms":5,"latency_ms":3,"outcome":"ok","tagged":true}` + "\n" +
+		`{"experiment":"solo","run":"only","req":2,"t_ms":15,"latency_ms":3,"outcome":"error","tagged":false}` + "\n")
+	for i := range 400 {
+		for _, run := range []string{"control", "experiment"} {
+			lat := fmt.Sprintf("%d.%04d", i%37, []int{5, 15, 25, 0, 4999, 5001}[i%6])
+			if i%9 == 2 {
+				lat = "null"
+			}
+			if run == "experiment" && i > 200 {
+				lat = fmt.Sprintf("%d.5", 20+i%41)
+			}
+			fmt.Fprintf(&b, `{"experiment":"lat","run":"%s","req":%d,"t_ms":%d,"latency_ms":%s,"outcome":"%s","tagged":%v}`+"\n",
+				run, i, i*7-300, lat, []string{"ok", "ok", "ok", "error"}[i%4], i%5 == 0)
+		}
+	}
+	return b.String()
+}
+
+// Falsification on Spark equals the local one over the seed fixtures (the
+// chaos log, untimed; k6's, whole seconds), the hypotheses fixture and the
+// edge log (two experiment-role runs, count > 1, NULL outcome and latency,
+// negative t_ms, rows on window edges, seqs across a block): count and
+// duration windows, margins and thresholds, the refusals (no t_ms, no
+// baseline) word for word; the windows step's rows equal _hyp_windows's.
+// Hypotheses that name their runs (in the experiment or another), and every
+// metric likewise: the latency quantiles where q·n is whole (windows of 10
+// and 20) and where it is not, over NULL latencies and latencies on a half
+// microsecond, and their refusals (no latency, count > 1). Stop-damage, over the same windows, likewise
+// (its ks, margins and thresholds). A time split and --by are refused.
+func TestHypothesisWindowsOnSpark(t *testing.T) {
+	sparkURL(t)
+	local := ingestedDB(t, "../fixtures/chaos/gunluk.json", "../fixtures/k6/chaos.json", "../fixtures/hypotheses/checkout.ndjson")
+	edge := logsDB(t, spanLog())
+	for _, db := range []*store.DB{local, edge} {
+		r := onSpark(t, sparkDataset(t, db))
+		names, err := store.Experiments(db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, exp := range names {
+			for _, o := range falsificationCases(exp) {
+				compareFalsification(t, db, r, o)
+			}
+			for _, o := range stopDamageCases(exp) {
+				compareResults(t, fmt.Sprintf("stop-damage %+v", o), func() (*Result, error) { return StopDamage(db, o) },
+					func() (*Result, error) { return StopDamageOn(r, o) })
+			}
+		}
+	}
+	r := onSpark(t, sparkDataset(t, local))
+	for _, o := range []FalsificationOptions{
+		{Experiment: "checkout", By: []string{"outcome"}},
+		{Experiment: "checkout", Hypothesis: hypothesis.Hypothesis{Treatment: "canary", BaselineUntil: "1s"}},
+	} {
+		if _, err := FalsificationOn(r, o); err == nil {
+			t.Errorf("%+v on Spark: want a refusal", o)
+		}
+		so := StopDamageOptions{Experiment: o.Experiment, By: o.By, Hypothesis: o.Hypothesis}
+		if _, err := StopDamageOn(r, so); err == nil {
+			t.Errorf("%+v on Spark: want a refusal", so)
+		}
+	}
+}
+
+func stopDamageCases(exp string) []StopDamageOptions {
+	minOK, _ := hypothesis.ParseBound("min", "95%", "ok_share")
+	var out []StopDamageOptions
+	for _, w := range []hypothesis.Window{{}, {N: 1}, {N: 7}, {N: 40}, {Ms: 10}, {Ms: 1000}} {
+		out = append(out, StopDamageOptions{Experiment: exp, Window: w})
+	}
+	return append(out,
+		StopDamageOptions{Experiment: exp, Window: hypothesis.Window{N: 13}, Ks: []int64{1, 2, 5}, Margin: 0.05, MarginSet: true},
+		StopDamageOptions{Experiment: exp, Window: hypothesis.Window{Ms: 20}, Bound: &minOK},
+		StopDamageOptions{Experiment: exp, Window: hypothesis.Window{N: 9}, Ks: []int64{0}},
+		StopDamageOptions{Experiment: exp, Window: hypothesis.Window{N: 10}, Hypothesis: hypothesis.Hypothesis{Metric: "error_rate"}},
+		StopDamageOptions{Experiment: exp, Window: hypothesis.Window{N: 20}, Hypothesis: hypothesis.Hypothesis{Metric: "p95"}},
+		StopDamageOptions{Experiment: exp, Window: hypothesis.Window{Ms: 70}, Hypothesis: hypothesis.Hypothesis{Metric: "mean"}},
+		StopDamageOptions{Experiment: exp, Window: hypothesis.Window{N: 10}, Hypothesis: hypothesis.Hypothesis{Control: "checkout/baseline"}},
+		StopDamageOptions{Experiment: exp, Window: hypothesis.Window{Ms: 100}, Hypothesis: hypothesis.Hypothesis{Control: "experiment", Treatment: "control"}})
+}
+
+// compareResults fails unless the two give the same JSON, or the same error.
+func compareResults(t *testing.T, what string, local, spark func() (*Result, error)) {
+	t.Helper()
+	want, errL := local()
+	got, errS := spark()
+	if errL != nil || errS != nil {
+		if errL == nil || errS == nil || errL.Error() != errS.Error() {
+			t.Errorf("%s: local error %v, Spark error %v", what, errL, errS)
+		}
+		return
+	}
+	if a, b := asJSON(t, want), asJSON(t, got); a != b || fmt.Sprint(want.Notes) != fmt.Sprint(got.Notes) {
+		t.Errorf("%s: local\n%s%v\nSpark\n%s%v", what, a, want.Notes, b, got.Notes)
+	}
+}
+
+func falsificationCases(exp string) []FalsificationOptions {
+	minOK, _ := hypothesis.ParseBound("min", "95%", "ok_share")
+	tol, _ := hypothesis.ParseBound("tolerance", "10%", "ok_share")
+	var out []FalsificationOptions
+	for _, w := range []hypothesis.Window{{}, {N: 1}, {N: 7}, {N: 40}, {N: 65536}, {Ms: 10}, {Ms: 250}, {Ms: 1000}} {
+		out = append(out, FalsificationOptions{Experiment: exp, Window: w})
+	}
+	for _, h := range []hypothesis.Hypothesis{{Metric: "error_rate"}, {Metric: "throughput"}, {Control: "nope"},
+		{Control: "checkout/baseline"}, {Control: "experiment", Treatment: "control"}, {Treatment: "only"}, {Metric: "bogus"},
+		{Metric: "p50"}, {Metric: "p90"}, {Metric: "p95"}, {Metric: "p99.9"}, {Metric: "max"}, {Metric: "mean"},
+		{Metric: "p99", Control: "checkout/baseline"}} {
+		out = append(out, FalsificationOptions{Experiment: exp, Window: hypothesis.Window{N: 10}, Hypothesis: h},
+			FalsificationOptions{Experiment: exp, Window: hypothesis.Window{N: 20}, Hypothesis: h},
+			FalsificationOptions{Experiment: exp, Window: hypothesis.Window{Ms: 250}, Hypothesis: h})
+	}
+	return append(out,
+		FalsificationOptions{Experiment: exp, Window: hypothesis.Window{N: 13}, Margins: []float64{0, 0.05, 0.5}},
+		FalsificationOptions{Experiment: exp, Window: hypothesis.Window{Ms: 20}, Bounds: []hypothesis.Bound{minOK}},
+		FalsificationOptions{Experiment: exp, Window: hypothesis.Window{N: 9}, Bounds: []hypothesis.Bound{tol}})
+}
+
+func compareFalsification(t *testing.T, local store.Querier, r *Remote, o FalsificationOptions) {
+	t.Helper()
+	want, errL := Falsification(local, o)
+	got, errS := FalsificationOn(r, o)
+	switch {
+	case errL != nil || errS != nil:
+		if errL == nil || errS == nil || errL.Error() != errS.Error() {
+			t.Errorf("%s %v: local error %v, Spark error %v", o.Experiment, o.Window, errL, errS)
+		}
+		return
+	}
+	if a, b := asJSON(t, want), asJSON(t, got); a != b || fmt.Sprint(want.Notes) != fmt.Sprint(got.Notes) {
+		t.Errorf("%s %v: local\n%s%v\nSpark\n%s%v", o.Experiment, o.Window, a, want.Notes, b, got.Notes)
+	}
+	n, ms := "NULL", "NULL"
+	if o.Window.Ms > 0 {
+		ms = fmt.Sprint(o.Window.Ms)
+	} else if o.Window.N > 0 {
+		n = fmt.Sprint(o.Window.N)
+	} else {
+		return // the stored window
+	}
+	sameStep(t, "_remote_hyp_windows", local, fmt.Sprintf(`SELECT * FROM _hyp_windows(%s, size_n := %s, size_ms := %s%s)`,
+		sqllit.String(o.Experiment), n, ms, localSides(t, local, o.Experiment, o.Hypothesis)), r.Querier(), `SELECT * FROM _remote_hyp_windows`)
+}
+
+// localSides are h's sides of exp as the local path resolves them, as
+// macro arguments.
+func localSides(t *testing.T, db store.Querier, exp string, h hypothesis.Hypothesis) string {
+	t.Helper()
+	e, err := store.FindExperiment(db, h.ExperimentIn(db, exp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := hypothesis.ResolveSides(db, e, h, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Args()
+}
