@@ -119,7 +119,9 @@ CREATE OR REPLACE MACRO _th_points(exp) AS TABLE
     SELECT f.run, e.seq, round(e.t_ms * 1e6)::BIGINT AS at_ns, e.subject AS metric,
            TRY_CAST(e.state AS DOUBLE) AS v, e.attrs
     FROM events e
-    JOIN (SELECT DISTINCT run, file_id FROM requests WHERE experiment = exp) f
+    JOIN (SELECT DISTINCT run, file_id FROM requests  -- only the files with points: most have none
+          WHERE experiment = exp
+            AND file_id IN (SELECT file_id FROM events WHERE experiment = exp AND type = 'k6_point')) f
       ON e.file_id = f.file_id AND (e.run = '' OR e.run = f.run)
     WHERE e.experiment = exp AND e.type = 'k6_point' AND e.t_ms IS NOT NULL;
 
@@ -180,13 +182,6 @@ CREATE OR REPLACE MACRO _th_samples(exp, specs, duration_ms) AS TABLE
            CASE WHEN kind IN ('trend', 'counter') THEN v::DECIMAL(38,9) END,
            CASE WHEN kind = 'rate' THEN (v <> 0)::BIGINT END, 1
     FROM pt;
-
--- Requests not ok per run and ns of test time: the damage.
-CREATE OR REPLACE MACRO _th_failed(exp, duration_ms) AS TABLE
-    SELECT q.run, q.end_ns - r.start_ns AS t, sum(q.count)::BIGINT AS n
-    FROM _th_requests(exp) q JOIN _th_runs(exp, duration_ms) r USING (run)
-    WHERE q.outcome <> 'ok'
-    GROUP BY ALL;
 
 -- The moments each spec is evaluated at: t (ns of test time) over samples in
 -- (lo, t], with covered ns of test time (for counter rates) and final for
@@ -253,7 +248,13 @@ CREATE OR REPLACE MACRO _th_p_pass(op, vd, frn, crn, f, c_lt, c_le, a, b, c, e) 
 -- window's start. Every lo and t is then a bucket's end, every (lo, t] is a
 -- run of whole buckets, and the sliding sums over the buckets (thousands of
 -- rows) are exactly those over the samples (millions), whose own windowed
--- sums took 28 G instructions at 1 M rows (issue 41).
+-- sums took 28 G instructions at 1 M rows (issue 41). The requests not ok
+-- by each moment are summed the same way.
+CREATE OR REPLACE MACRO _th_bucket(t, g, last_lo, end_ns) AS
+    CASE WHEN t <= 0 THEN t
+         WHEN t <= last_lo THEN least((t + g - 1) // g * g, last_lo)
+         ELSE least((t + g - 1) // g * g, end_ns) END;
+
 CREATE OR REPLACE MACRO _threshold_evals(exp, specs, every_ms := 2000, window_ms := NULL, sliding := false,
                                          duration_ms := NULL) AS TABLE
     WITH mo AS (SELECT * FROM _th_moments(exp, specs, every_ms, window_ms, sliding, duration_ms)),
@@ -266,16 +267,15 @@ CREATE OR REPLACE MACRO _threshold_evals(exp, specs, every_ms := 2000, window_ms
              (SELECT round(every_ms * 1e6)::BIGINT AS every_ns, round(window_ms * 1e6)::BIGINT AS window_ns) p
     ),
     bs AS (
-        SELECT s.*, CASE WHEN s.t <= 0 THEN s.t
-                         WHEN s.t <= g.last_lo THEN least((s.t + g.g - 1) // g.g * g.g, g.last_lo)
-                         ELSE least((s.t + g.g - 1) // g.g * g.g, g.end_ns) END AS c
+        SELECT s.*, _th_bucket(s.t, g.g, g.last_lo, g.end_ns) AS c
         FROM _th_samples(exp, specs, duration_ms) s JOIN g USING (run)
     ),
     bk AS (
         SELECT s.run, s.id, s.c AS t, count(s.ord) AS k, sum(s.total) AS n, sum(s.trues) AS trues,
                sum(s.d) FILTER (WHERE s.sums) AS dsum,
                min(s.v) FILTER (WHERE s.agg = 'min') AS vmin, max(s.v) FILTER (WHERE s.agg = 'max') AS vmax,
-               max({t: s.t, ord: s.ord, v: s.v}) FILTER (WHERE s.agg = 'value' AND s.v IS NOT NULL) AS last,
+               max(CASE WHEN s.agg = 'value' AND s.v IS NOT NULL THEN {t: s.t, ord: s.ord, v: s.v} END)
+                   FILTER (WHERE s.agg = 'value') AS last,
                count(s.v) FILTER (WHERE s.p AND s.v < s.vd) AS c_lt, count(s.v) FILTER (WHERE s.p AND s.v <= s.vd) AS c_le,
                max(s.v) FILTER (WHERE s.p AND s.v < s.vd) AS a, max(s.v) FILTER (WHERE s.p AND s.v <= s.vd) AS b,
                min(s.v) FILTER (WHERE s.p AND s.v >= s.vd) AS c, min(s.v) FILTER (WHERE s.p AND s.v > s.vd) AS e
@@ -327,12 +327,18 @@ CREATE OR REPLACE MACRO _threshold_evals(exp, specs, every_ms := 2000, window_ms
                END AS verdict
         FROM val
     ),
-    -- requests not ok by each moment: a running sum over the failures with
-    -- the moments sorted in (a failure at a moment counts)
+    -- requests not ok by each moment: a running sum over the failures'
+    -- buckets with the moments sorted in (a failure at a moment counts)
+    fb AS (
+        SELECT q.run, _th_bucket(q.end_ns - r.start_ns, g.g, g.last_lo, g.end_ns) AS t, sum(q.count)::BIGINT AS n
+        FROM _th_requests(exp) q JOIN _th_runs(exp, duration_ms) r USING (run) JOIN g USING (run)
+        WHERE q.outcome <> 'ok'
+        GROUP BY ALL
+    ),
     failed AS (
         SELECT run, t, failed FROM (
             SELECT run, t, m, sum(n) OVER (PARTITION BY run ORDER BY t) AS failed
-            FROM (SELECT run, t, n, false AS m FROM _th_failed(exp, duration_ms)
+            FROM (SELECT run, t, n, false AS m FROM fb
                   UNION ALL
                   SELECT DISTINCT run, t, 0, true FROM dec)
         ) WHERE m
