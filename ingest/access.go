@@ -75,7 +75,7 @@ func decodeAccess(in *input, c *collector) (record.Produce, error) {
 	mapped := in.mapRaw
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		var r record.Row
-		return textLines(ctx, in.Reader(), func(line int64, b []byte) error {
+		return record.TextLines(ctx, in.Reader(), func(line int64, b []byte) error {
 			if err := accessLine(&r, bytes.TrimSpace(b), line, run, mapped); err != nil {
 				return err
 			}
@@ -93,7 +93,7 @@ func accessLine(r *record.Row, b []byte, line int64, run string, mapped *record.
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(b, &m); err != nil {
-		return record.LineErr(line, "bad JSON: %s", jsonMsg(err))
+		return record.LineErr(line, "bad JSON: %s", record.JSONMsg(err))
 	}
 	if m == nil {
 		return record.LineErr(line, "want a JSON object, got null")
@@ -128,14 +128,14 @@ func (a accessRec) get(keys ...string) (key, s string, ok bool, err error) {
 		if !present {
 			continue
 		}
-		v := jsonVal(raw)
+		v := record.JSONVal(raw)
 		switch {
-		case v.kind == 'z' || (v.kind == 's' && (v.s == "" || v.s == "-")):
+		case v.Kind == 'z' || (v.Kind == 's' && (v.Text == "" || v.Text == "-")):
 			continue
-		case v.kind == 's' || v.kind == 'n':
-			return k, strings.TrimSpace(v.s), true, nil
+		case v.Kind == 's' || v.Kind == 'n':
+			return k, strings.TrimSpace(v.Text), true, nil
 		}
-		return k, "", false, record.FieldErr(a.r.Line, k, "want a number or a string, got %s", v.describe())
+		return k, "", false, record.FieldErr(a.r.Line, k, "want a number or a string, got %s", v.Describe())
 	}
 	return "", "", false, nil
 }

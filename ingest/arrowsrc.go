@@ -275,7 +275,7 @@ func tsColumn(src arrow.Array, name string, base int64) (arrow.Array, error) {
 			b.Append(a.Value(i).ToTime(unit).UnixMicro())
 		default:
 			r.Reset(base + int64(i) + 1)
-			if err := tsField(&r, val{kind: 't', s: src.ValueStr(i)}); err != nil {
+			if err := tsField(&r, record.Val{Kind: 't', Text: src.ValueStr(i)}); err != nil {
 				return nil, record.FieldErr(r.Line, name, "%v", err)
 			}
 			b.Append(r.TsUs)

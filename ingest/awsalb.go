@@ -54,7 +54,7 @@ func lbDecode(in *input, line func(r *record.Row, line int64, b []byte) error) r
 	run := record.RunName(in.DetectName())
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		var r record.Row
-		return textLines(ctx, in.Reader(), func(n int64, b []byte) error {
+		return record.TextLines(ctx, in.Reader(), func(n int64, b []byte) error {
 			if err := line(&r, n, b); err != nil {
 				return err
 			}
@@ -136,7 +136,7 @@ func lbLatency(r *record.Row, a attrSet, line int64, f map[string]string, keys .
 	var sum int64
 	dispatched := true
 	for _, k := range keys {
-		ns, ok := decimalNs(f[k])
+		ns, ok := record.DecimalNs(f[k])
 		if !ok || (ns < 0 && ns != -1e9) {
 			return record.FieldErr(line, k, "want seconds such as 0.001 (or -1: not dispatched), got %q", f[k])
 		}

@@ -33,7 +33,7 @@ func detectAWSELB(_ string, head []byte) bool {
 	if !ok || (len(toks) != 12 && len(toks) != len(elbFields)) || !toks[11].quoted {
 		return false
 	}
-	if _, ok := decimalNs(toks[4].s); !ok {
+	if _, ok := record.DecimalNs(toks[4].s); !ok {
 		return false
 	}
 	_, err := time.Parse(time.RFC3339Nano, toks[0].s)
@@ -44,7 +44,7 @@ func decodeAWSELB(in *input, c *collector) (record.Produce, error) {
 	run := record.RunName(in.DetectName())
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		var r record.Row
-		return textLines(ctx, in.Reader(), func(n int64, b []byte) error {
+		return record.TextLines(ctx, in.Reader(), func(n int64, b []byte) error {
 			isReq, err := elbLine(&r, c, n, b, run)
 			if err != nil || !isReq {
 				return err

@@ -36,17 +36,17 @@ func detectCaddy(name string, head []byte) bool {
 	if m == nil {
 		return false
 	}
-	logger := jsonVal(m["logger"])
+	logger := record.JSONVal(m["logger"])
 	_, hasReq := m["request"]
-	return m["ts"] != nil && (logger.kind == 's' && strings.HasPrefix(logger.s, "http.log.access") ||
-		hasReq && jsonVal(m["msg"]).s == "handled request")
+	return m["ts"] != nil && (logger.Kind == 's' && strings.HasPrefix(logger.Text, "http.log.access") ||
+		hasReq && record.JSONVal(m["msg"]).Text == "handled request")
 }
 
 func decodeCaddy(in *input, c *collector) (record.Produce, error) {
 	run := record.RunName(in.DetectName())
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		var r record.Row
-		return textLines(ctx, in.Reader(), func(line int64, b []byte) error {
+		return record.TextLines(ctx, in.Reader(), func(line int64, b []byte) error {
 			isReq, err := caddyLine(&r, bytes.TrimSpace(b), line, run, c)
 			if err != nil || !isReq {
 				return err
@@ -65,7 +65,7 @@ func caddyLine(r *record.Row, b []byte, line int64, run string, c *collector) (b
 		return false, record.LineErr(line, "want a JSON object per line (a Caddy access log), got %q", record.Truncate(string(b), 20))
 	}
 	if err := json.Unmarshal(b, &m); err != nil {
-		return false, record.LineErr(line, "bad JSON: %s", jsonMsg(err))
+		return false, record.LineErr(line, "bad JSON: %s", record.JSONMsg(err))
 	}
 	if m == nil {
 		return false, record.LineErr(line, "want a JSON object, got null")
@@ -76,13 +76,13 @@ func caddyLine(r *record.Row, b []byte, line int64, run string, c *collector) (b
 	}
 	req, hasReq := m["request"]
 	if !hasReq {
-		c.Event(record.Event{Line: line, Run: run, Type: "caddy.log", Subject: jsonVal(m["logger"]).s, State: jsonVal(m["msg"]).s,
+		c.Event(record.Event{Line: line, Run: run, Type: "caddy.log", Subject: record.JSONVal(m["logger"]).Text, State: record.JSONVal(m["msg"]).Text,
 			TsUs: endUs, HasTs: true, Attrs: record.CompactObject(m)})
 		return false, nil
 	}
 	var reqFields map[string]json.RawMessage
 	if err := json.Unmarshal(req, &reqFields); err != nil || reqFields == nil {
-		return false, record.FieldErr(line, "request", "want an object, got %s", jsonVal(req).describe())
+		return false, record.FieldErr(line, "request", "want an object, got %s", record.JSONVal(req).Describe())
 	}
 	delete(m, "request")
 	for k, v := range reqFields {
@@ -106,19 +106,19 @@ func caddyLine(r *record.Row, b []byte, line int64, run string, c *collector) (b
 // caddyTime is ts in µs since the epoch: Caddy's default float seconds, or
 // the time_format strings that carry a date.
 func caddyTime(m map[string]json.RawMessage, line int64) (int64, error) {
-	v := jsonVal(m["ts"])
+	v := record.JSONVal(m["ts"])
 	delete(m, "ts")
-	switch v.kind {
+	switch v.Kind {
 	case 'n':
-		us, err := epochUs(v.s, 1e6, false)
+		us, err := epochUs(v.Text, 1e6, false)
 		if err != nil {
 			return 0, record.FieldErr(line, "ts", "%s", err.Error())
 		}
 		return us, nil
 	case 's':
-		t, err := time.Parse(time.RFC3339Nano, v.s)
+		t, err := time.Parse(time.RFC3339Nano, v.Text)
 		if err != nil {
-			return 0, record.FieldErr(line, "ts", "want float seconds since the epoch or an RFC 3339 time, got %q", record.Truncate(v.s, 40))
+			return 0, record.FieldErr(line, "ts", "want float seconds since the epoch or an RFC 3339 time, got %q", record.Truncate(v.Text, 40))
 		}
 		return t.UnixMicro(), nil
 	}
@@ -126,7 +126,7 @@ func caddyTime(m map[string]json.RawMessage, line int64) (int64, error) {
 }
 
 func caddyRequest(r *record.Row, m map[string]json.RawMessage, endUs int64) error {
-	ms, has, err := caddyDuration(jsonVal(m["duration"]), r.Line)
+	ms, has, err := caddyDuration(record.JSONVal(m["duration"]), r.Line)
 	if err != nil {
 		return err
 	}
@@ -138,11 +138,11 @@ func caddyRequest(r *record.Row, m map[string]json.RawMessage, endUs int64) erro
 	}
 	r.TsUs = endUs
 	r.Set(record.ColTsUs)
-	st := jsonVal(m["status"])
-	if st.kind != 'z' {
-		n, ok := parseStatus([]byte(st.s))
-		if st.kind != 'n' || !ok {
-			return record.FieldErr(r.Line, "status", "want an HTTP status code, got %s", st.describe())
+	st := record.JSONVal(m["status"])
+	if st.Kind != 'z' {
+		n, ok := parseStatus([]byte(st.Text))
+		if st.Kind != 'n' || !ok {
+			return record.FieldErr(r.Line, "status", "want an HTTP status code, got %s", st.Describe())
 		}
 		r.Status = n
 		r.Set(record.ColStatus)
@@ -154,30 +154,30 @@ func caddyRequest(r *record.Row, m map[string]json.RawMessage, endUs int64) erro
 // caddyDuration reads duration in ms: float seconds, or a Go duration
 // string. A whole number is refused: Caddy's duration_format nano writes
 // one, and so would seconds for an exact second.
-func caddyDuration(v val, line int64) (float64, bool, error) {
-	switch v.kind {
+func caddyDuration(v record.Val, line int64) (float64, bool, error) {
+	switch v.Kind {
 	case 'z':
 		return 0, false, nil
 	case 's':
-		d, err := time.ParseDuration(v.s)
+		d, err := time.ParseDuration(v.Text)
 		if err != nil || d < 0 {
-			return 0, false, record.FieldErr(line, "duration", "want a duration such as 1.5ms, got %q", record.Truncate(v.s, 40))
+			return 0, false, record.FieldErr(line, "duration", "want a duration such as 1.5ms, got %q", record.Truncate(v.Text, 40))
 		}
 		return float64(d.Nanoseconds()) / 1e6, true, nil
 	case 'n':
-		if !strings.ContainsAny(v.s, ".eE") {
+		if !strings.ContainsAny(v.Text, ".eE") {
 			return 0, false, record.FieldErr(line, "duration", "%s is a whole number: Caddy writes seconds with a fraction by default and ns with duration_format nano; "+
-				"set duration_format to seconds (the default) or string in the log's format block", v.s)
+				"set duration_format to seconds (the default) or string in the log's format block", v.Text)
 		}
-		ms, err := strconv.ParseFloat(v.s+"e3", 64)
-		if strings.ContainsAny(v.s, "eE") {
-			ms, err = strconv.ParseFloat(v.s, 64)
+		ms, err := strconv.ParseFloat(v.Text+"e3", 64)
+		if strings.ContainsAny(v.Text, "eE") {
+			ms, err = strconv.ParseFloat(v.Text, 64)
 			ms *= 1000
 		}
 		if err != nil || ms < 0 || math.IsInf(ms, 0) || math.IsNaN(ms) {
-			return 0, false, record.FieldErr(line, "duration", "want seconds, got %s", v.s)
+			return 0, false, record.FieldErr(line, "duration", "want seconds, got %s", v.Text)
 		}
 		return ms, true, nil
 	}
-	return 0, false, record.FieldErr(line, "duration", "want seconds, got %s", fmt.Sprint(v.describe()))
+	return 0, false, record.FieldErr(line, "duration", "want seconds, got %s", fmt.Sprint(v.Describe()))
 }

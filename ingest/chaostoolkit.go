@@ -96,14 +96,14 @@ func (j *ctkJournal) read(data []byte) error {
 	}
 	j.steady = map[string]json.RawMessage{}
 	err = walkObject(raw, line, func(key string, v json.RawMessage, line int64) error {
-		if p, ok := ctkParams[key]; ok && jsonVal(v).kind != 'z' {
+		if p, ok := ctkParams[key]; ok && record.JSONVal(v).Kind != 'z' {
 			j.params[p] = v
 		}
 		switch key {
 		case "experiment":
 			return j.experiment(v, line)
 		case "status":
-			j.status = jsonVal(v).s
+			j.status = record.JSONVal(v).Text
 		case "start", "end":
 			j.bounds = append(j.bounds, ctkBound{key, rawAt{v, line}})
 		case "steady_states":
@@ -125,7 +125,7 @@ func (j *ctkJournal) experiment(raw json.RawMessage, line int64) error {
 	return walkObject(raw, line, func(key string, v json.RawMessage, line int64) error {
 		switch key {
 		case "title":
-			j.title = jsonVal(v).s
+			j.title = record.JSONVal(v).Text
 			j.params["title"] = v
 		case "description", "tags", "version":
 			j.params[key] = v
@@ -201,11 +201,11 @@ func (j *ctkJournal) activity(raw json.RawMessage, line int64, phase string, ind
 	err := walkObject(raw, line, func(key string, v json.RawMessage, vline int64) error {
 		switch key {
 		case "activity":
-			if err := json.Unmarshal(v, &res.def); err != nil || jsonVal(v).kind != 'o' {
-				return record.FieldErr(vline, "activity", "want an object, got %s", jsonVal(v).describe())
+			if err := json.Unmarshal(v, &res.def); err != nil || record.JSONVal(v).Kind != 'o' {
+				return record.FieldErr(vline, "activity", "want an object, got %s", record.JSONVal(v).Describe())
 			}
 		case "status":
-			res.status = jsonVal(v).s
+			res.status = record.JSONVal(v).Text
 		case "start":
 			res.start = rawAt{v, vline}
 		case "end":
@@ -226,7 +226,7 @@ func (j *ctkJournal) activity(raw json.RawMessage, line int64, phase string, ind
 }
 
 func (j *ctkJournal) activityEvents(res *ctkResult, phase string, index, iteration int) error {
-	kind := jsonVal(res.def["type"]).s
+	kind := record.JSONVal(res.def["type"]).Text
 	if kind == "" {
 		kind = "activity"
 	}
@@ -235,7 +235,7 @@ func (j *ctkJournal) activityEvents(res *ctkResult, phase string, index, iterati
 		common["iteration"] = json.RawMessage(strconv.Itoa(iteration))
 	}
 	var provider map[string]json.RawMessage
-	if json.Unmarshal(res.def["provider"], &provider) == nil && jsonVal(provider["type"]).kind == 's' {
+	if json.Unmarshal(res.def["provider"], &provider) == nil && record.JSONVal(provider["type"]).Kind == 's' {
 		common["provider_type"] = provider["type"]
 	}
 	for k, v := range map[string]json.RawMessage{"duration": res.duration, "tolerance_met": res.toleranceMet} {
@@ -243,7 +243,7 @@ func (j *ctkJournal) activityEvents(res *ctkResult, phase string, index, iterati
 			common[k] = v
 		}
 	}
-	name := jsonVal(res.def["name"]).s
+	name := record.JSONVal(res.def["name"]).Text
 	for _, side := range []struct {
 		suffix string
 		at     rawAt
@@ -273,17 +273,17 @@ var ctkLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "20
 // ctkTime sets the event's time from an ISO 8601 value; a missing or null
 // time leaves the event without one.
 func ctkTime(ev *record.Event, raw json.RawMessage, field string) error {
-	v := jsonVal(raw)
-	if v.kind == 'z' {
+	v := record.JSONVal(raw)
+	if v.Kind == 'z' {
 		return nil
 	}
-	if v.kind == 's' {
+	if v.Kind == 's' {
 		for _, layout := range ctkLayouts {
-			if t, err := time.Parse(layout, v.s); err == nil {
+			if t, err := time.Parse(layout, v.Text); err == nil {
 				ev.TsUs, ev.HasTs = t.UnixMicro(), true
 				return nil
 			}
 		}
 	}
-	return record.FieldErr(ev.Line, field, "want an ISO 8601 time such as 2024-05-01T10:00:00.123456, got %s", v.describe())
+	return record.FieldErr(ev.Line, field, "want an ISO 8601 time such as 2024-05-01T10:00:00.123456, got %s", v.Describe())
 }

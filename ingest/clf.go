@@ -130,7 +130,7 @@ func (d clfDecoder) chunk(ch fileChunk) chunkResult {
 		if len(data) == 0 {
 			return false, nil
 		}
-		b, rest := cutLine(data)
+		b, rest := record.CutLine(data)
 		b = bytes.TrimRight(b, "\r")
 		data, line = rest, line+1
 		if len(bytes.TrimSpace(b)) == 0 {

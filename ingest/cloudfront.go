@@ -34,7 +34,7 @@ func decodeCloudFront(in *input, c *collector) (record.Produce, error) {
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		var r record.Row
 		var names []string
-		return textLines(ctx, in.Reader(), func(line int64, b []byte) error {
+		return record.TextLines(ctx, in.Reader(), func(line int64, b []byte) error {
 			if b[0] == '#' {
 				if f, ok := bytes.CutPrefix(b, []byte("#Fields:")); ok {
 					names = strings.Fields(string(f))
@@ -71,7 +71,7 @@ func cloudfrontLine(r *record.Row, line int64, b string, names []string) error {
 	r.TsUs = t.UnixMicro()
 	r.Set(record.ColTsUs)
 	if s := f["time-taken"]; s != "" && s != "-" {
-		ns, ok := decimalNs(s)
+		ns, ok := record.DecimalNs(s)
 		if !ok || ns < 0 {
 			return record.FieldErr(line, "time-taken", "want seconds such as 0.082, got %q", s)
 		}

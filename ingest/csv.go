@@ -175,7 +175,7 @@ func csvRow(r *record.Row, names []string, sets []setter, rec []string) error {
 	var extra map[string]json.RawMessage
 	for i, cell := range rec {
 		if sets[i] != nil {
-			if err := applySetter(r, names[i], sets[i], val{kind: 't', s: cell}); err != nil {
+			if err := applySetter(r, names[i], sets[i], record.Val{Kind: 't', Text: cell}); err != nil {
 				return err
 			}
 			continue

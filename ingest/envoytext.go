@@ -108,7 +108,7 @@ func decodeEnvoyText(in *input, c *collector) (record.Produce, error) {
 	run := record.RunName(in.DetectName())
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		var r record.Row
-		return textLines(ctx, in.Reader(), func(line int64, b []byte) error {
+		return record.TextLines(ctx, in.Reader(), func(line int64, b []byte) error {
 			isReq, err := envoyTextLine(&r, c, line, b, run)
 			if err != nil || !isReq {
 				return err
@@ -178,7 +178,7 @@ func envoyValues(r *record.Row, a attrSet, line int64, code string) error {
 		delete(a, "duration")
 	}
 	if raw, ok := a["request_id"]; ok {
-		r.ReqText = jsonVal(raw).s
+		r.ReqText = record.JSONVal(raw).Text
 		r.Set(record.ColReqText)
 		delete(a, "request_id")
 	}
@@ -192,7 +192,7 @@ func envoyCounts(a attrSet, line int64) error {
 		if !ok {
 			continue
 		}
-		s := jsonVal(raw).s
+		s := record.JSONVal(raw).Text
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || v < 0 {
 			return record.FieldErr(line, k, "want a non-negative integer (ms or bytes) or -, got %q", s)
@@ -221,7 +221,7 @@ func envoyConnection(c *collector, line int64, run string, ts time.Time, flags s
 	delete(a, "method")
 	delete(a, "path")
 	delete(a, "protocol")
-	c.Event(record.Event{Line: line, Run: run, Type: "envoy.connection", Subject: jsonVal(a["upstream_host"]).s,
+	c.Event(record.Event{Line: line, Run: run, Type: "envoy.connection", Subject: record.JSONVal(a["upstream_host"]).Text,
 		State: nilDash(flags), TsUs: ts.UnixMicro(), HasTs: true, Attrs: a.String()})
 	return nil
 }

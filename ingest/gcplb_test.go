@@ -1,8 +1,12 @@
 package ingest
 
-import "testing"
+import (
+	"testing"
 
-func FuzzGCPLB(f *testing.F) { fuzzFormat(f, FormatGCPLB, "testdata/real/gcp-lb/*/input*") }
+	"github.com/rewind-dev/rewind/ingest/format/gcplb"
+)
+
+func FuzzGCPLB(f *testing.F) { fuzzFormat(f, gcplb.Name, "testdata/real/gcp-lb/*/input*") }
 
 const gcpOK = `{"httpRequest":{"latency":"0.058s","status":200},"resource":{"type":"http_load_balancer"},"timestamp":"2023-04-21T15:59:24.827008Z"}`
 
@@ -17,14 +21,14 @@ func TestGCPLBDetect(t *testing.T) {
 		{`[{"run":"a","latency_ms":3,"outcome":"ok"}]`, false},
 	}
 	for _, c := range cases {
-		if got := detectGCPLB("x.json", []byte(c.head)); got != c.want {
-			t.Errorf("detectGCPLB(%q) = %v, want %v", c.head, got, c.want)
+		if got := (gcplb.Format{}).Detect("x.json", []byte(c.head)); got != c.want {
+			t.Errorf("gcplb.Format{}.Detect(%q) = %v, want %v", c.head, got, c.want)
 		}
 	}
 }
 
 func TestGCPLBErrors(t *testing.T) {
-	checkErrors(t, FormatGCPLB, "lb.json", map[string]errorCase{
+	checkErrors(t, gcplb.Name, "lb.json", map[string]errorCase{
 		"bad-latency": {gcpOK + "\n" + `{"httpRequest":{"latency":"58ms","status":200},"timestamp":"2023-04-21T15:59:24Z"}`,
 			`:2: field "httpRequest.latency": want a duration such as "0.058s", got "58ms"`},
 		"number-latency": {`{"httpRequest":{"latency":0.058,"status":200},"timestamp":"2023-04-21T15:59:24Z"}`,
@@ -40,15 +44,4 @@ func TestGCPLBErrors(t *testing.T) {
 		"array-cut": {"[\n" + gcpOK + ",\n", `:2: bad JSON: the array ends before its closing ]`},
 		"not-json":  {gcpOK + "\nhello", `:2: want a LogEntry JSON object, got "hello"`},
 	})
-}
-
-// lineCounter gives lineAt's answers for offsets in order.
-func TestLineCounter(t *testing.T) {
-	data := []byte("[\n{\"a\":1},\n\n{\"b\":2}\n,{}\n]")
-	c := lineCounter{data: data, line: 1}
-	for off := int64(0); off <= int64(len(data))+2; off++ {
-		if got, want := c.at(off), lineAt(data, off); got != want {
-			t.Errorf("offset %d: line %d, want %d", off, got, want)
-		}
-	}
 }

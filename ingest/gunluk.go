@@ -57,7 +57,7 @@ func decodeGunluk(data []byte, c *collector) record.Produce {
 			if p, ok := gunlukParams[key]; ok {
 				name = p
 				if _, err := strconv.ParseInt(string(raw), 10, 64); err != nil {
-					return record.FieldErr(line, key, "want an integer, got %s", jsonVal(raw).describe())
+					return record.FieldErr(line, key, "want an integer, got %s", record.JSONVal(raw).Describe())
 				}
 			}
 			params[name] = raw
@@ -108,22 +108,22 @@ func gunlukRecord(r *record.Row, rec map[string]json.RawMessage, path string) er
 		if !ok {
 			return record.FieldErr(r.Line, path+k, "missing")
 		}
-		v := jsonVal(raw)
+		v := record.JSONVal(raw)
 		switch k {
 		case "istek":
 			if _, err := setField(r, "req", v); err != nil || !r.Is(record.ColReq) {
-				return record.FieldErr(r.Line, path+k, "want an integer, got %s", v.describe())
+				return record.FieldErr(r.Line, path+k, "want an integer, got %s", v.Describe())
 			}
 		case "etiketli":
-			if v.kind != 'b' {
-				return record.FieldErr(r.Line, path+k, "want true or false, got %s", v.describe())
+			if v.Kind != 'b' {
+				return record.FieldErr(r.Line, path+k, "want true or false, got %s", v.Describe())
 			}
-			r.Tagged = v.s == "true"
+			r.Tagged = v.Text == "true"
 			r.Set(record.ColTagged)
 		case "sonuc":
-			o, ok := gunlukOutcomes[v.s]
-			if v.kind != 's' || !ok {
-				return record.FieldErr(r.Line, path+k, "want \"tam\" or \"bozulmus\", got %s", v.describe())
+			o, ok := gunlukOutcomes[v.Text]
+			if v.Kind != 's' || !ok {
+				return record.FieldErr(r.Line, path+k, "want \"tam\" or \"bozulmus\", got %s", v.Describe())
 			}
 			r.Outcome = o
 			r.Set(record.ColOutcome)

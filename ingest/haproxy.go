@@ -71,7 +71,7 @@ func decodeHaproxy(in *input, c *collector) (record.Produce, error) {
 	run := record.RunName(in.DetectName())
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		h := &haproxyLog{c: c, run: run}
-		err := textLines(ctx, in.Reader(), func(line int64, b []byte) error {
+		err := record.TextLines(ctx, in.Reader(), func(line int64, b []byte) error {
 			isReq, err := h.line(line, b)
 			if err != nil || !isReq {
 				return err

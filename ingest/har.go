@@ -204,7 +204,7 @@ func harMap(raw json.RawMessage, line int64, field string) (map[string]json.RawM
 	if len(raw) == 0 {
 		return m, nil
 	}
-	if v := jsonVal(raw); v.kind != 'o' || json.Unmarshal(raw, &m) != nil || m == nil {
+	if v := record.JSONVal(raw); v.Kind != 'o' || json.Unmarshal(raw, &m) != nil || m == nil {
 		return nil, record.FieldErr(line, field, "want a JSON object, got %s", harDescribe(raw))
 	}
 	return m, nil
@@ -214,21 +214,21 @@ func harDescribe(raw json.RawMessage) string {
 	if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '[' {
 		return "an array"
 	}
-	return jsonVal(raw).describe()
+	return record.JSONVal(raw).Describe()
 }
 
 // harTime parses an RFC 3339 member (HAR's ISO 8601 with a zone).
 func harTime(m map[string]json.RawMessage, line int64, field string) (int64, error) {
-	v := jsonVal(m[field])
-	if v.kind != 's' {
-		return 0, record.FieldErr(line, field, "want an RFC 3339 time such as 2026-01-02T15:04:05.123+01:00, got %s", v.describe())
+	v := record.JSONVal(m[field])
+	if v.Kind != 's' {
+		return 0, record.FieldErr(line, field, "want an RFC 3339 time such as 2026-01-02T15:04:05.123+01:00, got %s", v.Describe())
 	}
-	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(v.s))
+	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(v.Text))
 	if err != nil {
-		return 0, record.FieldErr(line, field, "want an RFC 3339 time such as 2026-01-02T15:04:05.123+01:00, got %q", record.Truncate(v.s, 40))
+		return 0, record.FieldErr(line, field, "want an RFC 3339 time such as 2026-01-02T15:04:05.123+01:00, got %q", record.Truncate(v.Text, 40))
 	}
 	if t.Year() < 1 || t.Year() > 9999 {
-		return 0, record.FieldErr(line, field, "out of range %q", record.Truncate(v.s, 40))
+		return 0, record.FieldErr(line, field, "out of range %q", record.Truncate(v.Text, 40))
 	}
 	return t.UnixMicro(), nil
 }
@@ -236,19 +236,19 @@ func harTime(m map[string]json.RawMessage, line int64, field string) (int64, err
 // harLatency reads time, the entry's elapsed ms; -1 (HAR's "unknown")
 // and a missing time leave latency_ms empty.
 func harLatency(r *record.Row, raw json.RawMessage) error {
-	v := jsonVal(raw)
-	if v.kind == 'z' {
+	v := record.JSONVal(raw)
+	if v.Kind == 'z' {
 		return nil
 	}
-	f, err := strconv.ParseFloat(v.s, 64)
-	if v.kind != 'n' || err != nil || math.IsInf(f, 0) {
-		return record.FieldErr(r.Line, "time", "not a number %s", v.describe())
+	f, err := strconv.ParseFloat(v.Text, 64)
+	if v.Kind != 'n' || err != nil || math.IsInf(f, 0) {
+		return record.FieldErr(r.Line, "time", "not a number %s", v.Describe())
 	}
 	switch {
 	case f == -1:
 		return nil
 	case f < 0:
-		return record.FieldErr(r.Line, "time", "negative %s", v.s)
+		return record.FieldErr(r.Line, "time", "negative %s", v.Text)
 	}
 	r.Latency = f
 	r.Set(record.ColLatency)
@@ -258,22 +258,22 @@ func harLatency(r *record.Row, raw json.RawMessage) error {
 // harStatus reads response.status, and response._error when a browser
 // says why there is no (whole) response.
 func harStatus(r *record.Row, resp map[string]json.RawMessage) error {
-	v := jsonVal(resp["status"])
-	if v.kind == 'z' {
+	v := record.JSONVal(resp["status"])
+	if v.Kind == 'z' {
 		return record.FieldErr(r.Line, "response.status", "missing")
 	}
-	n, err := strconv.ParseInt(v.s, 10, 64)
-	if v.kind != 'n' || err != nil {
-		return record.FieldErr(r.Line, "response.status", "want an integer, got %s", v.describe())
+	n, err := strconv.ParseInt(v.Text, 10, 64)
+	if v.Kind != 'n' || err != nil {
+		return record.FieldErr(r.Line, "response.status", "want an integer, got %s", v.Describe())
 	}
 	if n < 0 || n > 999 {
 		return record.FieldErr(r.Line, "response.status", "%s", outOfRange(n, 0, 999))
 	}
 	r.Status = int32(n)
 	r.Set(record.ColStatus)
-	if e := jsonVal(resp["_error"]); e.kind == 's' && e.s != "" {
+	if e := record.JSONVal(resp["_error"]); e.Kind == 's' && e.Text != "" {
 		r.Outcome = "error"
-		if e.s == "net::ERR_ABORTED" {
+		if e.Text == "net::ERR_ABORTED" {
 			r.Outcome = "canceled"
 		}
 		r.Set(record.ColOutcome)
@@ -322,11 +322,11 @@ func harCopy(dst, src map[string]json.RawMessage, keys map[string]string) {
 
 // harKeep tells a scalar that says something.
 func harKeep(raw json.RawMessage) bool {
-	switch v := jsonVal(raw); v.kind {
+	switch v := record.JSONVal(raw); v.Kind {
 	case 's':
-		return v.s != ""
+		return v.Text != ""
 	case 'n':
-		f, err := strconv.ParseFloat(v.s, 64)
+		f, err := strconv.ParseFloat(v.Text, 64)
 		return err == nil && f != -1
 	case 'b':
 		return true
@@ -355,15 +355,15 @@ func (h *harDoc) page(raw stdjson.RawMessage, line int64) error {
 	if err != nil {
 		return err
 	}
-	id := jsonVal(p["id"])
-	if id.kind != 's' {
-		return record.FieldErr(line, "id", "want the page's id, a string, got %s", id.describe())
+	id := record.JSONVal(p["id"])
+	if id.Kind != 's' {
+		return record.FieldErr(line, "id", "want the page's id, a string, got %s", id.Describe())
 	}
 	a := map[string]json.RawMessage{}
 	harCopy(a, p, map[string]string{"title": "title", "comment": "comment"})
 	if t, err := harMap(p["pageTimings"], line, "pageTimings"); err == nil {
 		harCopy(a, t, map[string]string{"onContentLoad": "on_content_load_ms", "onLoad": "on_load_ms"})
 	}
-	h.c.Event(record.Event{Line: line, Type: "har.page", Subject: id.s, TsUs: ts, HasTs: true, Attrs: record.CompactObject(a)})
+	h.c.Event(record.Event{Line: line, Type: "har.page", Subject: id.Text, TsUs: ts, HasTs: true, Attrs: record.CompactObject(a)})
 	return nil
 }

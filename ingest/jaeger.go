@@ -106,7 +106,7 @@ func (o *otlpRows) jaegerTrace(raw json.RawMessage, line int64) error {
 			return walkObject(v, line, func(id string, v json.RawMessage, line int64) error {
 				var p jaegerProcess
 				if err := json.Unmarshal(v, &p); err != nil {
-					return record.FieldErr(line, "processes."+id, "want {\"serviceName\", \"tags\"}: %s", jsonMsg(err))
+					return record.FieldErr(line, "processes."+id, "want {\"serviceName\", \"tags\"}: %s", record.JSONMsg(err))
 				}
 				res, err := jaegerResource(&p, line, "processes."+id)
 				procs[id] = res
@@ -166,7 +166,7 @@ type jaegerSpanDoc struct {
 func (o *otlpRows) jaegerSpan(raw json.RawMessage, line int64, procs map[string]otlpResource) error {
 	var s jaegerSpanDoc
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return record.LineErr(line, "bad span: %s", jsonMsg(err))
+		return record.LineErr(line, "bad span: %s", record.JSONMsg(err))
 	}
 	sp := &tracepb.Span{Name: s.OperationName}
 	start, dur, err := spanMicros(s.StartTime, s.Duration, line, "startTime")
@@ -218,13 +218,13 @@ func jaegerParent(s *jaegerSpanDoc) string {
 
 // jaegerMicros reads a time in µs; absent is 0.
 func jaegerMicros(raw json.RawMessage, line int64, field string) (uint64, error) {
-	v := jsonVal(raw)
-	if v.kind == 'z' {
+	v := record.JSONVal(raw)
+	if v.Kind == 'z' {
 		return 0, nil
 	}
-	n, err := strconv.ParseUint(v.s, 10, 64)
-	if v.kind != 'n' || err != nil || n > 1<<62/1000 {
-		return 0, record.FieldErr(line, field, "want µs as a whole number ≥ 0, got %s", v.describe())
+	n, err := strconv.ParseUint(v.Text, 10, 64)
+	if v.Kind != 'n' || err != nil || n > 1<<62/1000 {
+		return 0, record.FieldErr(line, field, "want µs as a whole number ≥ 0, got %s", v.Describe())
 	}
 	return n, nil
 }
@@ -254,22 +254,22 @@ func jaegerKVs(tags []jaegerTag, line int64, field string) ([]*commonpb.KeyValue
 }
 
 func jaegerValue(t jaegerTag) (*commonpb.AnyValue, error) {
-	v := jsonVal(t.Value)
+	v := record.JSONVal(t.Value)
 	switch {
-	case (t.Type == "string" || t.Type == "binary" || t.Type == "") && v.kind == 's':
-		return &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v.s}}, nil
-	case t.Type == "bool" && v.kind == 'b':
-		return &commonpb.AnyValue{Value: &commonpb.AnyValue_BoolValue{BoolValue: v.s == "true"}}, nil
-	case t.Type == "int64" && (v.kind == 'n' || v.kind == 's'): // beyond 2^53 the UI's JSON writes a string
-		if n, err := strconv.ParseInt(v.s, 10, 64); err == nil {
+	case (t.Type == "string" || t.Type == "binary" || t.Type == "") && v.Kind == 's':
+		return &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v.Text}}, nil
+	case t.Type == "bool" && v.Kind == 'b':
+		return &commonpb.AnyValue{Value: &commonpb.AnyValue_BoolValue{BoolValue: v.Text == "true"}}, nil
+	case t.Type == "int64" && (v.Kind == 'n' || v.Kind == 's'): // beyond 2^53 the UI's JSON writes a string
+		if n, err := strconv.ParseInt(v.Text, 10, 64); err == nil {
 			return &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: n}}, nil
 		}
-	case t.Type == "float64" && (v.kind == 'n' || v.kind == 's'):
-		if f, err := strconv.ParseFloat(v.s, 64); err == nil {
+	case t.Type == "float64" && (v.Kind == 'n' || v.Kind == 's'):
+		if f, err := strconv.ParseFloat(v.Text, 64); err == nil {
 			return &commonpb.AnyValue{Value: &commonpb.AnyValue_DoubleValue{DoubleValue: f}}, nil
 		}
 	}
-	return nil, fmt.Errorf("want a value of type %q, got %s", t.Type, v.describe())
+	return nil, fmt.Errorf("want a value of type %q, got %s", t.Type, v.Describe())
 }
 
 // jaegerKindStatus sets the span's kind from the span.kind tag and its

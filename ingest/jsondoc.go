@@ -189,11 +189,11 @@ func subDoc(raw json.RawMessage, line int64) *docReader {
 // walkObject calls fn with each member of the object raw (on line), with
 // the line its value starts on. null is an empty object.
 func walkObject(raw json.RawMessage, line int64, fn func(key string, v json.RawMessage, line int64) error) error {
-	if jsonVal(raw).kind == 'z' {
+	if record.JSONVal(raw).Kind == 'z' {
 		return nil
 	}
 	if raw[0] != '{' {
-		return record.LineErr(line, "want a JSON object, got %s", jsonVal(raw).describe())
+		return record.LineErr(line, "want a JSON object, got %s", record.JSONVal(raw).Describe())
 	}
 	d := subDoc(raw, line)
 	if _, err := d.dec.Token(); err != nil {
@@ -218,11 +218,11 @@ func walkObject(raw json.RawMessage, line int64, fn func(key string, v json.RawM
 // walkArray calls fn with each element of the array raw (the value of
 // field name, on line). null is an empty array.
 func walkArray(raw json.RawMessage, line int64, name string, fn func(v json.RawMessage, line int64) error) error {
-	if jsonVal(raw).kind == 'z' {
+	if record.JSONVal(raw).Kind == 'z' {
 		return nil
 	}
 	if raw[0] != '[' {
-		return record.FieldErr(line, name, "want an array, got %s", jsonVal(raw).describe())
+		return record.FieldErr(line, name, "want an array, got %s", record.JSONVal(raw).Describe())
 	}
 	d := subDoc(raw, line)
 	if _, err := d.dec.Token(); err != nil {

@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -158,7 +157,7 @@ func decodeObject(raw []byte, r *record.Row, c *collector) (bool, error) {
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return false, record.LineErr(r.Line, "bad JSON: %s", jsonMsg(err))
+		return false, record.LineErr(r.Line, "bad JSON: %s", record.JSONMsg(err))
 	}
 	if countTopKeys(raw) != len(m) {
 		if err := checkJSONObject(raw, r.Line); err != nil {
@@ -170,11 +169,11 @@ func decodeObject(raw []byte, r *record.Row, c *collector) (bool, error) {
 	}
 	kind := "request"
 	if rec, ok := m["record"]; ok {
-		v := jsonVal(rec)
-		if v.kind != 's' {
-			return false, record.FieldErr(r.Line, "record", "want a string, got %s", v.describe())
+		v := record.JSONVal(rec)
+		if v.Kind != 's' {
+			return false, record.FieldErr(r.Line, "record", "want a string, got %s", v.Describe())
 		}
-		kind = v.s
+		kind = v.Text
 	}
 	switch kind {
 	case "request":
@@ -203,7 +202,7 @@ func requestObject(m map[string]json.RawMessage, r *record.Row) error {
 		}
 		known, err := false, error(nil)
 		if !r.Raw.Has(k) {
-			known, err = setField(r, k, jsonVal(m[k]))
+			known, err = setField(r, k, record.JSONVal(m[k]))
 		}
 		if err != nil {
 			return err
@@ -220,13 +219,13 @@ func requestObject(m map[string]json.RawMessage, r *record.Row) error {
 }
 
 func mergeAttrs(dst map[string]json.RawMessage, raw json.RawMessage, line int64) error {
-	v := jsonVal(raw)
-	if v.kind == 'z' {
+	v := record.JSONVal(raw)
+	if v.Kind == 'z' {
 		return nil
 	}
 	var obj map[string]json.RawMessage
-	if v.kind != 'o' || json.Unmarshal(raw, &obj) != nil {
-		return record.FieldErr(line, "attrs", "want a JSON object, got %s", v.describe())
+	if v.Kind != 'o' || json.Unmarshal(raw, &obj) != nil {
+		return record.FieldErr(line, "attrs", "want a JSON object, got %s", v.Describe())
 	}
 	for k, x := range obj {
 		dst[k] = x
@@ -240,18 +239,18 @@ func optString(m map[string]json.RawMessage, key string, line int64) (string, bo
 	if !ok {
 		return "", false, nil
 	}
-	v := jsonVal(raw)
-	switch v.kind {
+	v := record.JSONVal(raw)
+	switch v.Kind {
 	case 'z':
 		return "", false, nil
 	case 's':
-		return v.s, true, nil
+		return v.Text, true, nil
 	case 'n':
 		if key == "subject" {
-			return v.s, true, nil
+			return v.Text, true, nil
 		}
 	}
-	return "", false, record.FieldErr(line, key, "want a string, got %s", v.describe())
+	return "", false, record.FieldErr(line, key, "want a string, got %s", v.Describe())
 }
 
 func optObject(m map[string]json.RawMessage, key string, line int64) (string, error) {
@@ -259,13 +258,13 @@ func optObject(m map[string]json.RawMessage, key string, line int64) (string, er
 	if !ok {
 		return "", nil
 	}
-	v := jsonVal(raw)
-	if v.kind == 'z' {
+	v := record.JSONVal(raw)
+	if v.Kind == 'z' {
 		return "", nil
 	}
 	var obj map[string]json.RawMessage
-	if v.kind != 'o' || json.Unmarshal(raw, &obj) != nil {
-		return "", record.FieldErr(line, key, "want a JSON object, got %s", v.describe())
+	if v.Kind != 'o' || json.Unmarshal(raw, &obj) != nil {
+		return "", record.FieldErr(line, key, "want a JSON object, got %s", v.Describe())
 	}
 	return record.CompactObject(obj), nil
 }
@@ -318,18 +317,18 @@ func (c *collector) eventObject(m map[string]json.RawMessage, line int64) error 
 	if ev.Type == "" {
 		return record.FieldErr(line, "type", "missing in an event record")
 	}
-	if raw, ok := m["t_ms"]; ok && jsonVal(raw).kind != 'z' {
-		v := jsonVal(raw)
-		x, err := strconv.ParseFloat(v.s, 64)
-		if v.kind != 'n' || err != nil {
-			return record.FieldErr(line, "t_ms", "not a number %s", v.describe())
+	if raw, ok := m["t_ms"]; ok && record.JSONVal(raw).Kind != 'z' {
+		v := record.JSONVal(raw)
+		x, err := strconv.ParseFloat(v.Text, 64)
+		if v.Kind != 'n' || err != nil {
+			return record.FieldErr(line, "t_ms", "not a number %s", v.Describe())
 		}
 		ev.TMs, ev.HasTMs = x, true
 	}
-	if raw, ok := m["ts"]; ok && jsonVal(raw).kind != 'z' {
+	if raw, ok := m["ts"]; ok && record.JSONVal(raw).Kind != 'z' {
 		var r record.Row
 		r.Reset(line)
-		if err := tsField(&r, jsonVal(raw)); err != nil {
+		if err := tsField(&r, record.JSONVal(raw)); err != nil {
 			return record.FieldErr(line, "ts", "%v", err)
 		}
 		ev.TsUs, ev.HasTs = r.TsUs, true
@@ -351,14 +350,4 @@ func (c *collector) eventObject(m map[string]json.RawMessage, line int64) error 
 	}
 	c.Event(ev)
 	return nil
-}
-
-// jsonMsg shortens a JSON library error to its message.
-func jsonMsg(err error) string {
-	var se *json.SyntaxError
-	if e, ok := err.(*json.SyntaxError); ok {
-		se = e
-		return se.Error()
-	}
-	return fmt.Sprint(err)
 }

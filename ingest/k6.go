@@ -86,7 +86,7 @@ func detectK6(_ string, head []byte) bool {
 	if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &rec) != nil {
 		return false
 	}
-	return (rec.Type == "Metric" || rec.Type == "Point") && rec.Metric != "" && jsonVal(rec.Data).kind == 'o'
+	return (rec.Type == "Metric" || rec.Type == "Point") && rec.Metric != "" && record.JSONVal(rec.Data).Kind == 'o'
 }
 
 // decodeK6 streams the file line by line; only the points of the request
@@ -94,9 +94,9 @@ func detectK6(_ string, head []byte) bool {
 func decodeK6(in *input, c *collector) (record.Produce, error) {
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		g := &k6Requests{c: c, add: add}
-		lines := newLineReader(in.Reader())
+		lines := record.NewLineReader(in.Reader())
 		for {
-			b, line, err := lines.next()
+			b, line, err := lines.Next()
 			if err == io.EOF {
 				return g.flush()
 			}
@@ -136,7 +136,7 @@ func k6DecodeLine(b []byte, line int64, g *k6Requests) error {
 	case "Metric":
 		var whole k6Record // the definition's members are not k6Data's
 		if err := json.Unmarshal(b, &whole); err != nil {
-			return record.LineErr(line, "bad JSON: %s", jsonMsg(err))
+			return record.LineErr(line, "bad JSON: %s", record.JSONMsg(err))
 		}
 		ev, err := k6MetricEvent(line, rec.Metric, whole.Data)
 		if err == nil {
@@ -159,29 +159,29 @@ type k6Line struct {
 func k6Diagnose(b []byte, line int64, err error) error {
 	var rec k6Record
 	if json.Unmarshal(b, &rec) != nil {
-		return record.LineErr(line, "bad JSON: %s", jsonMsg(err))
+		return record.LineErr(line, "bad JSON: %s", record.JSONMsg(err))
 	}
-	if v := jsonVal(rec.Data); v.kind != 'o' && v.kind != 'z' {
+	if v := record.JSONVal(rec.Data); v.Kind != 'o' && v.Kind != 'z' {
 		want := "a JSON object"
 		if rec.Type == "Point" {
 			want = "an object with time, value and tags"
 		}
-		return record.FieldErr(line, "data", "want %s, got %s", want, v.describe())
+		return record.FieldErr(line, "data", "want %s, got %s", want, v.Describe())
 	}
-	return record.FieldErr(line, "data", "%s", jsonMsg(err))
+	return record.FieldErr(line, "data", "%s", record.JSONMsg(err))
 }
 
 func k6JSONPoint(line int64, metric string, d *k6Data) (k6Point, error) {
 	p := k6Point{line: line, metric: metric, unitUs: 1}
-	t := jsonVal(d.Time)
-	if t.kind != 's' {
-		return p, record.FieldErr(line, "data.time", "want an RFC 3339 time, got %s", t.describe())
+	t := record.JSONVal(d.Time)
+	if t.Kind != 's' {
+		return p, record.FieldErr(line, "data.time", "want an RFC 3339 time, got %s", t.Describe())
 	}
 	var err error
-	if p.end, err = time.Parse(time.RFC3339Nano, t.s); err != nil {
-		return p, record.FieldErr(line, "data.time", "want an RFC 3339 time such as 2021-02-24T13:37:10.123456789Z, got %q", t.s)
+	if p.end, err = time.Parse(time.RFC3339Nano, t.Text); err != nil {
+		return p, record.FieldErr(line, "data.time", "want an RFC 3339 time such as 2021-02-24T13:37:10.123456789Z, got %q", t.Text)
 	}
-	p.time = t.s
+	p.time = t.Text
 	if p.value, err = k6Value(d.Value); err != nil {
 		return p, record.FieldErr(line, "data.value", "%v", err)
 	}
@@ -189,8 +189,8 @@ func k6JSONPoint(line int64, metric string, d *k6Data) (k6Point, error) {
 		raw  json.RawMessage
 		name string
 	}{{d.Tags, "data.tags"}, {d.Metadata, "data.metadata"}} {
-		if v := jsonVal(f.raw); v.kind != 'o' && v.kind != 'z' {
-			return p, record.FieldErr(line, f.name, "want a JSON object, got %s", v.describe())
+		if v := record.JSONVal(f.raw); v.Kind != 'o' && v.Kind != 'z' {
+			return p, record.FieldErr(line, f.name, "want a JSON object, got %s", v.Describe())
 		}
 	}
 	p.rawTags, p.rawMeta = d.Tags, d.Metadata
@@ -212,26 +212,26 @@ func (p *k6Point) decode() error {
 }
 
 func k6Value(raw json.RawMessage) (float64, error) {
-	v := jsonVal(raw)
-	if v.kind != 'n' {
-		return 0, fmt.Errorf("not a number %s", v.describe())
+	v := record.JSONVal(raw)
+	if v.Kind != 'n' {
+		return 0, fmt.Errorf("not a number %s", v.Describe())
 	}
-	f, err := strconv.ParseFloat(v.s, 64)
+	f, err := strconv.ParseFloat(v.Text, 64)
 	if err != nil {
-		return 0, fmt.Errorf("out of range %s", v.s)
+		return 0, fmt.Errorf("out of range %s", v.Text)
 	}
 	return f, nil
 }
 
 // k6Object reads an optional object (tags, metadata): nil when absent or null.
 func k6Object(raw json.RawMessage, line int64, field string) (map[string]json.RawMessage, error) {
-	v := jsonVal(raw)
-	if v.kind == 'z' {
+	v := record.JSONVal(raw)
+	if v.Kind == 'z' {
 		return nil, nil
 	}
 	var m map[string]json.RawMessage
-	if v.kind != 'o' || json.Unmarshal(raw, &m) != nil {
-		return nil, record.FieldErr(line, field, "want a JSON object, got %s", v.describe())
+	if v.Kind != 'o' || json.Unmarshal(raw, &m) != nil {
+		return nil, record.FieldErr(line, field, "want a JSON object, got %s", v.Describe())
 	}
 	return m, nil
 }
@@ -244,11 +244,11 @@ func k6MetricEvent(line int64, name string, raw json.RawMessage) (record.Event, 
 		return record.Event{}, err
 	}
 	ev := record.Event{Line: line, Type: "k6_metric", Subject: name}
-	if t := jsonVal(obj["type"]); t.kind == 's' {
-		ev.State = t.s
+	if t := record.JSONVal(obj["type"]); t.Kind == 's' {
+		ev.State = t.Text
 		delete(obj, "type")
 	}
-	if n := jsonVal(obj["name"]); n.kind == 's' && n.s == name {
+	if n := record.JSONVal(obj["name"]); n.Kind == 's' && n.Text == name {
 		delete(obj, "name")
 	}
 	if len(obj) > 0 {
@@ -397,8 +397,8 @@ func k6RowTags(r *record.Row, p *k6Point) (map[string]json.RawMessage, error) {
 		if k == "status" || k == "expected_response" {
 			continue
 		}
-		if v := jsonVal(raw); k == "scenario" && v.kind == 's' && v.s != "" {
-			r.Group = v.s
+		if v := record.JSONVal(raw); k == "scenario" && v.Kind == 's' && v.Text != "" {
+			r.Group = v.Text
 			r.Set(record.ColGroup)
 		}
 		attrs[k] = raw
@@ -419,12 +419,12 @@ func k6RowTags(r *record.Row, p *k6Point) (map[string]json.RawMessage, error) {
 // run so that neither --run nor a file's run mixes them into a scenario's
 // windows.
 func k6LifecycleRun(tags map[string]json.RawMessage) string {
-	g := jsonVal(tags["group"])
-	if g.kind != 's' {
+	g := record.JSONVal(tags["group"])
+	if g.Kind != 's' {
 		return ""
 	}
 	for _, run := range []string{"setup", "teardown"} {
-		if g.s == "::"+run || strings.HasPrefix(g.s, "::"+run+"::") {
+		if g.Text == "::"+run || strings.HasPrefix(g.Text, "::"+run+"::") {
 			return run
 		}
 	}
@@ -433,17 +433,17 @@ func k6LifecycleRun(tags map[string]json.RawMessage) string {
 
 // k6Status reads the status tag: "0" (or "") when there was no response.
 func k6Status(r *record.Row, p *k6Point, raw json.RawMessage) error {
-	v := jsonVal(raw)
-	if v.kind != 's' && v.kind != 'n' {
-		return record.FieldErr(p.line, p.field("status"), "want an HTTP status, got %s", v.describe())
+	v := record.JSONVal(raw)
+	if v.Kind != 's' && v.Kind != 'n' {
+		return record.FieldErr(p.line, p.field("status"), "want an HTTP status, got %s", v.Describe())
 	}
-	s := strings.TrimSpace(v.s)
+	s := strings.TrimSpace(v.Text)
 	n, err := strconv.ParseInt(s, 10, 64)
 	switch {
 	case s == "":
 		n = 0
 	case err != nil:
-		return record.FieldErr(p.line, p.field("status"), "want an HTTP status, got %s", v.describe())
+		return record.FieldErr(p.line, p.field("status"), "want an HTTP status, got %s", v.Describe())
 	case n < 0 || n > 999:
 		return record.FieldErr(p.line, p.field("status"), "%s", outOfRange(n, 0, 999))
 	}
@@ -455,13 +455,13 @@ func k6Status(r *record.Row, p *k6Point, raw json.RawMessage) error {
 // k6Expected reads k6's own verdict (the responseCallback, by default
 // 200-399): the rule behind http_req_failed.
 func k6Expected(r *record.Row, p *k6Point, raw json.RawMessage) error {
-	v := jsonVal(raw)
-	if (v.kind == 's' || v.kind == 'b') && (v.s == "true" || v.s == "false") {
-		r.Outcome = k6Outcome(v.s == "true")
+	v := record.JSONVal(raw)
+	if (v.Kind == 's' || v.Kind == 'b') && (v.Text == "true" || v.Text == "false") {
+		r.Outcome = k6Outcome(v.Text == "true")
 		r.Set(record.ColOutcome)
 		return nil
 	}
-	return record.FieldErr(p.line, p.field("expected_response"), "want \"true\" or \"false\", got %s", v.describe())
+	return record.FieldErr(p.line, p.field("expected_response"), "want \"true\" or \"false\", got %s", v.Describe())
 }
 
 func k6Outcome(ok bool) string {

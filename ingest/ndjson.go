@@ -180,7 +180,7 @@ func decodeNDJSONChunk(ch fileChunk, raw *record.FieldSet) chunkResult {
 		if len(data) == 0 {
 			return false, nil
 		}
-		b, rest := cutLine(data)
+		b, rest := record.CutLine(data)
 		err := decodeLine(bytes.TrimSpace(b), line, &r, c, bt)
 		data, line = rest, line+1
 		return true, err

@@ -34,8 +34,8 @@ func (o *otlpRows) jsonDocs(data []byte) error {
 }
 
 func (o *otlpRows) jsonDoc(raw json.RawMessage, line int64) error {
-	if v := jsonVal(raw); v.kind != 'o' || raw[0] != '{' {
-		return record.LineErr(line, "want an OTLP/JSON object such as {\"resourceSpans\": [...]}, got %s", v.describe())
+	if v := record.JSONVal(raw); v.Kind != 'o' || raw[0] != '{' {
+		return record.LineErr(line, "want an OTLP/JSON object such as {\"resourceSpans\": [...]}, got %s", v.Describe())
 	}
 	return walkObject(raw, line, func(key string, v json.RawMessage, line int64) error {
 		switch key {

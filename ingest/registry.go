@@ -2,6 +2,8 @@ package ingest
 
 import (
 	"github.com/rewind-dev/rewind/ingest/format/gatling"
+	"github.com/rewind-dev/rewind/ingest/format/gcplb"
+	"github.com/rewind-dev/rewind/ingest/format/traefik"
 	"github.com/rewind-dev/rewind/ingest/record"
 )
 
@@ -26,8 +28,8 @@ var formats = []record.Format{
 	format{name: FormatVegeta, about: "Vegeta results: binary (vegeta attack), vegeta encode --to json, or its 12-column CSV", detect: detectVegeta, decode: decodeVegeta},
 	format{name: FormatCaddy, about: "Caddy 2 JSON access log (format json: ts and duration in seconds, request{})", detect: detectCaddy, decode: decodeCaddy},
 	format{name: FormatEnvoyText, about: "Envoy's default text access log, and Istio's text defaults", detect: detectEnvoyText, decode: decodeEnvoyText},
-	format{name: FormatTraefik, about: "Traefik's JSON access log", detect: detectTraefik, decode: decodeTraefik},
-	format{name: FormatGCPLB, about: "Google Cloud HTTP(S) Load Balancer request logs (LogEntry NDJSON or a gcloud JSON array)", detect: detectGCPLB, decode: decodeGCPLB},
+	traefik.Format{},
+	gcplb.Format{},
 	format{name: FormatAccess, about: "JSON access logs (Envoy default JSON, nginx log_format escape=json)", detect: detectAccess, decode: decodeAccess},
 	format{name: FormatSquid, about: "Squid's native access log (logformat squid)", detect: detectSquidFormat(FormatSquid), decode: decodeSquidFormat(FormatSquid)},
 	format{name: FormatTrafficServer, about: "Apache Traffic Server's squid-format access log", detect: detectSquidFormat(FormatTrafficServer), decode: decodeSquidFormat(FormatTrafficServer)},

@@ -3,6 +3,8 @@ package ingest
 import (
 	"bytes"
 	"time"
+
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // syslogHead is what a syslog prefix says about the message after it: an
@@ -24,7 +26,7 @@ type syslogHead struct {
 func cutSyslog(b []byte) (syslogHead, []byte) {
 	rest := b
 	if len(rest) > 2 && rest[0] == '<' {
-		if i := bytes.IndexByte(rest[:min(len(rest), 6)], '>'); i > 1 && allDigits(rest[1:i]) {
+		if i := bytes.IndexByte(rest[:min(len(rest), 6)], '>'); i > 1 && record.AllDigits(rest[1:i]) {
 			rest = rest[i+1:]
 		}
 	}
@@ -47,7 +49,7 @@ func cutSyslog(b []byte) (syslogHead, []byte) {
 func cutTag(b []byte) (syslogHead, []byte, bool) {
 	i := bytes.Index(b, []byte("]: "))
 	j := bytes.IndexByte(b, '[')
-	if i < 0 || j < 1 || j > i || !allDigits(b[j+1:i]) || bytes.IndexByte(b[:j], ' ') >= 0 {
+	if i < 0 || j < 1 || j > i || !record.AllDigits(b[j+1:i]) || bytes.IndexByte(b[:j], ' ') >= 0 {
 		return syslogHead{}, nil, false
 	}
 	return syslogHead{kind: "tag", app: string(b[:j]), pid: string(b[j+1 : i])}, b[i+3:], true
@@ -180,15 +182,6 @@ func cutTokens(b []byte, n int) ([]string, []byte) {
 		out, b = append(out, string(b[:i])), b[i+1:]
 	}
 	return out, b
-}
-
-func allDigits(b []byte) bool {
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return len(b) > 0
 }
 
 func nilDash(s string) string {

@@ -96,24 +96,6 @@ func (a attrSet) raw(k, s string) { a[k] = json.RawMessage(s) }
 
 func (a attrSet) String() string { return record.CompactObject(a) }
 
-// decimalNs reads a decimal number of seconds such as 0.000073 or -1 as
-// exact integer nanoseconds (at most 9 decimals), without going through a
-// float.
-func decimalNs(s string) (int64, bool) {
-	neg := strings.HasPrefix(s, "-")
-	whole, frac, _ := strings.Cut(strings.TrimPrefix(s, "-"), ".")
-	if whole == "" || len(frac) > 9 || !allDigits([]byte(whole)) || (frac != "" && !allDigits([]byte(frac))) || len(whole) > 9 {
-		return 0, false
-	}
-	w, _ := strconv.ParseInt(whole, 10, 64)
-	f, _ := strconv.ParseInt((frac + "000000000")[:9], 10, 64)
-	ns := w*1e9 + f
-	if neg {
-		ns = -ns
-	}
-	return ns, true
-}
-
 // lbRequest splits a request line "METHOD URL PROTOCOL" as a load
 // balancer logs it.
 func lbRequest(a attrSet, s string) {

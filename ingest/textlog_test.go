@@ -11,6 +11,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/rewind-dev/rewind/ingest/format/gcplb"
+	"github.com/rewind-dev/rewind/ingest/format/traefik"
 )
 
 // errorCase is a bad input and the start of the error it must give after
@@ -58,7 +61,7 @@ func TestFieldsQuoted(t *testing.T) {
 func TestTextFormatsSurviveMutations(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	junk := []byte("\"[]{}\t -+:/0\n\\")
-	for _, f := range []string{FormatHAProxy, FormatEnvoyText, FormatAWSALB, FormatAWSELB, FormatCloudFront, FormatTraefik, FormatGCPLB} {
+	for _, f := range []string{FormatHAProxy, FormatEnvoyText, FormatAWSALB, FormatAWSELB, FormatCloudFront, traefik.Name, gcplb.Name} {
 		inputs, _ := filepath.Glob("testdata/real/" + f + "/*/input*")
 		for _, in := range inputs {
 			data, err := os.ReadFile(in)

@@ -1,8 +1,12 @@
 package ingest
 
-import "testing"
+import (
+	"testing"
 
-func FuzzTraefik(f *testing.F) { fuzzFormat(f, FormatTraefik, "testdata/real/traefik/*/input*") }
+	"github.com/rewind-dev/rewind/ingest/format/traefik"
+)
+
+func FuzzTraefik(f *testing.F) { fuzzFormat(f, traefik.Name, "testdata/real/traefik/*/input*") }
 
 func TestTraefikDetect(t *testing.T) {
 	cases := []struct {
@@ -16,15 +20,15 @@ func TestTraefikDetect(t *testing.T) {
 		{`{"StartUTC":"2024-08-25T04:34:37Z","Duration":5`, false},
 	}
 	for _, c := range cases {
-		if got := detectTraefik("access.log", []byte(c.head)); got != c.want {
-			t.Errorf("detectTraefik(%q) = %v, want %v", c.head, got, c.want)
+		if got := (traefik.Format{}).Detect("access.log", []byte(c.head)); got != c.want {
+			t.Errorf("traefik.Format{}.Detect(%q) = %v, want %v", c.head, got, c.want)
 		}
 	}
 }
 
 func TestTraefikErrors(t *testing.T) {
 	ok := `{"DownstreamStatus":200,"Duration":5,"StartUTC":"2024-08-25T04:34:37Z"}` + "\n"
-	checkErrors(t, FormatTraefik, "traefik.log", map[string]errorCase{
+	checkErrors(t, traefik.Name, "traefik.log", map[string]errorCase{
 		"bad-start":     {ok + `{"DownstreamStatus":200,"Duration":5,"StartUTC":"yesterday"}`, `:2: field "StartUTC": want an RFC 3339 time such as 2024-08-25T04:34:37.306691884Z, got "yesterday"`},
 		"no-start":      {`{"DownstreamStatus":200,"Duration":5}`, `:1: field "StartUTC": want an RFC 3339 time, got null`},
 		"float-dur":     {ok + ok + `{"DownstreamStatus":200,"Duration":1.5,"StartUTC":"2024-08-25T04:34:37Z"}`, `:3: field "Duration": want integer nanoseconds, got number 1.5`},

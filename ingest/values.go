@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -13,54 +12,8 @@ import (
 	"github.com/rewind-dev/rewind/ingest/record"
 )
 
-// val is one field value as a file gave it: a JSON value with its kind, or a
-// CSV cell (kind text), whose type is decided by the column it lands in.
-type val struct {
-	kind byte // 'n' number, 's' string, 'b' bool, 'z' null, 'o' object or array, 't' CSV text
-	s    string
-}
-
-func jsonVal(raw []byte) val {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return val{kind: 'z'}
-	}
-	switch raw[0] {
-	case '"':
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return val{kind: 'o', s: string(raw)}
-		}
-		return val{kind: 's', s: s}
-	case 't', 'f':
-		return val{kind: 'b', s: string(raw)}
-	case 'n':
-		return val{kind: 'z'}
-	case '{', '[':
-		return val{kind: 'o', s: string(raw)}
-	}
-	return val{kind: 'n', s: string(raw)}
-}
-
-func (v val) absent() bool { return v.kind == 'z' || (v.kind == 't' && v.s == "") }
-
-// describe names a value for an error message: `string "12x"`, `number 1.5`.
-func (v val) describe() string {
-	switch v.kind {
-	case 's', 't':
-		return fmt.Sprintf("%q", record.Truncate(v.s, 40))
-	case 'n':
-		return "number " + record.Truncate(v.s, 40)
-	case 'b':
-		return "boolean " + v.s
-	case 'o':
-		return "object " + record.Truncate(v.s, 40)
-	}
-	return "null"
-}
-
 // field setters: each parses one value into the row or explains why not.
-type setter func(r *record.Row, v val) error
+type setter func(r *record.Row, v record.Val) error
 
 var setters = map[string]setter{
 	"experiment":  stringField(record.ColExperiment, func(r *record.Row) *string { return &r.Experiment }),
@@ -83,21 +36,21 @@ var setters = map[string]setter{
 }
 
 func stringField(col int, dst func(*record.Row) *string) setter {
-	return func(r *record.Row, v val) error {
-		if v.kind != 's' && v.kind != 't' {
-			return fmt.Errorf("want a string, got %s", v.describe())
+	return func(r *record.Row, v record.Val) error {
+		if v.Kind != 's' && v.Kind != 't' {
+			return fmt.Errorf("want a string, got %s", v.Describe())
 		}
-		*dst(r) = v.s
+		*dst(r) = v.Text
 		r.Set(col)
 		return nil
 	}
 }
 
-func outcomeField(r *record.Row, v val) error {
-	if v.kind != 's' && v.kind != 't' {
-		return fmt.Errorf("want a string such as \"ok\" or \"error\", got %s", v.describe())
+func outcomeField(r *record.Row, v record.Val) error {
+	if v.Kind != 's' && v.Kind != 't' {
+		return fmt.Errorf("want a string such as \"ok\" or \"error\", got %s", v.Describe())
 	}
-	o := strings.ToLower(strings.TrimSpace(v.s))
+	o := strings.ToLower(strings.TrimSpace(v.Text))
 	if o == "" {
 		return fmt.Errorf("empty outcome")
 	}
@@ -108,36 +61,36 @@ func outcomeField(r *record.Row, v val) error {
 
 // reqField takes an integer, or text: integer text becomes the number, other
 // text is kept in req_text and numbered later.
-func reqField(r *record.Row, v val) error {
-	switch v.kind {
+func reqField(r *record.Row, v record.Val) error {
+	switch v.Kind {
 	case 'n', 's', 't':
-		if n, err := strconv.ParseInt(strings.TrimSpace(v.s), 10, 64); err == nil {
+		if n, err := strconv.ParseInt(strings.TrimSpace(v.Text), 10, 64); err == nil {
 			r.Req = n
 			r.Set(record.ColReq)
 			return nil
 		}
-		if v.kind == 'n' {
-			return fmt.Errorf("want an integer or a string id, got %s", v.describe())
+		if v.Kind == 'n' {
+			return fmt.Errorf("want an integer or a string id, got %s", v.Describe())
 		}
-		r.ReqText = v.s
+		r.ReqText = v.Text
 		r.Set(record.ColReqText)
 		return nil
 	}
-	return fmt.Errorf("want an integer or a string id, got %s", v.describe())
+	return fmt.Errorf("want an integer or a string id, got %s", v.Describe())
 }
 
 func idField(col int, dst func(*record.Row) *string) setter {
-	return func(r *record.Row, v val) error {
-		switch v.kind {
+	return func(r *record.Row, v record.Val) error {
+		switch v.Kind {
 		case 's', 't':
-			*dst(r) = v.s
+			*dst(r) = v.Text
 		case 'n':
-			if _, err := strconv.ParseInt(v.s, 10, 64); err != nil {
-				return fmt.Errorf("want an integer or a string id, got %s", v.describe())
+			if _, err := strconv.ParseInt(v.Text, 10, 64); err != nil {
+				return fmt.Errorf("want an integer or a string id, got %s", v.Describe())
 			}
-			*dst(r) = v.s
+			*dst(r) = v.Text
 		default:
-			return fmt.Errorf("want an integer or a string id, got %s", v.describe())
+			return fmt.Errorf("want an integer or a string id, got %s", v.Describe())
 		}
 		r.Set(col)
 		return nil
@@ -145,13 +98,13 @@ func idField(col int, dst func(*record.Row) *string) setter {
 }
 
 func intField(col int, lo, hi int64, set func(*record.Row, int64)) setter {
-	return func(r *record.Row, v val) error {
-		if v.kind != 'n' && v.kind != 't' {
-			return fmt.Errorf("want an integer, got %s", v.describe())
+	return func(r *record.Row, v record.Val) error {
+		if v.Kind != 'n' && v.Kind != 't' {
+			return fmt.Errorf("want an integer, got %s", v.Describe())
 		}
-		n, err := strconv.ParseInt(strings.TrimSpace(v.s), 10, 64)
+		n, err := strconv.ParseInt(strings.TrimSpace(v.Text), 10, 64)
 		if err != nil {
-			return fmt.Errorf("not an integer %s", v.describe())
+			return fmt.Errorf("not an integer %s", v.Describe())
 		}
 		if n < lo || n > hi {
 			return errors.New(outOfRange(n, lo, hi))
@@ -163,14 +116,14 @@ func intField(col int, lo, hi int64, set func(*record.Row, int64)) setter {
 }
 
 func floatField(col int, dst func(*record.Row) *float64) setter {
-	return func(r *record.Row, v val) error {
-		if v.kind != 'n' && v.kind != 't' {
-			return fmt.Errorf("not a number %s", v.describe())
+	return func(r *record.Row, v record.Val) error {
+		if v.Kind != 'n' && v.Kind != 't' {
+			return fmt.Errorf("not a number %s", v.Describe())
 		}
-		t := strings.TrimSpace(v.s)
+		t := strings.TrimSpace(v.Text)
 		f, err := strconv.ParseFloat(t, 64)
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || !decimalText(t) {
-			return fmt.Errorf("not a number %q", record.Truncate(v.s, 40))
+			return fmt.Errorf("not a number %q", record.Truncate(v.Text, 40))
 		}
 		*dst(r) = f
 		r.Set(col)
@@ -179,27 +132,27 @@ func floatField(col int, dst func(*record.Row) *float64) setter {
 }
 
 func boolField(col int, dst func(*record.Row) *bool) setter {
-	return func(r *record.Row, v val) error {
+	return func(r *record.Row, v record.Val) error {
 		switch {
-		case v.kind == 'b' || v.kind == 't' && (v.s == "true" || v.s == "false"):
-			*dst(r) = v.s == "true"
-		case v.kind == 't' && (v.s == "1" || v.s == "0"):
-			*dst(r) = v.s == "1"
+		case v.Kind == 'b' || v.Kind == 't' && (v.Text == "true" || v.Text == "false"):
+			*dst(r) = v.Text == "true"
+		case v.Kind == 't' && (v.Text == "1" || v.Text == "0"):
+			*dst(r) = v.Text == "1"
 		default:
-			return fmt.Errorf("want true or false, got %s", v.describe())
+			return fmt.Errorf("want true or false, got %s", v.Describe())
 		}
 		r.Set(col)
 		return nil
 	}
 }
 
-func tsField(r *record.Row, v val) error {
-	if v.kind != 's' && v.kind != 't' {
-		return fmt.Errorf("want an RFC 3339 time, got %s", v.describe())
+func tsField(r *record.Row, v record.Val) error {
+	if v.Kind != 's' && v.Kind != 't' {
+		return fmt.Errorf("want an RFC 3339 time, got %s", v.Describe())
 	}
-	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(v.s))
+	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(v.Text))
 	if err != nil {
-		return fmt.Errorf("want an RFC 3339 time such as 2026-01-02T15:04:05.123Z, got %q", v.s)
+		return fmt.Errorf("want an RFC 3339 time such as 2026-01-02T15:04:05.123Z, got %q", v.Text)
 	}
 	r.TsUs = t.UnixMicro()
 	r.Set(record.ColTsUs)
@@ -208,7 +161,7 @@ func tsField(r *record.Row, v val) error {
 
 // setField applies the setter for a known column; ok is false for a column
 // the schema does not name (its value goes to attrs).
-func setField(r *record.Row, name string, v val) (ok bool, err error) {
+func setField(r *record.Row, name string, v record.Val) (ok bool, err error) {
 	s, known := setters[name]
 	if !known {
 		return false, nil
@@ -218,8 +171,8 @@ func setField(r *record.Row, name string, v val) (ok bool, err error) {
 
 // applySetter sets field name of r with s, the field's setter; an absent
 // value sets nothing.
-func applySetter(r *record.Row, name string, s setter, v val) error {
-	if v.absent() {
+func applySetter(r *record.Row, name string, s setter, v record.Val) error {
+	if v.Absent() {
 		return nil
 	}
 	if err := s(r, v); err != nil {

@@ -258,7 +258,7 @@ func (v *vegetaDec) emit(line int64, res *vegeta.Result) error {
 func (v *vegetaDec) fromJSON(rd io.Reader) error {
 	feed := &vegetaFeed{}
 	dec := vegeta.NewJSONDecoder(feed)
-	return textLines(v.ctx, rd, func(line int64, b []byte) error {
+	return record.TextLines(v.ctx, rd, func(line int64, b []byte) error {
 		feed.b = append(b, '\n')
 		res := newResult()
 		if err := decodeResult(dec, res); err != nil {

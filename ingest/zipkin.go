@@ -75,12 +75,12 @@ var zipkinKinds = map[string]tracepb.Span_SpanKind{"SERVER": tracepb.Span_SPAN_K
 	"PRODUCER": tracepb.Span_SPAN_KIND_PRODUCER, "CONSUMER": tracepb.Span_SPAN_KIND_CONSUMER}
 
 func (o *otlpRows) zipkinSpan(raw json.RawMessage, line int64) error {
-	if v := jsonVal(raw); v.kind != 'o' {
-		return record.LineErr(line, "want a Zipkin span object, got %s", v.describe())
+	if v := record.JSONVal(raw); v.Kind != 'o' {
+		return record.LineErr(line, "want a Zipkin span object, got %s", v.Describe())
 	}
 	var s zipkinSpanDoc
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return record.LineErr(line, "bad span: %s", jsonMsg(err))
+		return record.LineErr(line, "bad span: %s", record.JSONMsg(err))
 	}
 	if s.TraceID == "" || s.ID == "" {
 		return record.FieldErr(line, map[bool]string{true: "traceId", false: "id"}[s.TraceID == ""], "missing")
@@ -92,7 +92,7 @@ func (o *otlpRows) zipkinSpan(raw json.RawMessage, line int64) error {
 	}
 	if start > 0 {
 		sp.StartTimeUnixNano = start * 1000
-		if jsonVal(s.Duration).kind != 'z' {
+		if record.JSONVal(s.Duration).Kind != 'z' {
 			sp.EndTimeUnixNano = (start + dur) * 1000
 		}
 	}

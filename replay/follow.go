@@ -383,42 +383,27 @@ func (t *tail) sayNoLatency() {
 	t.cfg.Notice(fmt.Sprintf("metric %s: no row so far has a latency_ms, so its windows have no value; a log that ends without one is refused", t.cfg.Rule.Metric))
 }
 
+// lineDone takes one whole line of the log: a request goes to its window
+// (and the burn-rate alert), a run or event record to what it sets.
 func (t *tail) lineDone(b []byte) error {
 	t.line++
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 {
 		return nil
 	}
-	a, isReq, err := ingest.DecodeLine(b, t.line)
+	a, isReq, err := t.decode(b)
 	if err != nil {
-		var le *ingest.LineError
-		if errors.As(err, &le) {
-			le.File = t.cfg.Path
-			return le
-		}
-		return fmt.Errorf("%s:%d: %w", t.cfg.Path, t.line, err)
+		return err
 	}
 	if !isReq {
-		if a.Record == "run" && a.HasRole {
-			t.roles[a.Run] = a.Role
-		}
-		if a.Record == "event" && !t.splitKnown && t.cfg.SplitEvent != "" && a.HasTMs && eventIs(a, t.cfg.SplitEvent) {
-			t.splitAt, t.splitKnown = a.TMs, true
-		}
+		t.note(a)
 		return nil
 	}
 	if !t.counts(a) {
 		return nil
 	}
-	if t.inBaseline {
-		if !a.HasTMs {
-			return ingest.FieldError(t.cfg.Path, t.line, "t_ms", "missing: a time split ({baseline-until}) needs send times")
-		}
-		if t.splitKnown && a.TMs >= t.splitAt {
-			if err := t.endBaseline(); err != nil {
-				return err
-			}
-		}
+	if err := t.split(a); err != nil {
+		return err
 	}
 	if t.cfg.SizeMs > 0 {
 		if err := t.addTimed(a); err != nil {
@@ -427,27 +412,76 @@ func (t *tail) lineDone(b []byte) error {
 	} else {
 		t.add(a)
 	}
-	if t.burn != nil && t.fired == nil && !t.inBaseline {
-		if !a.HasTMs {
-			return &ingest.LineError{File: t.cfg.Path, Line: t.line, Field: "t_ms", Msg: "missing: a burn-rate alert needs send times"}
-		}
-		var good *bool
-		switch {
-		case t.cfg.Good != nil:
-			var err error
-			if good, err = t.cfg.Good(a); err != nil {
-				return &ingest.LineError{File: t.cfg.Path, Line: t.line, Field: "good", Msg: err.Error()}
-			}
-		case a.Outcome != "":
-			g := a.Outcome == "ok"
-			good = &g
-		}
-		if t.fired = t.burn.add(a.TMs, a.LatencyMs, a.Count, good); t.fired != nil {
-			return t.stopOnAlert()
-		}
+	if err := t.alert(a); err != nil {
+		return err
 	}
 	if t.cfg.SizeMs == 0 && t.rows == t.cfg.Size {
 		return t.close()
+	}
+	return nil
+}
+
+// decode reads the line as ingest reads a canonical NDJSON line, an error
+// naming the file and line.
+func (t *tail) decode(b []byte) (ingest.Attempt, bool, error) {
+	a, isReq, err := ingest.DecodeLine(b, t.line)
+	if err != nil {
+		var le *ingest.LineError
+		if errors.As(err, &le) {
+			le.File = t.cfg.Path
+			return a, false, le
+		}
+		return a, false, fmt.Errorf("%s:%d: %w", t.cfg.Path, t.line, err)
+	}
+	return a, isReq, nil
+}
+
+// note takes what a record that is no request says: a run's role, the
+// event that ends the baseline.
+func (t *tail) note(a ingest.Attempt) {
+	if a.Record == "run" && a.HasRole {
+		t.roles[a.Run] = a.Role
+	}
+	if a.Record == "event" && !t.splitKnown && t.cfg.SplitEvent != "" && a.HasTMs && eventIs(a, t.cfg.SplitEvent) {
+		t.splitAt, t.splitKnown = a.TMs, true
+	}
+}
+
+// split ends the baseline at the first request past the split.
+func (t *tail) split(a ingest.Attempt) error {
+	if !t.inBaseline {
+		return nil
+	}
+	if !a.HasTMs {
+		return ingest.FieldError(t.cfg.Path, t.line, "t_ms", "missing: a time split ({baseline-until}) needs send times")
+	}
+	if t.splitKnown && a.TMs >= t.splitAt {
+		return t.endBaseline()
+	}
+	return nil
+}
+
+// alert feeds the burn-rate alert, and stops when it fires.
+func (t *tail) alert(a ingest.Attempt) error {
+	if t.burn == nil || t.fired != nil || t.inBaseline {
+		return nil
+	}
+	if !a.HasTMs {
+		return &ingest.LineError{File: t.cfg.Path, Line: t.line, Field: "t_ms", Msg: "missing: a burn-rate alert needs send times"}
+	}
+	var good *bool
+	switch {
+	case t.cfg.Good != nil:
+		var err error
+		if good, err = t.cfg.Good(a); err != nil {
+			return &ingest.LineError{File: t.cfg.Path, Line: t.line, Field: "good", Msg: err.Error()}
+		}
+	case a.Outcome != "":
+		g := a.Outcome == "ok"
+		good = &g
+	}
+	if t.fired = t.burn.add(a.TMs, a.LatencyMs, a.Count, good); t.fired != nil {
+		return t.stopOnAlert()
 	}
 	return nil
 }

@@ -67,8 +67,44 @@ func init() {
 	register(command{name: "ingest", summary: "load request logs into the database", run: runIngest})
 }
 
-func runIngest(ctx context.Context, e *env, args []string) (err error) {
-	var o ingestOptions
+func runIngest(ctx context.Context, e *env, args []string) error {
+	o, open, fs := ingestFlags(e)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if o.listFormats {
+		for _, f := range ingest.FormatTable(flagName) {
+			fmt.Fprintf(e.stdout, "%-13s %s\n", f[0], f[1])
+		}
+		return nil
+	}
+	if err := o.check(fs); err != nil {
+		return err
+	}
+	opts, err := o.options(e)
+	if err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usageError{hinted{fmt.Errorf("no file to ingest"), "rewind ingest FILE..."}}
+	}
+	if dir, ok, err := datasetArg(fs.Args(), o.dataset != ""); err != nil || ok {
+		if err != nil {
+			return err
+		}
+		return loadDataset(ctx, e, fs, open, o.db, dir)
+	}
+	if err := ingest.CheckArgs(fs.Args()); err != nil {
+		return err // before the database is opened, so a typo creates no file
+	}
+	if o.dataset != "" {
+		return convertFiles(ctx, e, fs, open, opts, *o)
+	}
+	return ingestInto(ctx, e, fs, open, opts, o)
+}
+
+func ingestFlags(e *env) (*ingestOptions, *openFlags, *pflag.FlagSet) {
+	o := &ingestOptions{}
 	fs := newFlags(e, "ingest", ingestUsage)
 	fs.StringVar(&o.db, "db", store.DefaultDB, "database file (created when missing)")
 	fs.StringVar(&o.dataset, "dataset", "", "write the files into the Parquet dataset in `DIR` (created when missing), each file its own parts, instead of a database")
@@ -89,71 +125,68 @@ func runIngest(ctx context.Context, e *env, args []string) (err error) {
 	fs.Int64Var(&o.maxRatio, "max-ratio", ingest.DefaultMaxRatio, "refuse a .gz or .zst that decompresses to more than N times its size (past its first 64 MiB)")
 	fs.BoolVar(&o.listFormats, "formats", false, "list the formats rewind reads, in detection order, and exit")
 	fs.StringVarP(&o.format, "format", "f", "table", "output format of the line per file: table (a sentence), json or csv")
-	var open openFlags
+	open := &openFlags{}
 	open.add(fs)
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if o.listFormats {
-		for _, f := range ingest.FormatTable(flagName) {
-			fmt.Fprintf(e.stdout, "%-13s %s\n", f[0], f[1])
-		}
-		return nil
-	}
+	return o, open, fs
+}
+
+// check reads what the flags say of the output and the layout: the
+// output format, an empty --log-format.
+func (o *ingestOptions) check(fs *pflag.FlagSet) error {
 	if err := checkRowFormat(o.format); err != nil {
 		return err
 	}
 	if fs.Changed("log-format") && strings.TrimSpace(o.logFormat) == "" {
 		return usagef("--log-format is empty: give the server's format line, e.g. --log-format '%%h %%l %%u %%t \"%%r\" %%>s %%b %%D'")
 	}
-	opts, err := o.options(e)
-	if err != nil {
-		return err
-	}
-	if fs.NArg() == 0 {
-		return usageError{hinted{fmt.Errorf("no file to ingest"), "rewind ingest FILE..."}}
-	}
-	if dir, ok, err := datasetArg(fs.Args(), o.dataset != ""); err != nil || ok {
-		if err != nil {
-			return err
-		}
-		return loadDataset(ctx, e, fs, &open, o.db, dir)
-	}
-	if err := ingest.CheckArgs(fs.Args()); err != nil {
-		return err // before the database is opened, so a typo creates no file
-	}
-	if o.dataset != "" {
-		return convertFiles(ctx, e, fs, &open, opts, o)
-	}
+	return nil
+}
+
+// ingestInto loads the files into the database, which a failed first
+// ingest leaves behind no more.
+func ingestInto(ctx context.Context, e *env, fs *pflag.FlagSet, open *openFlags, opts ingest.Options, o *ingestOptions) (err error) {
 	db, err := open.open(ctx, o.db, true)
 	if err != nil {
 		return err
 	}
 	defer func() {
 		if err != nil {
-			db.Discard() // a failed first ingest leaves no database behind
+			db.Discard()
 		} else {
 			db.Close()
 		}
 	}()
-	var bar *progress.Bar // one per file: the total is the file's size in bytes
-	var barTotal int64
-	if e.stderrTTY {
-		opts.Progress = func(done, total int64) {
-			if bar == nil || total != barTotal {
-				bar.Finish()
-				bar, barTotal = progress.NewBytes(e.stderr, e.stderrTTY, total, "ingest"), total
-			}
-			bar.Set(done)
-		}
-	}
+	bar := progressBars(e, &opts)
 	results, err := ingest.Files(ctx, db, opts, fs.Args())
-	bar.Finish()
+	bar.finish()
 	if err != nil {
 		return ingestError(fs, err)
 	}
 	return printIngested(e.stdout, e.stderr, results, o.format)
 }
+
+// fileBars draws one progress bar per file, its total the file's size in
+// bytes, on a terminal.
+type fileBars struct {
+	bar   *progress.Bar
+	total int64
+}
+
+func progressBars(e *env, opts *ingest.Options) *fileBars {
+	b := &fileBars{}
+	if e.stderrTTY {
+		opts.Progress = func(done, total int64) {
+			if b.bar == nil || total != b.total {
+				b.bar.Finish()
+				b.bar, b.total = progress.NewBytes(e.stderr, e.stderrTTY, total, "ingest"), total
+			}
+			b.bar.Set(done)
+		}
+	}
+	return b
+}
+
+func (b *fileBars) finish() { b.bar.Finish() }
 
 // ingestError is an ingest's error, with the command that would work
 // where the library names a parameter to change (ingest.HintedError).

@@ -162,15 +162,8 @@ func runWatch(ctx context.Context, e *env, args []string) error {
 func (o *watchOptions) config(ctx context.Context) (replay.FollowConfig, error) {
 	c := replay.FollowConfig{UntilEOF: o.untilEOF, IdleTimeout: o.idle}
 	c.Rule.StopAfter, c.Rule.Damage = o.k, replay.DamageAuto
-	var err error
-	if c.MaxRecord, err = ingest.ParseSize(o.maxRecord); err != nil {
-		return c, usagef("--max-record %v", err)
-	}
-	if o.k < 1 {
-		return c, usagef("--stop-after %d: want 1 or more consecutive windows", o.k)
-	}
-	if o.untilEOF && o.idle > 0 {
-		return c, usagef("--until-eof and --idle-timeout: give one")
+	if err := o.following(&c); err != nil {
+		return c, err
 	}
 	w, err := windowFlag(o.window)
 	if err != nil {
@@ -185,37 +178,11 @@ func (o *watchOptions) config(ctx context.Context) (replay.FollowConfig, error) 
 	if err := o.rule(&c.Rule); err != nil {
 		return c, err
 	}
-	if c.Burn, err = o.stop.burn(); err != nil {
+	if alone, err := o.burnRule(&c, w); alone || err != nil {
 		return c, err
 	}
-	if c.Burn != nil {
-		if w.IsZero() {
-			return c, usagef("--window: give the window (rows, e.g. 40, or a duration, e.g. 30s) with --stop-on burn-rate")
-		}
-		c.Rule.StopWindow, c.Rule.BurnText = math.MaxInt64, c.Burn.Text()
-		if o.baselineExp == "" && o.h.control == "" && o.baseline == "" && o.baselineShare == "" &&
-			(c.Rule.Bound == nil || c.Rule.Bound.Relative()) {
-			c.Rule.Unjudged = true // the alert alone decides
-			return c, nil
-		}
-	}
 	if h.BaselineUntil != "" {
-		if o.baselineExp != "" || o.h.control != "" || o.baseline != "" || o.baselineShare != "" {
-			return c, usagef("--baseline-until takes the baseline from the log itself: not with --baseline-experiment, --control, --baseline or --baseline-share")
-		}
-		if w.IsZero() {
-			return c, usagef("--window: give the window (rows, e.g. 40, or a duration, e.g. 30s) with --baseline-until")
-		}
-		if d, err := time.ParseDuration(h.BaselineUntil); err == nil {
-			if d <= 0 {
-				return c, usagef("--baseline-until %s: want a positive duration or an event type", h.BaselineUntil)
-			}
-			ms := float64(d) / float64(time.Millisecond)
-			c.SplitMs = &ms
-		} else {
-			c.SplitEvent = h.BaselineUntil
-		}
-		return c, nil
+		return c, o.baselineFromLog(&c, w, h.BaselineUntil)
 	}
 	if c.Rule.Bound != nil && !c.Rule.Bound.Relative() {
 		if w.IsZero() {
@@ -223,31 +190,94 @@ func (o *watchOptions) config(ctx context.Context) (replay.FollowConfig, error) 
 		}
 		return c, nil
 	}
+	return c, o.resolveBaseline(ctx, &c, w, h.Metric)
+}
+
+// following reads how the file is followed: the record cap, the stop count
+// and when to end.
+func (o *watchOptions) following(c *replay.FollowConfig) error {
+	var err error
+	if c.MaxRecord, err = ingest.ParseSize(o.maxRecord); err != nil {
+		return usagef("--max-record %v", err)
+	}
+	if o.k < 1 {
+		return usagef("--stop-after %d: want 1 or more consecutive windows", o.k)
+	}
+	if o.untilEOF && o.idle > 0 {
+		return usagef("--until-eof and --idle-timeout: give one")
+	}
+	return nil
+}
+
+// burnRule reads --stop-on burn-rate; alone is true when the alert alone
+// decides, with no baseline to judge windows by.
+func (o *watchOptions) burnRule(c *replay.FollowConfig, w hypothesis.Window) (alone bool, err error) {
+	if c.Burn, err = o.stop.burn(); err != nil || c.Burn == nil {
+		return false, err
+	}
+	if w.IsZero() {
+		return false, usagef("--window: give the window (rows, e.g. 40, or a duration, e.g. 30s) with --stop-on burn-rate")
+	}
+	c.Rule.StopWindow, c.Rule.BurnText = math.MaxInt64, c.Burn.Text()
+	if o.baselineExp == "" && o.h.control == "" && o.baseline == "" && o.baselineShare == "" &&
+		(c.Rule.Bound == nil || c.Rule.Bound.Relative()) {
+		c.Rule.Unjudged = true
+		return true, nil
+	}
+	return false, nil
+}
+
+// baselineFromLog reads --baseline-until: the baseline is the log's own
+// rows up to a time or an event.
+func (o *watchOptions) baselineFromLog(c *replay.FollowConfig, w hypothesis.Window, until string) error {
+	if o.baselineExp != "" || o.h.control != "" || o.baseline != "" || o.baselineShare != "" {
+		return usagef("--baseline-until takes the baseline from the log itself: not with --baseline-experiment, --control, --baseline or --baseline-share")
+	}
+	if w.IsZero() {
+		return usagef("--window: give the window (rows, e.g. 40, or a duration, e.g. 30s) with --baseline-until")
+	}
+	d, err := time.ParseDuration(until)
+	if err != nil {
+		c.SplitEvent = until
+		return nil
+	}
+	if d <= 0 {
+		return usagef("--baseline-until %s: want a positive duration or an event type", until)
+	}
+	ms := float64(d) / float64(time.Millisecond)
+	c.SplitMs = &ms
+	return nil
+}
+
+// resolveBaseline takes the baseline given (--baseline, --baseline-share)
+// or recorded (--baseline-experiment, --control), and the window with it.
+func (o *watchOptions) resolveBaseline(ctx context.Context, c *replay.FollowConfig, w hypothesis.Window, metric string) error {
 	given := o.baselineShare
 	if o.baseline != "" {
 		given = o.baseline
 	}
+	var err error
 	switch {
 	case (o.baselineExp == "" && o.h.control == "") == (given == ""):
 		try := "rewind watch FILE --baseline-share 0.96 --window 40"
-		if hypothesis.MetricUnit(h.Metric) == "ms" {
-			try = "rewind watch FILE --metric " + h.Metric + " --max 250ms --window 30s"
+		if hypothesis.MetricUnit(metric) == "ms" {
+			try = "rewind watch FILE --metric " + metric + " --max 250ms --window 30s"
 		}
-		return c, usageError{hinted{fmt.Errorf("give the baseline: --baseline-experiment NAME, --control EXPERIMENT/RUN, or --baseline VALUE (0.96, 230ms, 50/s); or an absolute --max or --min"), try}}
+		return usageError{hinted{fmt.Errorf("give the baseline: --baseline-experiment NAME, --control EXPERIMENT/RUN, or --baseline VALUE (0.96, 230ms, 50/s); or an absolute --max or --min"), try}}
 	case o.baselineShare != "" && o.baseline != "":
-		return c, usagef("--baseline and --baseline-share: give one")
+		return usagef("--baseline and --baseline-share: give one")
 	case given != "":
-		if c.Rule.Baseline, err = hypothesis.ParseAmount(given, h.Metric); err != nil {
-			return c, usagef("--baseline %q: %v", given, err)
+		if c.Rule.Baseline, err = hypothesis.ParseAmount(given, metric); err != nil {
+			return usagef("--baseline %q: %v", given, err)
 		}
 		if w.IsZero() {
-			return c, usagef("--window: give the window (rows, e.g. 40, or a duration, e.g. 1s) with --baseline-share")
+			return usagef("--window: give the window (rows, e.g. 40, or a duration, e.g. 1s) with --baseline-share")
 		}
-		return c, nil
+		return nil
 	}
-	c.Rule.Baseline, w, err = o.recordedBaseline(ctx, w, h.Metric)
+	c.Rule.Baseline, w, err = o.recordedBaseline(ctx, w, metric)
 	c.Size, c.SizeMs = w.N, w.Ms
-	return c, err
+	return err
 }
 
 // rule reads the threshold: --margin (shares), --tolerance, --max or --min.

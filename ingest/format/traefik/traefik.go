@@ -1,4 +1,4 @@
-package ingest
+package traefik
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"github.com/rewind-dev/rewind/ingest/record"
 )
 
-// FormatTraefik names Traefik's JSON access log (accessLog.format: json),
+// Name names Traefik's JSON access log (accessLog.format: json),
 // one object per line. One row per line: ts = StartUTC ("the time at which
 // request processing started"; nanoseconds in the log, microseconds kept);
 // latency_ms = Duration ("the total time taken (in nanoseconds) by
@@ -19,7 +19,7 @@ import (
 // code returned to the client"); req_text = request_X-Request-Id when the
 // headers are kept. Every other field stays in attrs as written, with
 // method and path added from RequestMethod and RequestPath.
-const FormatTraefik = "traefik"
+const Name = "traefik"
 
 // detectTraefik takes a first line that is a JSON object with StartUTC
 // and Duration or DownstreamStatus.
@@ -31,11 +31,11 @@ func detectTraefik(_ string, head []byte) bool {
 	return m["StartUTC"] != nil && (m["Duration"] != nil || m["DownstreamStatus"] != nil)
 }
 
-func decodeTraefik(in *input, c *collector) (record.Produce, error) {
+func decodeTraefik(in record.Input, c record.Sink) (record.Produce, error) {
 	run := record.RunName(in.DetectName())
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		var r record.Row
-		return textLines(ctx, in.Reader(), func(line int64, b []byte) error {
+		return record.TextLines(ctx, in.Reader(), func(line int64, b []byte) error {
 			if err := traefikLine(&r, line, bytes.TrimSpace(b)); err != nil {
 				return err
 			}
@@ -53,7 +53,7 @@ func traefikLine(r *record.Row, line int64, b []byte) error {
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(b, &m); err != nil {
-		return record.LineErr(line, "bad JSON: %s", jsonMsg(err))
+		return record.LineErr(line, "bad JSON: %s", record.JSONMsg(err))
 	}
 	if m == nil {
 		return record.LineErr(line, "want a JSON object, got null")
@@ -63,8 +63,8 @@ func traefikLine(r *record.Row, line int64, b []byte) error {
 			return err
 		}
 	}
-	if v := jsonVal(m["request_X-Request-Id"]); v.kind == 's' && v.s != "" && v.s != "-" {
-		r.ReqText = v.s
+	if v := record.JSONVal(m["request_X-Request-Id"]); v.Kind == 's' && v.Text != "" && v.Text != "-" {
+		r.ReqText = v.Text
 		r.Set(record.ColReqText)
 		delete(m, "request_X-Request-Id")
 	}
@@ -79,13 +79,13 @@ func traefikLine(r *record.Row, line int64, b []byte) error {
 }
 
 func traefikStart(r *record.Row, m map[string]json.RawMessage) error {
-	v := jsonVal(m["StartUTC"])
-	if v.kind != 's' {
-		return record.FieldErr(r.Line, "StartUTC", "want an RFC 3339 time, got %s", v.describe())
+	v := record.JSONVal(m["StartUTC"])
+	if v.Kind != 's' {
+		return record.FieldErr(r.Line, "StartUTC", "want an RFC 3339 time, got %s", v.Describe())
 	}
-	t, err := time.Parse(time.RFC3339Nano, v.s)
+	t, err := time.Parse(time.RFC3339Nano, v.Text)
 	if err != nil {
-		return record.FieldErr(r.Line, "StartUTC", "want an RFC 3339 time such as 2024-08-25T04:34:37.306691884Z, got %q", v.s)
+		return record.FieldErr(r.Line, "StartUTC", "want an RFC 3339 time such as 2024-08-25T04:34:37.306691884Z, got %q", v.Text)
 	}
 	r.TsUs = t.UnixMicro()
 	r.Set(record.ColTsUs)
@@ -99,10 +99,10 @@ func traefikDuration(r *record.Row, m map[string]json.RawMessage) error {
 	if !ok {
 		return nil
 	}
-	v := jsonVal(raw)
-	ns, err := strconv.ParseInt(v.s, 10, 64)
-	if v.kind != 'n' || err != nil || ns < 0 {
-		return record.FieldErr(r.Line, "Duration", "want integer nanoseconds, got %s", v.describe())
+	v := record.JSONVal(raw)
+	ns, err := strconv.ParseInt(v.Text, 10, 64)
+	if v.Kind != 'n' || err != nil || ns < 0 {
+		return record.FieldErr(r.Line, "Duration", "want integer nanoseconds, got %s", v.Describe())
 	}
 	r.Latency = float64(ns) / 1e6
 	r.Set(record.ColLatency)
@@ -111,10 +111,10 @@ func traefikDuration(r *record.Row, m map[string]json.RawMessage) error {
 }
 
 func traefikStatus(r *record.Row, m map[string]json.RawMessage) error {
-	v := jsonVal(m["DownstreamStatus"])
-	n, err := strconv.ParseInt(v.s, 10, 32)
-	if v.kind != 'n' || err != nil || n < 0 || n > 999 {
-		return record.FieldErr(r.Line, "DownstreamStatus", "want an HTTP status code, got %s", v.describe())
+	v := record.JSONVal(m["DownstreamStatus"])
+	n, err := strconv.ParseInt(v.Text, 10, 32)
+	if v.Kind != 'n' || err != nil || n < 0 || n > 999 {
+		return record.FieldErr(r.Line, "DownstreamStatus", "want an HTTP status code, got %s", v.Describe())
 	}
 	r.Status = int32(n)
 	r.Set(record.ColStatus)

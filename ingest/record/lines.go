@@ -1,4 +1,4 @@
-package ingest
+package record
 
 import (
 	"bufio"
@@ -7,30 +7,30 @@ import (
 	"io"
 )
 
-// lineReader is the one line reader of the line-oriented adapters: it
+// LineReader is the one line reader of the line-oriented adapters: it
 // yields each line of a stream, of any length, with its line end and its
 // 1-based number (blank lines are numbered too). It reads straight from the
 // input's buffered reader when given one, so no second buffer copies the
 // bytes; what bounds a line is the input's guard, not this reader. The line
 // it returns is valid until the next call.
-type lineReader struct {
+type LineReader struct {
 	br  *bufio.Reader
 	buf []byte
 	n   int64
 	eof bool
 }
 
-func newLineReader(r io.Reader) *lineReader {
+func NewLineReader(r io.Reader) *LineReader {
 	br, ok := r.(*bufio.Reader)
 	if !ok {
 		br = bufio.NewReader(r)
 	}
-	return &lineReader{br: br}
+	return &LineReader{br: br}
 }
 
-// next returns the next line, its number, and io.EOF after the last one (a
+// Next returns the Next line, its number, and io.EOF after the last one (a
 // last line without a line end is returned first).
-func (l *lineReader) next() ([]byte, int64, error) {
+func (l *LineReader) Next() ([]byte, int64, error) {
 	if l.eof {
 		return nil, 0, io.EOF
 	}
@@ -54,13 +54,13 @@ func (l *lineReader) next() ([]byte, int64, error) {
 	}
 }
 
-// textLines calls fn with each non-blank line of r, numbered from 1, without
+// TextLines calls fn with each non-blank line of r, numbered from 1, without
 // its line end and (on the first line) a byte-order mark. fn owns the slice
 // it is given (the callers keep parts of it), so each line is a copy.
-func textLines(ctx context.Context, r io.Reader, fn func(line int64, b []byte) error) error {
-	lines := newLineReader(r)
+func TextLines(ctx context.Context, r io.Reader, fn func(line int64, b []byte) error) error {
+	lines := NewLineReader(r)
 	for {
-		b, line, err := lines.next()
+		b, line, err := lines.Next()
 		if err == io.EOF {
 			return nil
 		}
@@ -82,9 +82,9 @@ func textLines(ctx context.Context, r io.Reader, fn func(line int64, b []byte) e
 	}
 }
 
-// cutLine splits a chunk's next line (without its line feed) from the rest,
+// CutLine splits a chunk's next line (without its line feed) from the rest,
 // for the chunk decoders that walk a chunk in memory (NDJSON, CLF).
-func cutLine(data []byte) (line, rest []byte) {
+func CutLine(data []byte) (line, rest []byte) {
 	end := bytes.IndexByte(data, '\n')
 	if end < 0 {
 		return data, data[len(data):]

@@ -1,4 +1,4 @@
-package ingest
+package gcplb
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 	"github.com/rewind-dev/rewind/ingest/record"
 )
 
-// FormatGCPLB names Google Cloud HTTP(S) Load Balancer request logs as
+// Name names Google Cloud HTTP(S) Load Balancer request logs as
 // exported from Cloud Logging: LogEntry objects, one per line, or a JSON
 // array as `gcloud logging read --format=json` prints it (pretty-printed
 // over many lines). One row per entry: ts = timestamp, latency_ms =
@@ -24,7 +24,7 @@ import (
 // status_details added from requestMethod, requestUrl and
 // jsonPayload.statusDetails). Rows are not scaled by the backend
 // service's logConfig.sampleRate: the entries do not carry it.
-const FormatGCPLB = "gcp-lb"
+const Name = "gcp-lb"
 
 func detectGCPLB(_ string, head []byte) bool {
 	t := record.JSONText(head)
@@ -34,7 +34,7 @@ func detectGCPLB(_ string, head []byte) bool {
 	return bytes.Contains(t, []byte(`"http_load_balancer"`)) || bytes.Contains(t, []byte("LoadBalancerLogEntry"))
 }
 
-func decodeGCPLB(in *input, c *collector) (record.Produce, error) {
+func decodeGCPLB(in record.Input, c record.Sink) (record.Produce, error) {
 	run := record.RunName(in.DetectName())
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		var r record.Row
@@ -46,15 +46,15 @@ func decodeGCPLB(in *input, c *collector) (record.Produce, error) {
 			r.Set(record.ColGroup)
 			return add(&r)
 		}
-		if t := record.JSONText(in.head); len(t) > 0 && t[0] == '[' {
+		if t := record.JSONText(in.Head()); len(t) > 0 && t[0] == '[' {
 			return gcpArray(in, each)
 		}
-		return textLines(ctx, in.Reader(), func(line int64, b []byte) error { return each(line, bytes.TrimSpace(b)) })
+		return record.TextLines(ctx, in.Reader(), func(line int64, b []byte) error { return each(line, bytes.TrimSpace(b)) })
 	}), nil
 }
 
 // gcpArray walks a JSON array of entries, giving each the line it starts on.
-func gcpArray(in *input, each func(int64, []byte) error) error {
+func gcpArray(in record.Input, each func(int64, []byte) error) error {
 	data, err := in.All()
 	if err != nil {
 		return err
@@ -117,16 +117,16 @@ func gcpEntry(r *record.Row, line int64, b []byte) error {
 		return record.LineErr(line, "want a LogEntry JSON object, got %q", record.Truncate(string(b), 20))
 	}
 	var hr map[string]json.RawMessage
-	if v := jsonVal(m["httpRequest"]); v.kind != 'o' || json.Unmarshal(m["httpRequest"], &hr) != nil || hr == nil {
-		return record.FieldErr(line, "httpRequest", "want an object (an HTTP load balancer's request log), got %s", v.describe())
+	if v := record.JSONVal(m["httpRequest"]); v.Kind != 'o' || json.Unmarshal(m["httpRequest"], &hr) != nil || hr == nil {
+		return record.FieldErr(line, "httpRequest", "want an object (an HTTP load balancer's request log), got %s", v.Describe())
 	}
 	for _, step := range []func(*record.Row, map[string]json.RawMessage, map[string]json.RawMessage) error{gcpTime, gcpLatency, gcpStatus} {
 		if err := step(r, m, hr); err != nil {
 			return err
 		}
 	}
-	if v := jsonVal(m["trace"]); v.kind == 's' && v.s != "" {
-		r.ReqText = v.s
+	if v := record.JSONVal(m["trace"]); v.Kind == 's' && v.Text != "" {
+		r.ReqText = v.Text
 		r.Set(record.ColReqText)
 		delete(m, "trace")
 	}
@@ -137,10 +137,10 @@ func gcpEntry(r *record.Row, line int64, b []byte) error {
 }
 
 func gcpTime(r *record.Row, m, _ map[string]json.RawMessage) error {
-	v := jsonVal(m["timestamp"])
-	t, err := time.Parse(time.RFC3339Nano, v.s)
-	if v.kind != 's' || err != nil {
-		return record.FieldErr(r.Line, "timestamp", "want an RFC 3339 time such as 2020-06-08T23:41:30.078651Z, got %s", v.describe())
+	v := record.JSONVal(m["timestamp"])
+	t, err := time.Parse(time.RFC3339Nano, v.Text)
+	if v.Kind != 's' || err != nil {
+		return record.FieldErr(r.Line, "timestamp", "want an RFC 3339 time such as 2020-06-08T23:41:30.078651Z, got %s", v.Describe())
 	}
 	r.TsUs = t.UnixMicro()
 	r.Set(record.ColTsUs)
@@ -155,10 +155,10 @@ func gcpLatency(r *record.Row, _, hr map[string]json.RawMessage) error {
 	if !ok {
 		return nil
 	}
-	v := jsonVal(raw)
-	ns, good := decimalNs(strings.TrimSuffix(v.s, "s"))
-	if v.kind != 's' || !strings.HasSuffix(v.s, "s") || !good || ns < 0 {
-		return record.FieldErr(r.Line, "httpRequest.latency", `want a duration such as "0.058s", got %s`, v.describe())
+	v := record.JSONVal(raw)
+	ns, good := record.DecimalNs(strings.TrimSuffix(v.Text, "s"))
+	if v.Kind != 's' || !strings.HasSuffix(v.Text, "s") || !good || ns < 0 {
+		return record.FieldErr(r.Line, "httpRequest.latency", `want a duration such as "0.058s", got %s`, v.Describe())
 	}
 	r.Latency = float64(ns) / 1e6
 	r.Set(record.ColLatency)
@@ -172,10 +172,10 @@ func gcpStatus(r *record.Row, _, hr map[string]json.RawMessage) error {
 	if !ok {
 		return nil // no response was sent: status 0
 	}
-	v := jsonVal(raw)
-	n, err := strconv.ParseInt(v.s, 10, 32)
-	if v.kind != 'n' || err != nil || n < 0 || n > 999 {
-		return record.FieldErr(r.Line, "httpRequest.status", "want an HTTP status code, got %s", v.describe())
+	v := record.JSONVal(raw)
+	n, err := strconv.ParseInt(v.Text, 10, 32)
+	if v.Kind != 'n' || err != nil || n < 0 || n > 999 {
+		return record.FieldErr(r.Line, "httpRequest.status", "want an HTTP status code, got %s", v.Describe())
 	}
 	r.Status = int32(n)
 	delete(hr, "status")

@@ -1,0 +1,93 @@
+package record
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+
+	json "github.com/goccy/go-json"
+)
+
+// Val is one field value as a file gave it: a JSON value with its kind, or a
+// CSV cell (kind text), whose type is decided by the column it lands in.
+type Val struct {
+	Kind byte // 'n' number, 's' string, 'b' bool, 'z' null, 'o' object or array, 't' CSV text
+	Text string
+}
+
+func JSONVal(raw []byte) Val {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return Val{Kind: 'z'}
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return Val{Kind: 'o', Text: string(raw)}
+		}
+		return Val{Kind: 's', Text: s}
+	case 't', 'f':
+		return Val{Kind: 'b', Text: string(raw)}
+	case 'n':
+		return Val{Kind: 'z'}
+	case '{', '[':
+		return Val{Kind: 'o', Text: string(raw)}
+	}
+	return Val{Kind: 'n', Text: string(raw)}
+}
+
+func (v Val) Absent() bool { return v.Kind == 'z' || (v.Kind == 't' && v.Text == "") }
+
+// Describe names a value for an error message: `string "12x"`, `number 1.5`.
+func (v Val) Describe() string {
+	switch v.Kind {
+	case 's', 't':
+		return fmt.Sprintf("%q", Truncate(v.Text, 40))
+	case 'n':
+		return "number " + Truncate(v.Text, 40)
+	case 'b':
+		return "boolean " + v.Text
+	case 'o':
+		return "object " + Truncate(v.Text, 40)
+	}
+	return "null"
+}
+
+// JSONMsg shortens a JSON library error to its message.
+func JSONMsg(err error) string {
+	var se *json.SyntaxError
+	if e, ok := err.(*json.SyntaxError); ok {
+		se = e
+		return se.Error()
+	}
+	return fmt.Sprint(err)
+}
+
+// DecimalNs reads a decimal number of seconds such as 0.000073 or -1 as
+// exact integer nanoseconds (at most 9 decimals), without going through a
+// float.
+func DecimalNs(s string) (int64, bool) {
+	neg := strings.HasPrefix(s, "-")
+	whole, frac, _ := strings.Cut(strings.TrimPrefix(s, "-"), ".")
+	if whole == "" || len(frac) > 9 || !AllDigits([]byte(whole)) || (frac != "" && !AllDigits([]byte(frac))) || len(whole) > 9 {
+		return 0, false
+	}
+	w, _ := strconv.ParseInt(whole, 10, 64)
+	f, _ := strconv.ParseInt((frac + "000000000")[:9], 10, 64)
+	ns := w*1e9 + f
+	if neg {
+		ns = -ns
+	}
+	return ns, true
+}
+
+func AllDigits(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(b) > 0
+}
