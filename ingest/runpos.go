@@ -32,6 +32,10 @@ type positioner struct {
 	next     map[runKey]int64 // the loader's runCounts, advanced as rows are numbered
 	lastOrd  int64
 	outOrder bool // a row came with a smaller ord than one before: renumber
+	// minTs is the earliest ts (µs) of the rows so far, hasTs whether
+	// one had a ts: the file's part in its experiment's time origin
+	minTs int64
+	hasTs bool
 	// what the INSERT's coalesce of the experiment and the run sees
 	expArg, runArg, fileRun string
 	expFirst, fileRuns      bool
@@ -100,6 +104,7 @@ func (p *positioner) wrap(in produce) produce {
 			run := rb.Column(colRun).(*array.String)
 			group := rb.Column(colGroup).(*array.String)
 			ord := rb.Column(colOrd).(*array.Int64)
+			p.earliest(rb.Column(colTsUs).(*array.Int64))
 			b := array.NewInt64Builder(memory.DefaultAllocator)
 			defer b.Release()
 			b.Reserve(int(rb.NumRows()))
@@ -156,6 +161,18 @@ func (p *positioner) wrap(in produce) produce {
 			out := array.NewRecordBatch(posSchema, append(cols, pos), rb.NumRows())
 			return emit(out)
 		})
+	}
+}
+
+// earliest takes the batch's times into minTs.
+func (p *positioner) earliest(ts *array.Int64) {
+	if ts.NullN() == ts.Len() {
+		return
+	}
+	for i, v := range ts.Int64Values() {
+		if ts.IsValid(i) && (!p.hasTs || v < p.minTs) {
+			p.minTs, p.hasTs = v, true
+		}
 	}
 }
 
