@@ -80,7 +80,7 @@ FROM %s`, expExpr, runExpr, runExpr, runExpr, reqExpr, tms.expr, statusOutcomeSQ
 	if l.reqFromPos && pos.outOrder {
 		return 0, errors.New("insert requests: rows of a line-ordered format came out of order")
 	}
-	<-s.done // pos is the decoder's until it ended
+	s.Release() // pos is the decoder's until it ended
 	if err := l.settleTimes(ctx, tms, pos, fileID, experiment); err != nil {
 		return 0, err
 	}
