@@ -192,11 +192,16 @@ type loader struct {
 	// leave the run after the insert): there run_pos stands as the rows
 	// stream in.
 	reqFromPos bool
-	rejoin     map[runKey]bool   // runs the current file's earlier version was in (--replace): it may join them again
-	runCounts  map[runKey]int64  // rows per run so far, for run_pos; nil: read it
-	seen       map[string]Result // hashes loaded by this ingest
-	tOrigin    string            // the experiment whose origin the current file's t_ms came from
-	mapSQL     []string          // the --map expressions as DuckDB renders them, once checked (mapexpr.go)
+	// tmsFromTs: the current file's rows give no t_ms and no experiment of
+	// their own (a text access log's), so the insert takes their t_ms from
+	// their ts (tmsOrigin), unless a {map} may set either or {replace}
+	// moves the experiment's origin.
+	tmsFromTs bool
+	rejoin    map[runKey]bool   // runs the current file's earlier version was in (--replace): it may join them again
+	runCounts map[runKey]int64  // rows per run so far, for run_pos; nil: read it
+	seen      map[string]Result // hashes loaded by this ingest
+	tOrigin   string            // the experiment whose origin the current file's t_ms came from
+	mapSQL    []string          // the --map expressions as DuckDB renders them, once checked (mapexpr.go)
 }
 
 func ingestAll(ctx context.Context, l *loader, srcs []source) ([]Result, error) {
@@ -337,6 +342,7 @@ func (l *loader) loadRows(ctx context.Context, in *input, f record.Format, fileI
 	}
 	lineOrdered := f.Name() == FormatNDJSON || f.Name() == FormatCSV || f.Name() == FormatCLF
 	l.reqFromPos = reqInInsert && lineOrdered && len(l.opts.Maps) == 0 && !l.opts.Replace && len(l.dirtyRuns) == 0 && !l.renumber
+	l.tmsFromTs = tmsInInsert && f.Name() == FormatCLF && len(l.opts.Maps) == 0 && !l.opts.Replace
 	if res.Rows, err = l.insertRequests(ctx, p, fileID, res.Experiment, fileRun); err != nil {
 		return err
 	}
@@ -347,6 +353,10 @@ func (l *loader) loadRows(ctx context.Context, in *input, f record.Format, fileI
 // reqInInsert lets reqFromPos be set (a variable only so that a test can
 // hold the insert's req to fillDerived's).
 var reqInInsert = true
+
+// tmsInInsert lets tmsFromTs be set (a variable only so that a test can
+// hold the insert's t_ms to deriveTimes').
+var tmsInInsert = true
 
 // textFirst says bad text at line bad goes before err: there is no error,
 // or it is at the same or a later line, or it is not a decoder's own

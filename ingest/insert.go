@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -30,6 +31,10 @@ func (l *loader) insertRequests(ctx context.Context, p record.Produce, fileID in
 	checked := pos.wrap(l.requireColumns(validated(p)))
 	s := newStream(ctx, posSchema, checked)
 	defer s.Release()
+	tms, err := l.tmsOrigin(ctx, s, experiment)
+	if err != nil {
+		return 0, err
+	}
 	var n int64
 	err = l.registered(ctx, s, func(view string) error {
 		var base int64
@@ -53,13 +58,13 @@ func (l *loader) insertRequests(ctx context.Context, p record.Produce, fileID in
 		}
 		q := fmt.Sprintf(`INSERT INTO requests
 SELECT %s, %s, coalesce(role, CASE WHEN %s IN ('control', 'experiment') THEN %s ELSE '' END),
-       $base::BIGINT + ord, %s, req_text, coalesce(attempt, 0), t_ms, make_timestamp(ts_us), latency_ms,
+       $base::BIGINT + ord, %s, req_text, coalesce(attempt, 0), %s, make_timestamp(ts_us), latency_ms,
        coalesce(outcome, %s), status,
        coalesce(tagged, false), user_id, batch_id, client_id, retried, drop_reason, coalesce(count, 1),
        attrs::JSON, $file::INTEGER, line, run_pos
-FROM %s`, expExpr, runExpr, runExpr, runExpr, reqExpr, statusOutcomeSQL(l.ok), view)
+FROM %s`, expExpr, runExpr, runExpr, runExpr, reqExpr, tms.expr, statusOutcomeSQL(l.ok), view)
 		res, err := l.conn.ExecContext(ctx, q, namedArgs(map[string]any{"exp": experiment, "run": nullIfEmpty(l.opts.Run),
-			"filerun": fileRun, "base": base, "file": fileID})...)
+			"filerun": fileRun, "base": base, "file": fileID, "origin": tms.origin})...)
 		if err != nil {
 			return err
 		}
@@ -77,8 +82,75 @@ FROM %s`, expExpr, runExpr, runExpr, runExpr, reqExpr, statusOutcomeSQL(l.ok), v
 	if l.reqFromPos && pos.outOrder {
 		return 0, errors.New("insert requests: rows of a line-ordered format came out of order")
 	}
+	s.Release() // pos is the decoder's until it ended
+	if err := l.settleTimes(ctx, tms, pos, fileID, experiment); err != nil {
+		return 0, err
+	}
 	l.renumber = l.renumber || pos.outOrder
 	return n, nil
+}
+
+// insertTimes is how the insert gives t_ms: from the file (expr "t_ms"),
+// or, with tmsFromTs, from ts against origin (µs), the experiment's time
+// origin as far as it is known when the insert starts.
+type insertTimes struct {
+	expr         string
+	origin       any   // $origin: int64 µs, or nil
+	prior        int64 // the experiment's origin before the file (hasPrior)
+	hasPrior, on bool
+}
+
+// tmsOrigin decides how the insert gives t_ms. A file whose rows all
+// carry a ts and none a t_ms (tmsFromTs) takes t_ms from ts in the
+// insert against the earliest ts among the experiment's earlier rows
+// and the file's first batch: deriveTimes' UPDATE after the insert would
+// write every row again (and the commit then rewrote the column: a sixth
+// of a CLF ingest). settleTimes checks the guess once the file is in.
+func (l *loader) tmsOrigin(ctx context.Context, s *stream, experiment string) (insertTimes, error) {
+	t := insertTimes{expr: "t_ms"}
+	if !l.tmsFromTs {
+		return t, nil
+	}
+	first := s.peek()
+	if first == nil {
+		return t, nil
+	}
+	var req, ev sql.NullInt64
+	if err := l.conn.QueryRowContext(ctx, `SELECT (SELECT epoch_us(min(ts)) FROM requests WHERE experiment = $exp),
+		(SELECT epoch_us(min(ts)) FROM events WHERE experiment = $exp)`, sql.Named("exp", experiment)).Scan(&req, &ev); err != nil {
+		return t, err
+	}
+	if ev.Valid && !req.Valid {
+		return t, nil // the origin moves from the events' times to the requests': deriveTimes
+	}
+	p := positioner{}
+	p.earliest(first.Column(record.ColTsUs).(*array.Int64))
+	if !p.hasTs {
+		return t, nil
+	}
+	origin := p.minTs
+	if req.Valid {
+		origin = min(origin, req.Int64)
+	}
+	t.expr, t.origin, t.prior, t.hasPrior, t.on = "coalesce(t_ms, (ts_us - $origin::BIGINT) / 1000.0)", origin, req.Int64, req.Valid, true
+	return t, nil
+}
+
+// settleTimes keeps the t_ms the insert gave when their origin is the
+// experiment's: the file's earliest ts was not before the origin the
+// insert used, which was the experiment's own (no earlier file moves
+// with it). Otherwise they are taken back, for deriveTimes to give.
+func (l *loader) settleTimes(ctx context.Context, t insertTimes, pos *positioner, fileID int64, experiment string) error {
+	if !t.on {
+		return nil
+	}
+	origin := t.origin.(int64)
+	if pos.minTs >= origin && (!t.hasPrior || t.prior == origin) {
+		l.tOrigin = experiment
+		return nil
+	}
+	_, err := l.conn.ExecContext(ctx, `UPDATE requests SET t_ms = NULL WHERE file_id = ?`, fileID)
+	return err
 }
 
 // requireColumns wraps a decoder with the checks every format shares: each

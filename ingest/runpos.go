@@ -33,6 +33,10 @@ type positioner struct {
 	next     map[runKey]int64 // the loader's runCounts, advanced as rows are numbered
 	lastOrd  int64
 	outOrder bool // a row came with a smaller ord than one before: renumber
+	// minTs is the earliest ts (µs) of the rows so far, hasTs whether
+	// one had a ts: the file's part in its experiment's time origin
+	minTs int64
+	hasTs bool
 	// what the INSERT's coalesce of the experiment and the run sees
 	expArg, runArg, fileRun string
 	expFirst, fileRuns      bool
@@ -101,6 +105,7 @@ func (p *positioner) wrap(in record.Produce) record.Produce {
 			run := rb.Column(record.ColRun).(*array.String)
 			group := rb.Column(record.ColGroup).(*array.String)
 			ord := rb.Column(record.ColOrd).(*array.Int64)
+			p.earliest(rb.Column(record.ColTsUs).(*array.Int64))
 			b := array.NewInt64Builder(memory.DefaultAllocator)
 			defer b.Release()
 			b.Reserve(int(rb.NumRows()))
@@ -157,6 +162,18 @@ func (p *positioner) wrap(in record.Produce) record.Produce {
 			out := array.NewRecordBatch(posSchema, append(cols, pos), rb.NumRows())
 			return emit(out)
 		})
+	}
+}
+
+// earliest takes the batch's times into minTs.
+func (p *positioner) earliest(ts *array.Int64) {
+	if ts.NullN() == ts.Len() {
+		return
+	}
+	for i, v := range ts.Int64Values() {
+		if ts.IsValid(i) && (!p.hasTs || v < p.minTs) {
+			p.minTs, p.hasTs = v, true
+		}
 	}
 }
 

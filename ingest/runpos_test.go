@@ -186,3 +186,60 @@ func TestReqFromPosIsFillDerived(t *testing.T) {
 		t.Errorf("req from the insert (-fillDerived +insert):\n%s", diff)
 	}
 }
+
+// TestTmsFromTsIsDeriveTimes: t_ms taken from ts in the insert
+// (tmsFromTs) is what deriveTimes' UPDATE gives after it, and the files'
+// origins too: a log on its own, one whose earliest start is past its
+// first batch (lines cut into many chunks), files joining one experiment
+// that start after it and before it (the earlier file's rows move).
+func TestTmsFromTsIsDeriveTimes(t *testing.T) {
+	write := lineWriter(t)
+	line := func(end string, rt string) string {
+		return `1.2.3.4 - - [01/May/2024:` + end + ` +0300] "GET /a HTTP/1.1" 200 3 "-" "ua" ` + rt + ` 0.001`
+	}
+	one := write("one.log", line("13:00:00", "0.250"), line("13:00:01", "0.010"), line("13:00:01", "2.500"))
+	late := write("late.log", line("13:00:00", "0.000"), line("13:00:00", "0.001"), line("13:00:01", "0.002"),
+		line("13:00:02", "0.003"), line("13:00:03", "9.004"), line("13:00:04", "0.005"))
+	after := write("after.log", line("13:10:00", "0.100"), line("13:10:01", "0.200"))
+	before := write("before.log", line("12:00:00", "0.100"), line("12:00:01", "0.200"))
+	load := func(on bool) [][]any {
+		defer func(was bool) { tmsInInsert = was }(tmsInInsert)
+		tmsInInsert = on
+		db, _ := openDB(t)
+		mustIngest(t, db, Options{}, one)
+		func() {
+			defer func(n int) { chunkBytes = n }(chunkBytes)
+			chunkBytes = 200 // about a line a chunk: the earliest start comes in a later batch
+			mustIngest(t, db, Options{}, late)
+		}()
+		mustIngest(t, db, Options{Experiment: "z"}, one)
+		mustIngest(t, db, Options{Experiment: "z"}, after)
+		mustIngest(t, db, Options{Experiment: "z"}, before)
+		var out [][]any
+		for _, q := range []string{`SELECT seq, experiment, run, t_ms, epoch_us(ts) FROM requests ORDER BY seq`,
+			`SELECT file_id, 0, path, 0, epoch_us(t_origin) FROM files ORDER BY file_id`} {
+			rows, err := db.Query(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for rows.Next() {
+				var seq, us int64
+				var exp, run string
+				var tms sql.NullFloat64
+				if err := rows.Scan(&seq, &exp, &run, &tms, &us); err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, []any{seq, exp, run, tms, us})
+			}
+			rows.Close()
+		}
+		return out
+	}
+	want, got := load(false), load(true)
+	if len(want) != 21 {
+		t.Fatalf("%d rows and files", len(want))
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("t_ms from the insert (-deriveTimes +insert):\n%s", diff)
+	}
+}

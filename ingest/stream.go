@@ -18,11 +18,15 @@ type stream struct {
 	schema *arrow.Schema
 	ch     chan arrow.RecordBatch
 	cur    arrow.RecordBatch
-	mu     sync.Mutex
-	err    error
-	cancel context.CancelFunc
-	done   chan struct{}
-	once   sync.Once
+	// first is the batch peek took from ch, for Next to return first;
+	// peeked says peek ran (ended: the decoder had no batch)
+	first         arrow.RecordBatch
+	peeked, ended bool
+	mu            sync.Mutex
+	err           error
+	cancel        context.CancelFunc
+	done          chan struct{}
+	once          sync.Once
 }
 
 func newStream(ctx context.Context, schema *arrow.Schema, p record.Produce) *stream {
@@ -63,10 +67,28 @@ func (s *stream) Schema() *arrow.Schema          { return s.schema }
 func (s *stream) RecordBatch() arrow.RecordBatch { return s.cur }
 func (s *stream) Record() arrow.RecordBatch      { return s.cur }
 
+// peek waits for the first batch without taking it: Next returns it
+// first. Nil when the decoder ended (or failed) before its first batch.
+func (s *stream) peek() arrow.RecordBatch {
+	if !s.peeked {
+		var ok bool
+		s.first, ok = <-s.ch
+		s.peeked, s.ended = true, !ok
+	}
+	return s.first
+}
+
 func (s *stream) Next() bool {
 	if s.cur != nil {
 		s.cur.Release()
 		s.cur = nil
+	}
+	if s.first != nil {
+		s.cur, s.first = s.first, nil
+		return true
+	}
+	if s.ended {
+		return false
 	}
 	rb, ok := <-s.ch
 	if !ok {
@@ -92,6 +114,10 @@ func (s *stream) Release() {
 			rb.Release()
 		}
 		<-s.done
+		if s.first != nil {
+			s.first.Release()
+			s.first = nil
+		}
 		if s.cur != nil {
 			s.cur.Release()
 			s.cur = nil
