@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/rewind-dev/rewind/analyze"
 	"github.com/rewind-dev/rewind/internal/progress"
 	"github.com/rewind-dev/rewind/replay"
 )
@@ -74,8 +75,13 @@ func runReplay(ctx context.Context, e *env, args []string) error {
 	o.h.add(fs, false, false)
 	o.stop.add(fs, true)
 	fs.Lookup("max").NoOptDefVal = noWait
+	var eng engineFlags
+	eng.add(fs)
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if eng.on() {
+		return &analyze.NotOnEngineError{Engine: "Spark", Analysis: "replay", Missing: "its windows are walked one by one from a recording that has no reduce steps for Spark"}
 	}
 	wait, err := o.h.maxAsNoWait()
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rewind-dev/rewind/analyze"
 	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/ingest"
 	"github.com/rewind-dev/rewind/internal/progress"
@@ -83,8 +84,13 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	fs.Float64Var(&o.lib.Margin, "margin", hypothesis.DefaultMargin, "timeline and stop-damage margin below the baseline, as a share")
 	fs.Int64Var(&o.lib.StopAfter, "stop-after", 1, "consecutive falsified windows that stop the experiment (the timeline's mark)")
 	o.slo.add(fs)
+	var eng engineFlags
+	eng.add(fs)
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if eng.on() {
+		return &analyze.NotOnEngineError{Engine: "Spark", Analysis: "report", Missing: "its sections (the timeline, the tables, the charts) have no reduce steps for Spark"}
 	}
 	if err := o.slo.read(fs, &o.lib); err != nil {
 		return err

@@ -70,6 +70,9 @@ var sparkAnalyses = [][]string{
 	{"falsification", "--window", "1s", "--margins", "0,0.01"},
 	{"stop-damage"},
 	{"stop-damage", "--window", "500ms", "--k", "1,3"},
+	{"falsification", "--metric", "p95", "--window", "20"},
+	{"falsification", "--metric", "error_rate", "--window", "2s", "--max", "5%"},
+	{"stop-damage", "--metric", "mean", "--window", "1s", "--tolerance", "20%"},
 }
 
 func firstLine(s string) string {

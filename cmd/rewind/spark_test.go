@@ -28,6 +28,9 @@ func TestSparkFailures(t *testing.T) {
 		{[]string{"analyze", "retries", "--spark", down, "--dataset", t.TempDir()}, 1, "retries does not run on Spark yet"},
 		{[]string{"analyze", "peaks", "--sliding", "--spark", down, "--dataset", t.TempDir()}, 1, "no Spark Connect server answers"},
 		{[]string{"analyze", "blast-radius", "--spark", down}, 2, "give --dataset PATH too"},
+		{[]string{"report", "--spark", down, "--dataset", t.TempDir()}, 1, "report does not run on Spark yet"},
+		{[]string{"replay", "--spark", down, "--dataset", t.TempDir()}, 1, "replay does not run on Spark yet"},
+		{[]string{"analyze", "falsification", "--by", "outcome", "--spark", down, "--dataset", t.TempDir()}, 1, "no Spark Connect server answers"},
 		{[]string{"analyze", "blast-radius", "--spark", "http://127.0.0.1:15002", "--dataset", t.TempDir()}, 1, "want a Spark Connect URL"},
 	} {
 		var out, errb bytes.Buffer
