@@ -3,9 +3,11 @@
 # ingests left out) from the CLI, warm, for several builds of rewind run in
 # alternation in the same minutes, median of 3 each, on the analyses
 # benchmark's generated log (genlog, interleaved), ingested once by the
-# last build. Prints a Markdown table with the load average before each
-# command's rounds: on a shared machine, read it beside the times (and the
-# instruction counts of bench/icount.sh for the direction).
+# last build. Prints a Markdown table, each cell the median wall time and
+# the median CPU time (user + sys) of its 3 runs, with the load average
+# before each command's rounds: on a shared machine, read the CPU seconds
+# beside the wall ones (and the instruction counts of bench/icount.sh for
+# the direction).
 # Usage: bench/alternate.sh [-rows N] [-only REGEX] REV...
 #   REV is a git revision (built from `git archive`) or "." (the work
 #   tree); default rows 10000000. Files go to $TMPDIR/rewind-alternate-N.
@@ -42,7 +44,7 @@ last=$((${#revs[@]} - 1))
 [ -s "$DB" ] || "$WORK/bin/rewind-$last" ingest --quiet --db "$DB" --experiment bench "$LOG/control.ndjson" >/dev/null
 
 printf '| command (%s rows) |' "$rows"
-printf ' %s (s) |' "${revs[@]}"
+printf ' %s, wall / CPU (s) |' "${revs[@]}"
 printf ' load average |\n|---|'
 printf -- '---:|%.0s' "${revs[@]}"
 printf -- '---:|\n'
@@ -54,17 +56,20 @@ while IFS='|' read -r name args; do
 	for i in "${!revs[@]}"; do # warm each build's pages once
 		"$WORK/bin/rewind-$i" "$@" >/dev/null 2>&1 || { echo "alternate: ${revs[$i]}: rewind $* failed" >&2 && exit 1; }
 	done
-	declare -A t=()
+	declare -A t=() c=()
 	for round in 1 2 3; do
 		for i in "${!revs[@]}"; do
-			/usr/bin/time -f %e -o "$WORK/time" "$WORK/bin/rewind-$i" "$@" >/dev/null 2>&1
-			t[$i]+="$(cat "$WORK/time") "
+			/usr/bin/time -f '%e %U %S' -o "$WORK/time" "$WORK/bin/rewind-$i" "$@" >/dev/null 2>&1
+			read -r wall user sys <"$WORK/time"
+			t[$i]+="$wall "
+			c[$i]+="$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }') "
 		done
 	done
 	printf '| %s |' "$name"
 	for i in "${!revs[@]}"; do
-		printf ' %s |' "$(tr ' ' '\n' <<<"${t[$i]}" | grep . | sort -n | sed -n 2p)"
+		printf ' %s / %s |' "$(tr ' ' '\n' <<<"${t[$i]}" | grep . | sort -n | sed -n 2p)" \
+			"$(tr ' ' '\n' <<<"${c[$i]}" | grep . | sort -n | sed -n 2p)"
 	done
 	printf ' %s |\n' "$load"
-	unset t
+	unset t c
 done <<<"$commands"
