@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rewind-dev/rewind/ingest/format/ab"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -12,12 +14,12 @@ import (
 // APR time (µs) and µs times, shifted to ms exactly. Every row stands for
 // one request of unknown outcome, in the file's run.
 func TestABLayouts(t *testing.T) {
-	path := writeFile(t, "old.tsv", abHeader+"\n"+
+	path := writeFile(t, "old.tsv", ab.Header+"\n"+
 		"Wed Dec 02 14:27:22 2026\t1796221642123456\t1001\t321999\t323000\t7\n"+
 		"Wed Dec 02 14:27:22 2026\t1796221642000001\t0\t5\t5\t0\n")
 	db, _ := openDB(t)
 	res := mustIngest(t, db, Options{}, path)
-	if res[0].Format != FormatAB {
+	if res[0].Format != ab.Name {
 		t.Fatalf("detected as %q", res[0].Format)
 	}
 	got := queryStrings(t, db, `SELECT concat_ws(' | ', run, strftime(ts, '%H:%M:%S.%f'), latency_ms, coalesce(outcome, 'NULL'), count, attrs) FROM requests ORDER BY seq`)
@@ -48,13 +50,13 @@ func TestABMapOutcome(t *testing.T) {
 func TestABErrors(t *testing.T) {
 	for _, c := range []struct{ body, want string }{
 		{"starttime\tseconds\tctime\tdtime\tttime\n", `x.tsv:1: bad CSV: wrong number of fields`},
-		{abHeader + "\nWed\t1796221642\t0\t1\t1\n", `x.tsv:2: bad CSV: wrong number of fields`},
-		{abHeader + "\nWed\t-1\t0\t1\t1\t0\n", `x.tsv:2: field "seconds": want a whole number ≥ 0, got "-1"`},
-		{abHeader + "\nWed\t1796221642\t0\t1\t1\t0.5\n", `x.tsv:2: field "wait": want a whole number ≥ 0, got "0.5"`},
+		{ab.Header + "\nWed\t1796221642\t0\t1\t1\n", `x.tsv:2: bad CSV: wrong number of fields`},
+		{ab.Header + "\nWed\t-1\t0\t1\t1\t0\n", `x.tsv:2: field "seconds": want a whole number ≥ 0, got "-1"`},
+		{ab.Header + "\nWed\t1796221642\t0\t1\t1\t0.5\n", `x.tsv:2: field "wait": want a whole number ≥ 0, got "0.5"`},
 	} {
 		db, _ := openDB(t)
 		path := writeFile(t, "x.tsv", c.body)
-		_, err := Files(context.Background(), db, Options{From: FormatAB}, []string{path})
+		_, err := Files(context.Background(), db, Options{From: ab.Name}, []string{path})
 		if err == nil || !strings.HasSuffix(err.Error(), c.want) && !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: got %v, want %s", c.body, err, c.want)
 		}
@@ -62,5 +64,5 @@ func TestABErrors(t *testing.T) {
 }
 
 func FuzzAB(f *testing.F) {
-	fuzzFormat(f, FormatAB, "testdata/real/ab/*/input*", "testdata/bad/ab-*/input*")
+	fuzzFormat(f, ab.Name, "testdata/real/ab/*/input*", "testdata/bad/ab-*/input*")
 }

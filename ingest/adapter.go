@@ -7,18 +7,16 @@ import (
 	"github.com/rewind-dev/rewind/internal/param"
 )
 
-// This file is the adapter contract: the shape a format has (format), the
-// table of formats in detection order (formats), and what an adapter may use
-// of the rest of the package (listed below, with the small helpers
-// themselves at the end of this file).
+// This file holds the formats not yet moved to a package of their own
+// under ingest/format: the contract is record.Format (ingest/record), the
+// registry is registry.go, and a new format is written as CONTRIBUTING.md's
+// "Adding a format" says, not here.
 
-// A format is one kind of input file: how to recognise it from its first
-// bytes (and name), and how to decode it into canonical staging batches.
-// Every format has the same shape and lives in its own file; adding one
-// touches the formats table below and that file, nothing else.
+// A format of this package: how to recognise it from its first bytes (and
+// name), and how to decode it into canonical staging batches.
 type format struct {
-	name  string // the --from value
-	about string // what files it reads, for --help and the README: a param format ({log-format})
+	name  string // the {from} value
+	about string // what files it reads, for the help and the README: a param format ({log-format})
 	// detect tells from the first bytes of the decompressed content (up to
 	// 64 KiB) and the file's name (without a compression extension).
 	detect func(name string, head []byte) bool
@@ -36,44 +34,15 @@ func (f format) Decode(in record.Input, out record.Sink) (record.Produce, error)
 	return f.decode(in.(*input), out.(*collector))
 }
 
-// What an adapter may use. An adapter is one file holding its Format name
-// constant, its detect and its decode; of the rest of the package it is
-// meant to use the names below (and what they return), and a new format
-// should need nothing else. Where a name is not declared in this file, the
-// file that declares it is given.
-//
-// Its input (*input; input.go, limits.go):
-//   - in.head: the first headBytes of the decompressed content, to choose
-//     an encoding as detect did; in.detectName() the name detection used.
-//   - exactly one of in.reader() (streamed; the record cap applies per
-//     line), in.all() (the whole content; the document cap applies) or
-//     in.readerAt() (random access, for Parquet and Arrow files).
-//   - in.unlined() before reading a binary stream whose records are not
-//     lines; in.guard.max, the record cap, for a decoder that cuts records
-//     itself; in.mapRaw, the fields a --map keeps raw.
-//
-// What it yields (batch.go, values.go, jsonrec.go):
-//   - a produce, built by rows (one *row at a time: r.reset(line), the
-//     fields by setField or directly with r.has set, r.is(col)), by wholeDoc
-//     or by decodeTypedInput, all below;
-//   - values: val and jsonVal to read a JSON value, setField and tsField
-//     to set a canonical column from one (values.go); compactObject
-//     (jsonrec.go) for an attrs object;
-//   - events, experiments and runs on the *collector: c.add(event),
-//     c.warnings for what is skipped.
-//
-// Its errors (errors.go): lineErr(line, ...) and fieldErr(line, field, ...),
-// a *LineError without the file name (the ingest adds it); truncate (values.go)
-// to quote a bad value.
-//
-// Shared readers:
-//   - lines: newLineReader (lines.go, every line numbered from 1, any
-//     length) and textLines (non-blank lines without line end or BOM);
-//     headLines and tokens for the text server logs (textlog.go);
-//   - JSON documents: newDocReader, subDoc, walkObject, walkArray
-//     (jsondoc.go), which keep each value's line;
-//   - detection: jsonText, firstLine, firstObject, magic, hasExt (below);
-//   - runName (below): the run a file stands for when it names none.
+// What a format of this package uses beyond record: in.head (the first
+// bytes as detect saw them), in.guard.max (the record cap) and in.mapRaw
+// (the fields a {map} keeps raw) of its *input; c.Event, c.Warn and the
+// experiments and runs of the *collector; the shared readers of this
+// package that have not moved to record yet: headLines and tokens for the
+// text server logs (textlog.go), newDocReader, subDoc, walkObject and
+// walkArray for JSON documents (jsondoc.go); setField and tsField to set a
+// canonical column from a record.Val (values.go); wholeDoc and
+// decodeTypedInput below.
 
 // Formats lists the accepted --from values, in detection order.
 var Formats = func() []string {

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"io"
 	"strings"
 
@@ -43,7 +42,7 @@ func decodeCSV(in io.Reader, maxRecord int64, raw *record.FieldSet) record.Produ
 		end := int(cr.InputOffset())
 		whole := len(head) < chunkBytes // the file is all in head
 		if herr != nil && whole {
-			return csvErr(cr, herr)
+			return record.CSVErr(cr, herr)
 		}
 		if herr != nil || (!whole && (end == 0 || head[end-1] != '\n')) {
 			return decodeCSVRecords(br, maxRecord, raw)(ctx, emit) // a header past the first chunk
@@ -63,16 +62,16 @@ func decodeCSV(in io.Reader, maxRecord int64, raw *record.FieldSet) record.Produ
 // capped at maxRecord.
 func decodeCSVRecords(in io.Reader, maxRecord int64, raw *record.FieldSet) record.Produce {
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
-		cr, rc := cappedCSV(in, maxRecord, ',')
+		cr, rc := record.CappedCSV(in, maxRecord, ',')
 		cr.ReuseRecord = true
 		header, err := cr.Read()
 		if err != nil {
-			return csvErr(cr, err)
+			return record.CSVErr(cr, err)
 		}
 		names, sets := csvColumns(header, raw)
-		rc.header(names)
+		rc.Header(names)
 		var r record.Row
-		return eachRecord(ctx, cr, func(line int64, rec []string) error {
+		return record.EachRecord(ctx, cr, func(line int64, rec []string) error {
 			r.Reset(line)
 			if err := csvRow(&r, names, sets, rec); err != nil {
 				return err
@@ -136,7 +135,7 @@ func decodeCSVChunk(ch fileChunk, first int64, names []string, sets []setter) ch
 			return false, nil
 		}
 		if err != nil {
-			return false, csvErrAt(ch.firstLine, err)
+			return false, record.CSVErrAt(ch.firstLine, err)
 		}
 		line, _ := cr.FieldPos(0)
 		r.Reset(ch.firstLine + int64(line) - 1)
@@ -147,28 +146,6 @@ func decodeCSVChunk(ch fileChunk, first int64, names []string, sets []setter) ch
 		return true, nil
 	})
 	return chunkResult{batches: batches, err: err}
-}
-
-// eachRecord calls fn with every record left in cr and the line it starts
-// on, checking for cancellation every 4096 records: the one record loop of
-// every CSV-based format.
-func eachRecord(ctx context.Context, cr *csv.Reader, fn func(line int64, rec []string) error) error {
-	for n := 1; ; n++ {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return csvErr(cr, err)
-		}
-		if n%4096 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		line, _ := cr.FieldPos(0)
-		if err := fn(int64(line), rec); err != nil {
-			return err
-		}
-	}
 }
 
 func csvRow(r *record.Row, names []string, sets []setter, rec []string) error {
@@ -193,19 +170,4 @@ func csvRow(r *record.Row, names []string, sets []setter, rec []string) error {
 		r.Set(record.ColAttrs)
 	}
 	return nil
-}
-
-func csvErr(cr *csv.Reader, err error) error { return csvErrAt(1, err) }
-
-// csvErrAt is csvErr for a reader whose first line is the file's line
-// first (a chunk's).
-func csvErrAt(first int64, err error) error {
-	var pe *csv.ParseError
-	if errors.As(err, &pe) {
-		return record.LineErr(first+int64(pe.Line)-1, "bad CSV: %v", pe.Err)
-	}
-	if err == io.EOF {
-		return record.LineErr(first, "bad CSV: no header row")
-	}
-	return err
 }

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/rewind-dev/rewind/ingest/format/ab"
+	"github.com/rewind-dev/rewind/ingest/format/locust"
 )
 
 // quotedBomb is a quoted CSV field of many short lines, 4 times the test
@@ -34,8 +37,8 @@ func TestRecordCapOneCSVReader(t *testing.T) {
 		{FormatJMeter, "testdata/real/jmeter/csv-webtours/input.jtl", 2, ",", "label"},
 		{FormatJMeter, "testdata/real/jmeter/csv-webtours-no-header/input.jtl", 1, ",", "label"},
 		{FormatK6CSV, "testdata/real/k6-csv/groups-checks/input.csv", 2, ",", "metric_value"},
-		{FormatLocust, "testdata/real/locust/full-history/input.csv", 2, ",", "Type"},
-		{FormatAB, "testdata/real/ab/nginx-limit-rate/input.tsv", 2, "\t", "ctime"},
+		{locust.Name, "testdata/real/locust/full-history/input.csv", 2, ",", "Type"},
+		{ab.Name, "testdata/real/ab/nginx-limit-rate/input.tsv", 2, "\t", "ctime"},
 		{FormatVegeta, "testdata/real/vegeta/csv-ratelimiter/input.csv", 1, ",", "latency"},
 	} {
 		t.Run(c.from+"/"+c.path, func(t *testing.T) {

@@ -165,13 +165,13 @@ type jmeterCol struct{ key, src string }
 // jmeterCSVRows reads the rows under the file's header, or, given a
 // layout, from the first line on.
 func jmeterCSVRows(ctx context.Context, rd io.Reader, maxRecord int64, delim rune, layout []string, file string, add func(*record.Row) error) error {
-	cr, rc := cappedCSV(rd, maxRecord, delim)
+	cr, rc := record.CappedCSV(rd, maxRecord, delim)
 	cr.FieldsPerRecord, cr.ReuseRecord = -1, true
 	header := layout
 	if header == nil {
 		var err error
 		if header, err = cr.Read(); err != nil {
-			return csvErr(cr, err)
+			return record.CSVErr(cr, err)
 		}
 	}
 	cols := make([]jmeterCol, len(header))
@@ -182,11 +182,11 @@ func jmeterCSVRows(ctx context.Context, rd io.Reader, maxRecord int64, delim run
 	for i, c := range cols {
 		src[i] = c.src
 	}
-	rc.header(src) // not header: ReuseRecord, the next Read overwrites it
+	rc.Header(src) // not header: ReuseRecord, the next Read overwrites it
 	var r record.Row
 	var kvs []attrPair
 	n := 0
-	return eachRecord(ctx, cr, func(line int64, rec []string) error {
+	return record.EachRecord(ctx, cr, func(line int64, rec []string) error {
 		n++
 		if len(rec) != len(cols) {
 			if layout != nil {

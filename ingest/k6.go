@@ -371,7 +371,7 @@ func k6Row(r *record.Row, group []k6Point, d int) error {
 		}
 		k6Put(attrs, "k6_", k6HTTP[p.metric].attr, k6Number(p.value))
 	}
-	k6Put(attrs, "k6_", "time", k6String(dur.time))
+	k6Put(attrs, "k6_", "time", record.JSONQuote(dur.time))
 	r.Attrs = record.CompactObject(attrs)
 	r.Set(record.ColAttrs)
 	return nil
@@ -518,14 +518,9 @@ func k6Put(m map[string]json.RawMessage, prefix, k string, v json.RawMessage) {
 // k6Number renders a value for attrs; JSON has no NaN or infinity.
 func k6Number(f float64) json.RawMessage {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return k6String(record.FormatFloat(f))
+		return record.JSONQuote(record.FormatFloat(f))
 	}
 	return json.RawMessage(record.FormatFloat(f))
-}
-
-func k6String(s string) json.RawMessage {
-	b, _ := json.Marshal(s)
-	return b
 }
 
 // field names a tag as the file does: data.tags.X in JSON, the column in CSV.

@@ -27,19 +27,19 @@ func detectK6csv(_ string, head []byte) bool {
 
 func decodeK6csv(in *input, c *collector) (record.Produce, error) {
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
-		cr, rc := cappedCSV(in.Reader(), in.guard.max, ',')
+		cr, rc := record.CappedCSV(in.Reader(), in.guard.max, ',')
 		cr.ReuseRecord = true
 		header, err := cr.Read()
 		if err != nil {
-			return csvErr(cr, err)
+			return record.CSVErr(cr, err)
 		}
-		rc.header(slices.Clone(header)) // ReuseRecord: the next Read overwrites header
+		rc.Header(slices.Clone(header)) // ReuseRecord: the next Read overwrites header
 		cols, err := newK6Columns(header)
 		if err != nil {
 			return err
 		}
 		g := &k6Requests{c: c, add: add}
-		err = eachRecord(ctx, cr, func(line int64, rec []string) error {
+		err = record.EachRecord(ctx, cr, func(line int64, rec []string) error {
 			p, err := cols.point(line, rec)
 			if err != nil {
 				return err
@@ -148,7 +148,7 @@ func k6Set(m map[string]json.RawMessage, k, v string) map[string]json.RawMessage
 		m = map[string]json.RawMessage{}
 	}
 	if _, taken := m[k]; !taken {
-		m[k] = k6String(v)
+		m[k] = record.JSONQuote(v)
 	}
 	return m
 }

@@ -12,13 +12,6 @@ import (
 	"github.com/rewind-dev/rewind/internal/param"
 )
 
-// DefaultMaxRecord caps one record (a line, or a CSV record with quoted
-// line breaks) of every streamed format: a 4 GiB line in a 134 KB .zst used
-// to take 6 GB of memory before any decoder saw its end. Formats read as one
-// document (JSON array, HAR, Chaos Toolkit, OTLP, gunluk) may be
-// docRecords times as large.
-const DefaultMaxRecord = 64 << 20
-
 // docRecords is how many records' worth a whole document may hold.
 const docRecords = 16
 
@@ -52,6 +45,9 @@ type guard struct {
 	json     int8 // the content starts as JSON: 1; not: -1; not known yet: 0
 }
 
+// DefaultMaxRecord caps one record (record.DefaultMaxRecord).
+const DefaultMaxRecord = record.DefaultMaxRecord
+
 func (g *guard) Read(p []byte) (int, error) {
 	n, err := g.r.Read(p)
 	g.out += int64(n)
@@ -72,7 +68,7 @@ func (g *guard) Read(p []byte) (int, error) {
 	}
 	if g.document {
 		if g.out > docRecords*g.max {
-			return 0, param.Errorf("max-record", "document larger than %s (a format read whole may be %d records long): {max-record} raises the cap", sizeText(docRecords*g.max), docRecords)
+			return 0, param.Errorf("max-record", "document larger than %s (a format read whole may be %d records long): {max-record} raises the cap", record.SizeText(docRecords*g.max), docRecords)
 		}
 		return n, err
 	}
@@ -137,7 +133,7 @@ func (g *guard) check() error {
 }
 
 func (g *guard) tooLong(line int64) error {
-	return record.LineErr(line, "record longer than %s: {max-record} raises the cap", sizeText(g.max))
+	return record.LineErr(line, "record longer than %s: {max-record} raises the cap", record.SizeText(g.max))
 }
 
 // linesOnly arms the record cap once a format's decoder is set up, unless it
@@ -211,17 +207,4 @@ func ParseSize(s string) (int64, error) {
 		return 0, fmt.Errorf("%q: too large", s)
 	}
 	return n * unit, nil
-}
-
-// sizeText prints a size in the largest binary unit that divides it.
-func sizeText(n int64) string {
-	for _, u := range []struct {
-		name string
-		size int64
-	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
-		if n >= u.size && n%u.size == 0 {
-			return fmt.Sprintf("%d %s", n/u.size, u.name)
-		}
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

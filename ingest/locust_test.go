@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rewind-dev/rewind/ingest/format/locust"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -69,7 +71,7 @@ func TestLocustOldHeader(t *testing.T) {
 		`"None","Aggregated","1580000000",0,0,0.00,0.00,0,0,0,0,0.00,"N/A","N/A","N/A"` + "\n" +
 		`"None","Aggregated","1580000002",12,2,6.00,1.00,40,42,30,90,100.00,40,90,90` + "\n"
 	path := writeFile(t, "old_stats_history.csv", csv)
-	if res := mustIngest(t, db, Options{}, path); res[0].Format != FormatLocust {
+	if res := mustIngest(t, db, Options{}, path); res[0].Format != locust.Name {
 		t.Fatalf("format %q", res[0].Format)
 	}
 	got := queryStrings(t, db, `SELECT concat_ws(' ', outcome, count, attrs::VARCHAR) FROM requests ORDER BY seq`)
@@ -111,14 +113,14 @@ func TestLocustErrors(t *testing.T) {
 }
 
 func TestLocustDetect(t *testing.T) {
-	if got, _ := Detect("x.csv", []byte(locustHeader)); got != FormatLocust {
+	if got, _ := Detect("x.csv", []byte(locustHeader)); got != locust.Name {
 		t.Errorf("history header detected as %q", got)
 	}
 	// Locust's other CSVs are not the history.
 	stats := "Type,Name,Request Count,Failure Count,Median Response Time,Average Response Time,Requests/s,Failures/s\n"
-	if got, _ := Detect("x_stats.csv", []byte(stats)); got == FormatLocust {
+	if got, _ := Detect("x_stats.csv", []byte(stats)); got == locust.Name {
 		t.Error("a _stats.csv detected as the history")
 	}
 }
 
-func FuzzLocust(f *testing.F) { fuzzFormat(f, FormatLocust, "testdata/real/locust/*/input*") }
+func FuzzLocust(f *testing.F) { fuzzFormat(f, locust.Name, "testdata/real/locust/*/input*") }

@@ -51,7 +51,7 @@ func checkMapSizes(v any, max int64) error {
 func checkMapSize(n map[string]any, max int64) error {
 	name, _ := n["function_name"].(string)
 	args, _ := n["children"].([]any)
-	cap := sizeText(max)
+	cap := record.SizeText(max)
 	switch name = strings.ToLower(name); name {
 	case "repeat":
 		count, ok := mapConstInt(args, 1)
@@ -125,5 +125,5 @@ func (l *loader) mapLength(ctx context.Context, m Mapping, expr, scope string, a
 	if err != nil {
 		return param.Errorf("map", "{map} %s=%s: %s", m.Column, m.Expr, sqlMsg(err))
 	}
-	return record.FieldErr(line.Int64, m.Column, "{map} gives a value of %d bytes, longer than %s, the record cap ({max-record})", n.Int64, sizeText(max))
+	return record.FieldErr(line.Int64, m.Column, "{map} gives a value of %d bytes, longer than %s, the record cap ({max-record})", n.Int64, record.SizeText(max))
 }

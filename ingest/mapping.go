@@ -52,7 +52,7 @@ var mapChecks = map[string]string{
 	"t_ms":       "isnan(v) OR isinf(v)",
 	"status":     "v < 0 OR v > 999",
 	"attempt":    "v < 0",
-	"count":      fmt.Sprintf("v < 0 OR v > %d", maxCount),
+	"count":      fmt.Sprintf("v < 0 OR v > %d", record.MaxCount),
 	"run":        "v IS NULL",
 	"experiment": "v IS NULL",
 	"role":       "v IS NULL",

@@ -144,7 +144,7 @@ func splitChunks(ctx context.Context, in io.Reader, line int64, cut func([]byte)
 		carry = append([]byte(nil), buf[end:]...)
 		if maxRecord > 0 && int64(len(carry)) > maxRecord {
 			putChunkBuf(buf)
-			return record.LineErr(line+int64(bytes.Count(buf[:end], []byte{'\n'})), "record longer than %s: {max-record} raises the cap", sizeText(maxRecord))
+			return record.LineErr(line+int64(bytes.Count(buf[:end], []byte{'\n'})), "record longer than %s: {max-record} raises the cap", record.SizeText(maxRecord))
 		}
 		if end > 0 {
 			ch := fileChunk{data: buf[:end], firstLine: line, out: make(chan chunkResult, 1)}

@@ -12,11 +12,6 @@ import (
 	"github.com/rewind-dev/rewind/ingest/record"
 )
 
-// maxCount bounds a row's count (the requests a pre-binned row stands for):
-// sums over 10^12-request rows stay far inside the 64-bit range analyses
-// use, while a count near 2^63 would overflow them.
-const maxCount = 1_000_000_000_000
-
 // validated checks every staging batch a decoder produces, whatever the
 // format, so every format rejects the same values the same way: NaN and
 // infinite numbers, negative latencies, counts outside 0..maxCount, statuses
@@ -47,7 +42,7 @@ func validateBatch(rb arrow.RecordBatch) error {
 		case *array.Int64:
 			switch col {
 			case record.ColCount:
-				bad, msg = firstOutOfRange(a.Len(), a.IsNull, func(i int) int64 { return a.Value(i) }, 0, maxCount)
+				bad, msg = firstOutOfRange(a.Len(), a.IsNull, func(i int) int64 { return a.Value(i) }, 0, record.MaxCount)
 			case record.ColTsUs:
 				bad, msg = firstBadTime(a)
 			}

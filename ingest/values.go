@@ -27,7 +27,7 @@ var setters = map[string]setter{
 	"client_id":   idField(record.ColClientID, func(r *record.Row) *string { return &r.ClientID }),
 	"attempt":     intField(record.ColAttempt, 0, math.MaxInt32, func(r *record.Row, n int64) { r.Attempt = int32(n) }),
 	"status":      intField(record.ColStatus, 0, 999, func(r *record.Row, n int64) { r.Status = int32(n) }),
-	"count":       intField(record.ColCount, 0, maxCount, func(r *record.Row, n int64) { r.Count = n }),
+	"count":       intField(record.ColCount, 0, record.MaxCount, func(r *record.Row, n int64) { r.Count = n }),
 	"t_ms":        floatField(record.ColTMs, func(r *record.Row) *float64 { return &r.TMs }),
 	"latency_ms":  floatField(record.ColLatency, func(r *record.Row) *float64 { return &r.Latency }),
 	"tagged":      boolField(record.ColTagged, func(r *record.Row) *bool { return &r.Tagged }),

@@ -293,9 +293,9 @@ func vegetaJSONErr(b []byte, line int64, err error) error {
 // that each row knows its line, and each is handed alone to vegeta's CSV
 // decoder.
 func (v *vegetaDec) fromCSV(rd io.Reader) error {
-	cr, rc := cappedCSV(rd, v.maxRecord, ',')
+	cr, rc := record.CappedCSV(rd, v.maxRecord, ',')
 	cr.FieldsPerRecord, cr.TrimLeadingSpace, cr.ReuseRecord = -1, true, true
-	rc.header(vegetaCSVColumns[:])
+	rc.Header(vegetaCSVColumns[:])
 	var out bytes.Buffer
 	w := csv.NewWriter(&out)
 	feed := &vegetaFeed{}
@@ -306,7 +306,7 @@ func (v *vegetaDec) fromCSV(rd io.Reader) error {
 			return nil
 		}
 		if err != nil {
-			return csvErr(cr, err)
+			return record.CSVErr(cr, err)
 		}
 		l, _ := cr.FieldPos(0)
 		line := int64(l)

@@ -59,3 +59,9 @@ func (s *FieldSet) Keys() []string {
 	}
 	return slices.Sorted(maps.Keys(s.m))
 }
+
+// JSONQuote is s as a JSON string.
+func JSONQuote(s string) json.RawMessage {
+	b, _ := json.Marshal(s)
+	return b
+}

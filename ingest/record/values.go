@@ -91,3 +91,15 @@ func AllDigits(b []byte) bool {
 	}
 	return len(b) > 0
 }
+
+// MaxCount bounds a row's count (the requests a pre-binned row stands for):
+// sums over 10^12-request rows stay far inside the 64-bit range analyses
+// use, while a count near 2^63 would overflow them.
+const MaxCount = 1_000_000_000_000
+
+// DefaultMaxRecord caps one record (a line, or a CSV record with quoted
+// line breaks) of every streamed format: a 4 GiB line in a 134 KB .zst used
+// to take 6 GB of memory before any decoder saw its end. Formats read as one
+// document (JSON array, HAR, Chaos Toolkit, OTLP, gunluk) may be
+// docRecords times as large.
+const DefaultMaxRecord = 64 << 20

@@ -1,4 +1,4 @@
-package ingest
+package locust
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 	"github.com/rewind-dev/rewind/ingest/record"
 )
 
-// FormatLocust names Locust's *_stats_history.csv (locust --csv=PREFIX),
+// Name names Locust's *_stats_history.csv (locust --csv=PREFIX),
 // a pre-binned series: every few seconds Locust appends a row with the
 // cumulative totals of each endpoint (Type, Name; only with
 // --csv-full-history) and of all of them (Name "Aggregated").
@@ -35,7 +35,7 @@ import (
 // last seconds with --csv-full-history, as Locust computes them. Changes of
 // "User Count" become locust.users events. Locust 0.13-0.14's header
 // ("# requests", "# failures") is read too.
-const FormatLocust = "locust"
+const Name = "locust"
 
 // locustTotals are the header names of the two cumulative counters, as
 // Locust 1.0+ and 0.13-0.14 write them.
@@ -74,28 +74,28 @@ func detectLocust(_ string, head []byte) bool {
 	return cols.ts >= 0 && cols.name >= 0 && cols.requests >= 0 && cols.failures >= 0
 }
 
-func decodeLocust(in *input, c *collector) (record.Produce, error) {
+func decodeLocust(in record.Input, c record.Sink) (record.Produce, error) {
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
-		return readLocust(ctx, in.Reader(), in.guard.max, record.RunName(in.DetectName()), c, add)
+		return readLocust(ctx, in.Reader(), in.MaxRecord(), record.RunName(in.DetectName()), c, add)
 	}), nil
 }
 
 // readLocust reads the series; run names the file's run (Locust has no
 // grouping of its own, so the file is the run).
-func readLocust(ctx context.Context, rd io.Reader, maxRecord int64, run string, c *collector, add func(*record.Row) error) error {
-	cr, rc := cappedCSV(rd, maxRecord, ',')
+func readLocust(ctx context.Context, rd io.Reader, maxRecord int64, run string, c record.Sink, add func(*record.Row) error) error {
+	cr, rc := record.CappedCSV(rd, maxRecord, ',')
 	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if err != nil {
-		return csvErr(cr, err)
+		return record.CSVErr(cr, err)
 	}
-	rc.header(slices.Clone(header)) // ReuseRecord: the next Read overwrites header
+	rc.Header(slices.Clone(header)) // ReuseRecord: the next Read overwrites header
 	cols := newLocustColumns(header)
 	if err := cols.check(); err != nil {
 		return err
 	}
 	l := &locustSeries{cols: cols, c: c, add: add, run: run, last: map[string]locustTotal{}, users: -1}
-	return eachRecord(ctx, cr, func(line int64, rec []string) error {
+	return record.EachRecord(ctx, cr, func(line int64, rec []string) error {
 		rec[len(rec)-1] = strings.TrimRight(rec[len(rec)-1], "\r")
 		return l.row(line, rec)
 	})
@@ -159,7 +159,7 @@ type locustTotal struct{ requests, failures int64 }
 // locustSeries turns the cumulative rows into per-interval counts.
 type locustSeries struct {
 	cols  locustColumns
-	c     *collector
+	c     record.Sink
 	add   func(*record.Row) error
 	run   string
 	r     record.Row
@@ -361,7 +361,7 @@ func locustNumber(line int64, field, v string) (json.RawMessage, error) {
 
 func locustCount(line int64, field, v string) (int64, error) {
 	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n < 0 || n > maxCount {
+	if err != nil || n < 0 || n > record.MaxCount {
 		return 0, record.FieldErr(line, field, "want a count of requests, got %q", record.Truncate(v, 40))
 	}
 	return n, nil

@@ -1,4 +1,4 @@
-package ingest
+package ab
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"github.com/rewind-dev/rewind/ingest/record"
 )
 
-// FormatAB names Apache Bench's per-request file (ab -g FILE, "gnuplot"):
+// Name names Apache Bench's per-request file (ab -g FILE, "gnuplot"):
 // a tab-separated header starttime, seconds, ctime, dtime, ttime, wait and
 // one row per completed request (httpd support/ab.c, output_results). ab
 // writes the rows after sorting them by total time, not by start.
@@ -24,7 +24,7 @@ import (
 // The file says nothing of a request's success (ab counts failures and
 // non-2xx responses only in its summary), so a row has no outcome: it is
 // stored as unknown, with count 1, and --map outcome=... can set one.
-const FormatAB = "ab"
+const Name = "ab"
 
 const abHeader = "starttime\tseconds\tctime\tdtime\tttime\twait"
 
@@ -34,21 +34,21 @@ func detectAB(_ string, head []byte) bool {
 	return bytes.Equal(record.FirstLine(head), []byte(abHeader))
 }
 
-func decodeAB(in *input, c *collector) (record.Produce, error) {
+func decodeAB(in record.Input, c record.Sink) (record.Produce, error) {
 	run := record.RunName(in.DetectName())
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
-		cr, rc := cappedCSV(in.Reader(), in.guard.max, '\t')
+		cr, rc := record.CappedCSV(in.Reader(), in.MaxRecord(), '\t')
 		cr.FieldsPerRecord, cr.LazyQuotes, cr.ReuseRecord = len(abColumns), true, true
-		rc.header(abColumns)
+		rc.Header(abColumns)
 		header, err := cr.Read()
 		if err != nil {
-			return csvErr(cr, err)
+			return record.CSVErr(cr, err)
 		}
 		if strings.Join(header, "\t") != abHeader {
 			return record.LineErr(1, "not an ab -g header: want %q", abHeader)
 		}
 		var r record.Row
-		return eachRecord(ctx, cr, func(line int64, rec []string) error {
+		return record.EachRecord(ctx, cr, func(line int64, rec []string) error {
 			if err := abRow(&r, line, rec, run); err != nil {
 				return err
 			}
@@ -121,6 +121,6 @@ func abAttrs(start string, v [5]int64, scaleUs int64) string {
 			m[k] = json.RawMessage(record.FormatFloat(abMs(v[i+1], scaleUs)))
 		}
 	}
-	m["starttime"] = k6String(start)
+	m["starttime"] = record.JSONQuote(start)
 	return record.CompactObject(m)
 }
