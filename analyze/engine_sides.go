@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/rewind-dev/rewind/engine"
 	"github.com/rewind-dev/rewind/hypothesis"
@@ -21,12 +22,18 @@ import (
 // window's "no t_ms" refusal and the damage note read locally from
 // requests.
 func (r *Remote) runRows(exp string) (runCounts, error) {
+	return r.runRowsWhere("experiment = " + engine.String(exp))
+}
+
+// runRowsWhere is runRows over the rows where selects (a side, or a part of
+// one).
+func (r *Remote) runRowsWhere(where string) (runCounts, error) {
 	err := r.reduce("_remote_run_rows", "run VARCHAR, role VARCHAR, requests BIGINT, span_ms DOUBLE, timed BIGINT, tagged BOOLEAN, n_rows BIGINT, latencies BIGINT, weighted BIGINT, file_ids VARCHAR", `
 SELECT run, first(role) AS role, sum(count) AS requests, max(t_ms) - min(t_ms) AS span_ms, count(t_ms) AS timed,
        coalesce(bool_or(tagged), false) AS tagged, count(*) AS n_rows, count(latency_ms) AS latencies,
        count_if(count > 1 AND latency_ms IS NOT NULL) AS weighted,
        concat_ws(',', collect_set(CAST(file_id AS STRING))) AS file_ids
-FROM requests WHERE experiment = `+engine.String(exp)+`
+FROM requests WHERE `+where+`
 GROUP BY run`)
 	if err != nil {
 		return runCounts{}, err
@@ -64,31 +71,45 @@ type runCounts struct {
 	tagged map[string]bool // per run: a tagged row
 }
 
-// remoteRuns counts each experiment's runs once.
+// remoteRuns counts each experiment's runs, and each part of a split
+// run, once.
 type remoteRuns struct {
 	r     *Remote
-	byExp map[string]runCounts
+	byExp map[string]runCounts // by experiment, or by a part's filter
 }
 
 func (rr *remoteRuns) of(exp string) (runCounts, error) {
-	if x, ok := rr.byExp[exp]; ok {
+	return rr.where("experiment = " + engine.String(exp))
+}
+
+// side counts a side's runs: a whole side is its experiment's runs, a part
+// of a split run is counted over its rows.
+func (rr *remoteRuns) side(s hypothesis.Side) (runCounts, error) {
+	if s.FromMs == nil && s.UntilMs == nil {
+		return rr.of(s.Experiment)
+	}
+	return rr.where(sparkSide(s))
+}
+
+func (rr *remoteRuns) where(where string) (runCounts, error) {
+	if x, ok := rr.byExp[where]; ok {
 		return x, nil
 	}
-	x, err := rr.r.runRows(exp)
+	x, err := rr.r.runRowsWhere(where)
 	if err == nil {
-		rr.byExp[exp] = x
+		rr.byExp[where] = x
 	}
 	return x, err
 }
 
 // remoteRunsOf counts e's runs on the engine, refusing first what has no
-// reduce steps (a time split of a run: its parts are not whole runs, which
-// is what the counts and the windows step read) and what the local path
-// refuses before it resolves the sides: duration windows over an
-// experiment without t_ms (experimentWindow).
+// reduce steps (a split at an event: the dataset's events are not read on
+// the engine) and what the local path refuses before it resolves the
+// sides: duration windows over an experiment without t_ms
+// (experimentWindow).
 func (r *Remote) remoteRunsOf(analysis string, e store.Experiment, h hypothesis.Hypothesis, w hypothesis.Window) (*remoteRuns, error) {
-	if h.BaselineUntil != "" {
-		return nil, r.NotOnEngine(analysis+" with --baseline-until", "the parts of a split run (their rows, positions and the split's events) have no reduce steps")
+	if _, err := time.ParseDuration(h.BaselineUntil); h.BaselineUntil != "" && err != nil {
+		return nil, r.NotOnEngine(analysis+" with --baseline-until EVENT", "the dataset's events are not read on the engine (a duration, such as --baseline-until 2m, is)")
 	}
 	rr := &remoteRuns{r: r, byExp: map[string]runCounts{}}
 	x, err := rr.of(e.Name)
@@ -108,11 +129,15 @@ func (rr *remoteRuns) sides(e store.Experiment, h hypothesis.Hypothesis, absolut
 		x, err := rr.of(exp)
 		return x.runs, err
 	}
-	s, err := hypothesis.ResolveSidesCounted(rr.r.Querier(), e, h, runs, absolute)
+	part := func(s hypothesis.Side) ([]hypothesis.RunRows, error) {
+		x, err := rr.side(s)
+		return x.runs, err
+	}
+	s, err := hypothesis.ResolveSidesCounted(rr.r.Querier(), e, h, runs, part, absolute)
 	if err != nil {
 		return s, false, err
 	}
-	x, err := rr.of(s.Treatment.Experiment)
+	x, err := rr.side(s.Treatment)
 	if err != nil {
 		return s, false, err
 	}

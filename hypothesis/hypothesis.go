@@ -448,6 +448,8 @@ type rowCounts interface {
 	// weighted counts the side's rows with a latency that stand for
 	// several requests (count > 1)
 	weighted(s Side) (int64, error)
+	// splitAt reads --baseline-until (splitMs)
+	splitAt(exp, v string) (float64, string, error)
 }
 
 // dbCounts reads them from the database's requests.
@@ -455,6 +457,8 @@ type dbCounts struct{ db store.Querier }
 
 func (c dbCounts) runs(exp string) ([]runInfo, error) { return experimentRuns(c.db, exp) }
 func (c dbCounts) rows(s Side) (int64, error)         { return sideRequests(c.db, s) }
+
+func (c dbCounts) splitAt(exp, v string) (float64, string, error) { return splitMs(c.db, exp, v) }
 
 func (c dbCounts) noLatency(s Side) ([]string, error) {
 	where, args := s.where()
@@ -475,7 +479,7 @@ func resolveSides(db store.Querier, rc rowCounts, e store.Experiment, h Hypothes
 	}
 	var err error
 	if h.BaselineUntil != "" {
-		if err := resolveSplit(db, e, h, &s); err != nil {
+		if err := resolveSplit(db, rc, e, h, &s); err != nil {
 			return s, err
 		}
 	} else {
@@ -649,7 +653,7 @@ func runExists(db store.Querier, exp, run string) (bool, error) {
 
 // resolveSplit makes the two parts of one run: before --baseline-until and
 // from it.
-func resolveSplit(db store.Querier, e store.Experiment, h Hypothesis, s *Sides) error {
+func resolveSplit(db store.Querier, rc rowCounts, e store.Experiment, h Hypothesis, s *Sides) error {
 	if h.Control != "" && h.Treatment != "" && h.Control != h.Treatment {
 		return param.Errorf("baseline-until", "{baseline-until} splits one run: give it with {treatment} (or {control}), not two runs")
 	}
@@ -659,11 +663,11 @@ func resolveSplit(db store.Querier, e store.Experiment, h Hypothesis, s *Sides) 
 	}
 	var side Side
 	var err error
-	switch runs, rerr := experimentRuns(db, e.Name); {
+	switch runs, rerr := rc.runs(e.Name); {
 	case rerr != nil:
 		return rerr
 	case ref != "":
-		if side, err = ResolveSide(db, e.Name, ref, ""); err != nil {
+		if side, err = resolveSide(db, rc, e.Name, ref, ""); err != nil {
 			return err
 		}
 	case len(runs) == 1:
@@ -676,7 +680,7 @@ func resolveSplit(db store.Querier, e store.Experiment, h Hypothesis, s *Sides) 
 			Try: []param.Arg{{Param: "treatment", Value: runs[0].Run}, {Param: "baseline-until", Value: h.BaselineUntil}},
 		}
 	}
-	at, how, err := splitMs(db, side.Experiment, h.BaselineUntil)
+	at, how, err := rc.splitAt(side.Experiment, h.BaselineUntil)
 	if err != nil {
 		return err
 	}

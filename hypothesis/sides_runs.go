@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/rewind-dev/rewind/store"
 )
@@ -22,24 +23,28 @@ type RunRows struct {
 }
 
 // ResolveSidesCounted is ResolveSides over runs counted elsewhere: runsOf
-// gives an experiment's runs with rows, in run order; db answers the rest
-// (the runs table). It resolves the same sides with the same refusals, for
-// a hypothesis without a time split: a split's rows are not whole runs,
-// which is what the counts hold; it is refused.
-func ResolveSidesCounted(db store.Querier, e store.Experiment, h Hypothesis, runsOf func(exp string) ([]RunRows, error), absolute bool) (Sides, error) {
-	if err := CheckMetric(h.MetricOrDefault()); err != nil {
-		return Sides{Metric: h.MetricOrDefault()}, err
-	}
+// gives an experiment's runs with rows, in run order, part the runs of a
+// side with time bounds (a part of a split run) counted over its rows;
+// db answers the rest (the runs table). It resolves the same sides with
+// the same refusals. A split at an event reads the events, which db does
+// not hold: it is refused.
+func ResolveSidesCounted(db store.Querier, e store.Experiment, h Hypothesis, runsOf func(exp string) ([]RunRows, error),
+	part func(Side) ([]RunRows, error), absolute bool) (Sides, error) {
 	if h.BaselineUntil != "" {
-		return Sides{}, fmt.Errorf("ResolveSidesCounted: a time split needs the requests")
+		if _, err := time.ParseDuration(h.BaselineUntil); err != nil {
+			return Sides{}, fmt.Errorf("ResolveSidesCounted: a split at an event needs the events")
+		}
 	}
-	return resolveSides(db, countedRows(runsOf), e, h, absolute)
+	return resolveSides(db, countedRows{runsOf, part}, e, h, absolute)
 }
 
-type countedRows func(exp string) ([]RunRows, error)
+type countedRows struct {
+	all  func(exp string) ([]RunRows, error)
+	part func(Side) ([]RunRows, error)
+}
 
 func (c countedRows) runs(exp string) ([]runInfo, error) {
-	rs, err := c(exp)
+	rs, err := c.all(exp)
 	out := make([]runInfo, len(rs))
 	for i, r := range rs {
 		out[i] = runInfo{Run: r.Run, Role: r.Role, Requests: r.Requests, SpanMs: r.SpanMs}
@@ -48,12 +53,12 @@ func (c countedRows) runs(exp string) ([]runInfo, error) {
 }
 
 // of are the side's runs: a side without time bounds holds every row of
-// its runs.
+// its runs; one with them is counted over its part.
 func (c countedRows) of(s Side) ([]RunRows, error) {
 	if s.FromMs != nil || s.UntilMs != nil {
-		return nil, fmt.Errorf("side %s: counted runs do not hold a part of a run", s)
+		return c.part(s)
 	}
-	rs, err := c(s.Experiment)
+	rs, err := c.all(s.Experiment)
 	if err != nil {
 		return nil, err
 	}
@@ -63,6 +68,9 @@ func (c countedRows) of(s Side) ([]RunRows, error) {
 }
 
 // rows is 1 when a run of the side has rows.
+// splitAt is splitMs of a duration (ResolveSidesCounted refuses events).
+func (c countedRows) splitAt(exp, v string) (float64, string, error) { return splitMs(nil, exp, v) }
+
 func (c countedRows) rows(s Side) (int64, error) {
 	rs, err := c.of(s)
 	return int64(min(len(rs), 1)), err
