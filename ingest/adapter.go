@@ -23,6 +23,8 @@ type format struct {
 	// decode returns the producer of the input's staging batches; events
 	// and experiment or run parameters go to c.
 	decode func(in *input, c *collector) (record.Produce, error)
+	// lineOrder and tsOnly are its record.Streamed answers
+	lineOrder, tsOnly bool
 }
 
 // Name, About, Detect and Decode make a format of this package a
@@ -30,6 +32,8 @@ type format struct {
 func (f format) Name() string                         { return f.name }
 func (f format) About() string                        { return f.about }
 func (f format) Detect(name string, head []byte) bool { return f.detect(name, head) }
+func (f format) InLineOrder() bool                    { return f.lineOrder }
+func (f format) TimesFromTs() bool                    { return f.tsOnly }
 func (f format) Decode(in record.Input, out record.Sink) (record.Produce, error) {
 	return f.decode(in.(*input), out.(*collector))
 }

@@ -340,9 +340,10 @@ func (l *loader) loadRows(ctx context.Context, in *input, f record.Format, fileI
 	if err := in.linesOnly(); err != nil {
 		return err
 	}
-	lineOrdered := f.Name() == FormatNDJSON || f.Name() == FormatCSV || f.Name() == FormatCLF
+	st, _ := f.(record.Streamed)
+	lineOrdered, tsOnly := st != nil && st.InLineOrder(), st != nil && st.TimesFromTs()
 	l.reqFromPos = reqInInsert && lineOrdered && len(l.opts.Maps) == 0 && !l.opts.Replace && len(l.dirtyRuns) == 0 && !l.renumber
-	l.tmsFromTs = tmsInInsert && f.Name() == FormatCLF && len(l.opts.Maps) == 0 && !l.opts.Replace
+	l.tmsFromTs = tmsInInsert && tsOnly && len(l.opts.Maps) == 0 && !l.opts.Replace
 	if res.Rows, err = l.insertRequests(ctx, p, fileID, res.Experiment, fileRun); err != nil {
 		return err
 	}
@@ -469,7 +470,7 @@ func (l *loader) fileExperiments(ctx context.Context, fileID int64) (string, err
 
 func (l *loader) format(in *input) (record.Format, error) {
 	if l.opts.LogFormat != "" {
-		return format{name: FormatCLF, decode: decodeCLF(l.opts.Server, l.opts.LogFormat)}, nil
+		return format{name: FormatCLF, decode: decodeCLF(l.opts.Server, l.opts.LogFormat), lineOrder: true, tsOnly: true}, nil
 	}
 	if l.opts.From != "" {
 		f, _ := formatNamed(l.opts.From)

@@ -35,9 +35,9 @@ var formats = []record.Format{
 	format{name: FormatAccess, about: "JSON access logs (Envoy default JSON, nginx log_format escape=json)", detect: detectAccess, decode: decodeAccess},
 	format{name: FormatSquid, about: "Squid's native access log (logformat squid)", detect: detectSquidFormat(FormatSquid), decode: decodeSquidFormat(FormatSquid)},
 	format{name: FormatTrafficServer, about: "Apache Traffic Server's squid-format access log", detect: detectSquidFormat(FormatTrafficServer), decode: decodeSquidFormat(FormatTrafficServer)},
-	format{name: FormatCLF, about: "text access logs: NCSA common, combined, vhost_combined (nginx, Apache, Traefik) with their timing fields, or any layout given with {log-format}", detect: detectCLF, decode: decodeCLF("", "")},
+	format{name: FormatCLF, about: "text access logs: NCSA common, combined, vhost_combined (nginx, Apache, Traefik) with their timing fields, or any layout given with {log-format}", detect: detectCLF, decode: decodeCLF("", ""), lineOrder: true, tsOnly: true},
 	format{name: FormatJSON, about: "a JSON array of canonical records", detect: detectJSONArray, decode: wholeDoc(decodeJSONArray)},
-	format{name: FormatNDJSON, about: "canonical NDJSON, one record per line (.ndjson, .jsonl)", detect: detectNDJSON, decode: decodeNDJSONInput},
+	format{name: FormatNDJSON, about: "canonical NDJSON, one record per line (.ndjson, .jsonl)", detect: detectNDJSON, decode: decodeNDJSONInput, lineOrder: true},
 	format{name: FormatK6CSV, about: "k6 run --out csv", detect: detectK6csv, decode: decodeK6csv},
 	format{name: FormatJMeter, about: "JMeter .jtl results, CSV with a header or XML", detect: detectJmeter, decode: decodeJmeter},
 	locust.Format{},
@@ -47,5 +47,5 @@ var formats = []record.Format{
 	format{name: FormatAWSELB, about: "AWS Classic Load Balancer access logs", detect: detectAWSELB, decode: decodeAWSELB},
 	format{name: FormatCloudFront, about: "Amazon CloudFront standard access logs (W3C, tab-separated)", detect: detectCloudFront, decode: decodeCloudFront},
 	format{name: FormatHAProxy, about: "HAProxy option httplog lines, raw or behind an RFC 3164/5424 syslog prefix", detect: detectHaproxy, decode: decodeHaproxy},
-	format{name: FormatCSV, about: "CSV with a header row of canonical column names", detect: detectCSV, decode: decodeCSVInput},
+	format{name: FormatCSV, about: "CSV with a header row of canonical column names", detect: detectCSV, decode: decodeCSVInput, lineOrder: true},
 }

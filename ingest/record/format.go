@@ -28,6 +28,18 @@ type Format interface {
 	Decode(in Input, out Sink) (Produce, error)
 }
 
+// Streamed is what a Format may also say of its rows, so the ingest
+// derives columns as the rows stream in rather than by an UPDATE after the
+// insert. A format that does not implement it gets the UPDATEs.
+type Streamed interface {
+	// InLineOrder says rows come out in the file's line order, at most one
+	// per line, so a row's run position is final as it streams in.
+	InLineOrder() bool
+	// TimesFromTs says rows give ts and never t_ms or an experiment of
+	// their own.
+	TimesFromTs() bool
+}
+
 // Input is one file to decode, decompressed, under the ingest's caps. A
 // decoder reads it in exactly one way: Reader, All or ReaderAt.
 type Input interface {
