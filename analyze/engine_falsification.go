@@ -1,30 +1,14 @@
 package analyze
 
-import (
-	"github.com/rewind-dev/rewind/store"
-)
-
 // FalsificationOn is Falsification with the per-request work on r's engine:
 // one step counts the experiment's runs (the sides and the checks), one
 // computes both sides' windows (time or count windows; engine_sides.go);
 // the sweep over them is the library's, in DuckDB. Any two sides (roles,
-// or runs of this experiment or another), margins or thresholds, of the ok
-// share, error rate or throughput; a time split of a run, a latency metric
-// and --by are refused.
+// or runs of this experiment or another), margins or thresholds, every
+// metric, a split at a duration; a split at an event and --by are refused.
 func FalsificationOn(r *Remote, o FalsificationOptions) (*Result, error) {
-	if len(o.By) > 0 {
-		return nil, r.NotOnEngine("falsification by group", "the groups' windows (numbered within each group) have no reduce steps")
-	}
 	db := r.Querier()
-	e, err := store.FindExperiment(db, o.Hypothesis.ExperimentIn(db, o.Experiment))
-	if err != nil {
-		return nil, err
-	}
-	w, err := WindowFor(e, o.Window)
-	if err != nil {
-		return nil, err
-	}
-	runs, err := r.remoteRunsOf("falsification", e, o.Hypothesis, w)
+	e, w, runs, err := r.hypothesisRuns("falsification", o.By, o.Hypothesis, o.Experiment, o.Window)
 	if err != nil {
 		return nil, err
 	}

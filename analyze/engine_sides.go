@@ -102,6 +102,26 @@ func (rr *remoteRuns) where(where string) (runCounts, error) {
 	return x, err
 }
 
+// hypothesisRuns is how the hypotheses' analyses on an engine begin: --by
+// refused (the groups' windows have no reduce steps), the experiment and
+// its window found, and the runs' step.
+func (r *Remote) hypothesisRuns(analysis string, by []string, h hypothesis.Hypothesis, experiment string, window hypothesis.Window) (store.Experiment, hypothesis.Window, *remoteRuns, error) {
+	if len(by) > 0 {
+		return store.Experiment{}, hypothesis.Window{}, nil, r.NotOnEngine(analysis+" by group", "the groups' windows (numbered within each group) have no reduce steps")
+	}
+	db := r.Querier()
+	e, err := store.FindExperiment(db, h.ExperimentIn(db, experiment))
+	if err != nil {
+		return store.Experiment{}, hypothesis.Window{}, nil, err
+	}
+	w, err := WindowFor(e, window)
+	if err != nil {
+		return store.Experiment{}, hypothesis.Window{}, nil, err
+	}
+	runs, err := r.remoteRunsOf(analysis, e, h, w)
+	return e, w, runs, err
+}
+
 // remoteRunsOf counts e's runs on the engine, refusing first what has no
 // reduce steps (a split at an event: the dataset's events are not read on
 // the engine) and what the local path refuses before it resolves the

@@ -1,29 +1,14 @@
 package analyze
 
-import (
-	"github.com/rewind-dev/rewind/store"
-)
-
 // StopDamageOn is StopDamage with the per-request work on r's engine: the
 // runs and both sides' windows are the reduce steps of FalsificationOn
 // (engine_sides.go), whether the treatment side has tagged requests is
 // read from the runs' step, and the streaks and stops are the library's, in
-// DuckDB. The sides and metrics of FalsificationOn; a time split of a run,
-// a latency metric and --by are refused.
+// DuckDB. The sides, metrics and splits of FalsificationOn, and its
+// refusals.
 func StopDamageOn(r *Remote, o StopDamageOptions) (*Result, error) {
-	if len(o.By) > 0 {
-		return nil, r.NotOnEngine("stop-damage by group", "the groups' windows (numbered within each group) have no reduce steps")
-	}
 	db := r.Querier()
-	e, err := store.FindExperiment(db, o.Hypothesis.ExperimentIn(db, o.Experiment))
-	if err != nil {
-		return nil, err
-	}
-	w, err := WindowFor(e, o.Window)
-	if err != nil {
-		return nil, err
-	}
-	runs, err := r.remoteRunsOf("stop-damage", e, o.Hypothesis, w)
+	e, w, runs, err := r.hypothesisRuns("stop-damage", o.By, o.Hypothesis, o.Experiment, o.Window)
 	if err != nil {
 		return nil, err
 	}
