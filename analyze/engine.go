@@ -8,6 +8,7 @@ import (
 
 	rds "github.com/rewind-dev/rewind/dataset"
 	"github.com/rewind-dev/rewind/engine"
+	"github.com/rewind-dev/rewind/internal/param"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -106,8 +107,13 @@ type NotOnEngineError struct {
 	Missing  string // what it would need
 }
 
-func (e *NotOnEngineError) Error() string {
-	return fmt.Sprintf("%s does not run on %s yet: %s; run it on a database or a dataset on this machine", e.Analysis, e.Engine, e.Missing)
+func (e *NotOnEngineError) Error() string { return e.Say(func(p string) string { return p }) }
+
+// Say is the message with the parameters Analysis and Missing name as
+// {name} written as name says (the CLI's flags), as a param.Error's.
+func (e *NotOnEngineError) Say(name func(param string) string) string {
+	msg := fmt.Sprintf("%s does not run on %s yet: %s; run it on a database or a dataset on this machine", e.Analysis, e.Engine, e.Missing)
+	return param.Textf(strings.ReplaceAll(msg, "%", "%%")).Say(name)
 }
 
 // NotOnEngine is the refusal of analysis (or an option of it) on r's engine.

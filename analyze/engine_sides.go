@@ -129,7 +129,7 @@ func (r *Remote) hypothesisRuns(analysis string, by []string, h hypothesis.Hypot
 // (experimentWindow).
 func (r *Remote) remoteRunsOf(analysis string, e store.Experiment, h hypothesis.Hypothesis, w hypothesis.Window) (*remoteRuns, error) {
 	if _, err := time.ParseDuration(h.BaselineUntil); h.BaselineUntil != "" && err != nil {
-		return nil, r.NotOnEngine(analysis+" with --baseline-until EVENT", "the dataset's events are not read on the engine (a duration, such as --baseline-until 2m, is)")
+		return nil, r.NotOnEngine(analysis+" with {baseline-until} EVENT", "the dataset's events are not read on the engine (a duration, such as {baseline-until} 2m, is)")
 	}
 	rr := &remoteRuns{r: r, byExp: map[string]runCounts{}}
 	x, err := rr.of(e.Name)
