@@ -110,11 +110,7 @@ func (r *Remote) hypothesisRuns(analysis string, by []string, h hypothesis.Hypot
 		return store.Experiment{}, hypothesis.Window{}, nil, r.NotOnEngine(analysis+" by group", "the groups' windows (numbered within each group) have no reduce steps")
 	}
 	db := r.Querier()
-	e, err := store.FindExperiment(db, h.ExperimentIn(db, experiment))
-	if err != nil {
-		return store.Experiment{}, hypothesis.Window{}, nil, err
-	}
-	w, err := WindowFor(e, window)
+	e, w, err := findWindow(db, h.ExperimentIn(db, experiment), window)
 	if err != nil {
 		return store.Experiment{}, hypothesis.Window{}, nil, err
 	}

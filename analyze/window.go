@@ -48,11 +48,7 @@ func noTMsError(exp string) error {
 }
 
 func experimentWindow(db store.Querier, name string, flag hypothesis.Window) (store.Experiment, hypothesis.Window, error) {
-	e, err := store.FindExperiment(db, name)
-	if err != nil {
-		return e, hypothesis.Window{}, err
-	}
-	w, err := WindowFor(e, flag)
+	e, w, err := findWindow(db, name, flag)
 	if err != nil {
 		return e, w, err
 	}
@@ -66,6 +62,18 @@ func experimentWindow(db store.Querier, name string, flag hypothesis.Window) (st
 		}
 	}
 	return e, w, nil
+}
+
+// findWindow finds experiment name and the window its analyses use (flag,
+// or the stored one); the engine's analyses check the times themselves
+// (remoteRunsOf).
+func findWindow(db store.Querier, name string, flag hypothesis.Window) (store.Experiment, hypothesis.Window, error) {
+	e, err := store.FindExperiment(db, name)
+	if err != nil {
+		return e, hypothesis.Window{}, err
+	}
+	w, err := WindowFor(e, flag)
+	return e, w, err
 }
 
 func decimalList(fs []float64) string {
