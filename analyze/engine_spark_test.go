@@ -4,31 +4,19 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/rewind-dev/rewind/dataset"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/rewind-dev/rewind/dataset"
 	"github.com/rewind-dev/rewind/engine"
+	"github.com/rewind-dev/rewind/internal/sparktest"
 	"github.com/rewind-dev/rewind/store"
 )
 
-// The Spark suite runs against the cluster at REWIND_SPARK
-// (sc://127.0.0.1:15002, which .ci/spark up starts). Unset, it is skipped on
-// a developer's machine and fails in CI: it is never skipped there.
-func sparkURL(t *testing.T) string {
-	t.Helper()
-	u := os.Getenv("REWIND_SPARK")
-	if u == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("REWIND_SPARK is not set in CI: .ci/run starts the cluster (.ci/spark up) and sets it; the Spark suite is never skipped there")
-		}
-		t.Skip("REWIND_SPARK not set (sc://127.0.0.1:15002 after .ci/spark up)")
-	}
-	return u
-}
+// sparkURL is the test cluster (sparktest.URL).
+func sparkURL(t *testing.T) string { return sparktest.URL(t) }
 
 // sparkDataset exports db as a dataset (rewind export's own writer, the
 // contract docs/dataset.md describes) and returns its folder.

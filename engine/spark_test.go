@@ -3,25 +3,15 @@ package engine
 import (
 	"context"
 	"math"
-	"os"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/rewind-dev/rewind/internal/sparktest"
 )
 
-// sparkURL is the test cluster (.ci/spark up); unset, the test is skipped,
-// but never in CI.
-func sparkURL(t *testing.T) string {
-	t.Helper()
-	u := os.Getenv("REWIND_SPARK")
-	if u == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("REWIND_SPARK is not set in CI: .ci/run starts the cluster (.ci/spark up) and sets it")
-		}
-		t.Skip("REWIND_SPARK not set (sc://127.0.0.1:15002 after .ci/spark up)")
-	}
-	return u
-}
+// sparkURL is the test cluster (sparktest.URL).
+func sparkURL(t *testing.T) string { return sparktest.URL(t) }
 
 // The literals read back on Spark as the values they were made from, and
 // the identifier names the column.

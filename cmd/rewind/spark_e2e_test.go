@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rewind-dev/rewind/internal/sparktest"
 )
 
 // The analyses that run on Spark print what they print locally: over the
@@ -15,13 +17,7 @@ import (
 // refused the Spark run is refused with the same error line and exit code.
 // Needs the cluster at REWIND_SPARK (skipped without it, failed in CI).
 func TestSparkSameAsLocal(t *testing.T) {
-	url := os.Getenv("REWIND_SPARK")
-	if url == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("REWIND_SPARK is not set in CI: .ci/run starts the cluster and sets it")
-		}
-		t.Skip("REWIND_SPARK not set (sc://127.0.0.1:15002 after .ci/spark up)")
-	}
+	url := sparktest.URL(t)
 	gen := filepath.Join(t.TempDir(), "generated.ndjson")
 	if err := os.WriteFile(gen, []byte(generatedLog(60000)), 0o644); err != nil {
 		t.Fatal(err)
