@@ -153,3 +153,58 @@ func mustSQL(t *testing.T, db *store.DB, q string) *Result {
 }
 
 func sqlEsc(s string) string { return strings.ReplaceAll(s, "'", "''") }
+
+// _side_windows_by numbers a side's rows per hash of the group, by seq
+// alone when the side has one run, and falls back to numbering per group
+// only when two groups share a hash, which no test log has: each numbering
+// must give the same windows as the one per group, on every side of every
+// case (each run alone, and each role's runs together).
+func TestByNumberingsAgree(t *testing.T) {
+	for _, c := range byCases {
+		t.Run(strings.TrimPrefix(c.file, "../")+"/"+strings.Join(c.by, ","), func(t *testing.T) {
+			db := ingestedDB(t, c.file)
+			e, err := store.FindExperiment(db, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := groupBy(db, e.Name, c.by)
+			if err != nil {
+				t.Fatal(err)
+			}
+			exp := "'" + sqlEsc(e.Name) + "'"
+			var sides [][2]string // run_name and role_name of each side, as SQL
+			for _, r := range mustSQL(t, db, `SELECT DISTINCT run FROM requests WHERE experiment = `+exp+` ORDER BY ALL`).Rows {
+				sides = append(sides, [2]string{"'" + sqlEsc(fmt.Sprint(r[0])) + "'", "NULL"})
+			}
+			for _, r := range mustSQL(t, db, `SELECT DISTINCT role FROM requests WHERE experiment = `+exp+` ORDER BY ALL`).Rows {
+				sides = append(sides, [2]string{"NULL", "'" + sqlEsc(fmt.Sprint(r[0])) + "'"})
+			}
+			for _, s := range sides {
+				side := func(numbering string) *Result {
+					return mustSQL(t, db, fmt.Sprintf(`SELECT * FROM _side_aggregates_by(%s, %s, %s, %s, 3, NULL, NULL, NULL, 'ok_share', '%s') ORDER BY ALL`,
+						exp, g.key, s[0], s[1], numbering))
+				}
+				want := side("group")
+				if len(want.Rows) == 0 {
+					t.Fatalf("side %v: no windows", s)
+				}
+				numberings := []string{"run"}
+				if s[1] == "NULL" {
+					numberings = append(numberings, "seq")
+				}
+				for _, n := range numberings {
+					if diff := cmp.Diff(want.Rows, side(n).Rows); diff != "" {
+						t.Fatalf("side %v, numbering %s (-by group +%s):\n%s", s, n, n, diff)
+					}
+				}
+				got := mustSQL(t, db, fmt.Sprintf(`SELECT gk, window_no, first_t_ms, last_t_ms, requests, ok, damage, tagged
+					FROM _side_windows_by(%s, %s, %s, %s, 3, NULL, NULL, NULL, 'ok_share') ORDER BY ALL`, exp, g.key, s[0], s[1]))
+				w := mustSQL(t, db, fmt.Sprintf(`SELECT gk, window_no, first_t_ms, last_t_ms, requests, ok, damage, tagged
+					FROM _side_aggregates_by(%s, %s, %s, %s, 3, NULL, NULL, NULL, 'ok_share', 'group') ORDER BY ALL`, exp, g.key, s[0], s[1]))
+				if diff := cmp.Diff(w.Rows, got.Rows); diff != "" {
+					t.Fatalf("side %v: _side_windows_by (-by group +chosen):\n%s", s, diff)
+				}
+			}
+		})
+	}
+}
