@@ -43,29 +43,29 @@
 -- false alarm only sends a block through the grouping), and rows without a
 -- req. Every other row is an operation by itself, whose latency is the
 -- same difference over one row: (t + latency) - t in DECIMAL is latency.
-CREATE OR REPLACE MACRO _retry_multi(exp, grp) AS TABLE
+CREATE OR REPLACE MACRO _retry_multi(exp, key) AS TABLE
     WITH twice AS (
-        SELECT run, {'v': grp} AS gk, req >> 6 AS b
+        SELECT run, key AS gk, req >> 6 AS b
         FROM requests
         WHERE experiment = exp AND attempt = 0 AND req IS NOT NULL
         GROUP BY ALL
         HAVING count(*) > bit_count(bit_or(1::UBIGINT << (req & 63)::UBIGINT))
     )
-    SELECT run, {'v': grp} AS gk, req FROM requests
+    SELECT run, key AS gk, req FROM requests
     WHERE experiment = exp AND req IS NOT NULL AND attempt <> 0
     UNION
-    SELECT r.run, t.gk, r.req FROM requests r JOIN twice t ON t.run = r.run AND t.gk = {'v': grp} AND t.b = r.req >> 6
+    SELECT r.run, t.gk, r.req FROM requests r JOIN twice t ON t.run = r.run AND t.gk = key AND t.b = r.req >> 6
     WHERE r.experiment = exp AND r.attempt = 0;
 
 -- The rows that are grouped into operations: those of the reqs above, and
 -- the rows without a req. With a grp (retries_by), the reqs are those of
 -- each run's group: an operation is the attempts of one run and group.
-CREATE OR REPLACE MACRO _retry_grouped(exp, grp) AS TABLE
-    SELECT run, {'v': grp} AS gk, req, req_text, seq, attempt, t_ms, latency_ms, outcome, count, drop_reason
-    FROM requests r SEMI JOIN _retry_multi(exp, grp) m ON m.run = r.run AND m.gk = {'v': grp} AND m.req = r.req
+CREATE OR REPLACE MACRO _retry_grouped(exp, key) AS TABLE
+    SELECT run, key AS gk, req, req_text, seq, attempt, t_ms, latency_ms, outcome, count, drop_reason
+    FROM requests r SEMI JOIN _retry_multi(exp, key) m ON m.run = r.run AND m.gk = key AND m.req = r.req
     WHERE r.experiment = exp
     UNION ALL
-    SELECT run, {'v': grp} AS gk, req, req_text, seq, attempt, t_ms, latency_ms, outcome, count, drop_reason
+    SELECT run, key AS gk, req, req_text, seq, attempt, t_ms, latency_ms, outcome, count, drop_reason
     FROM requests
     WHERE experiment = exp AND req IS NULL;
 
@@ -108,8 +108,12 @@ CREATE OR REPLACE MACRO _retry_ops(exp) AS TABLE
 -- The attempt counts need no pass of their own: the first attempts with a
 -- req are counted in the latency pass, and every other row (a retry, a
 -- row without a req) is among the grouped rows.
-CREATE OR REPLACE MACRO retries_by(exp, grp, affected_from_ms, affected_to_ms) AS TABLE
-    WITH g AS MATERIALIZED (SELECT * FROM _retry_grouped(exp, grp)),
+-- The body of retries and retries_by, keyed by key: the group as a struct
+-- {'v': grp} for retries_by, the constant true for retries (a struct key
+-- costs its hashing and comparing in every GROUP BY and join, issue 41);
+-- its first column is the key, gk.
+CREATE OR REPLACE MACRO _retries(exp, key, affected_from_ms, affected_to_ms) AS TABLE
+    WITH g AS MATERIALIZED (SELECT * FROM _retry_grouped(exp, key)),
     bases AS (SELECT run, gk, _op_base(min(t_ms), max(t_ms)) AS base FROM g GROUP BY run, gk),
     mops AS (
         SELECT run, gk, min(t_ms) AS start_ms, _op_ms(t_ms, latency_ms, base) AS op_ms, bool_or(outcome = 'ok') AS ok
@@ -126,7 +130,7 @@ CREATE OR REPLACE MACRO retries_by(exp, grp, affected_from_ms, affected_to_ms) A
                sum(sign) FILTER (WHERE t_ms >= affected_from_ms AND t_ms < affected_to_ms) AS aff,
                sum(sign) FILTER (WHERE t_ms >= affected_from_ms AND t_ms < affected_to_ms AND outcome = 'ok') AS aff_ok,
                sum(count) AS cnt, sum(count) FILTER (WHERE drop_reason = 'budget') AS budget
-        FROM (SELECT run, {'v': grp} AS gk, latency_ms, t_ms, outcome, 1 AS sign, count, drop_reason FROM requests
+        FROM (SELECT run, key AS gk, latency_ms, t_ms, outcome, 1 AS sign, count, drop_reason FROM requests
               WHERE experiment = exp AND attempt = 0 AND req IS NOT NULL
               UNION ALL
               SELECT run, gk, latency_ms, t_ms, outcome, -1, 0, NULL FROM g WHERE attempt = 0 AND req IS NOT NULL)
@@ -177,7 +181,7 @@ CREATE OR REPLACE MACRO retries_by(exp, grp, affected_from_ms, affected_to_ms) A
         JOIN ranked lo ON lo.run = qs.run AND lo.gk = qs.gk AND lo.upto - lo.c <= floor(qs.r) AND floor(qs.r) < lo.upto
         JOIN ranked hi ON hi.run = qs.run AND hi.gk = qs.gk AND hi.upto - hi.c <= ceil(qs.r) AND ceil(qs.r) < hi.upto
     )
-    SELECT a.gk.v AS grp, a.run, a.requests, a.first_attempts, a.retries, a.budget_denied,
+    SELECT a.gk, a.run, a.requests, a.first_attempts, a.retries, a.budget_denied,
            f.affected_ops,
            CASE WHEN f.affected_ops > 0 THEN f.affected_ok / f.affected_ops END AS affected_success,
            p95.p AS p95_ms, p99.p AS p99_ms
@@ -193,6 +197,10 @@ CREATE OR REPLACE MACRO retries_by(exp, grp, affected_from_ms, affected_to_ms) A
 -- group, NULL included, is read as a log of its own, so an operation whose
 -- attempts fall in two groups is two operations. Its first column is that
 -- value, grp; the others are those of retries, ordered by grp, then run.
+CREATE OR REPLACE MACRO retries_by(exp, grp, affected_from_ms, affected_to_ms) AS TABLE
+    SELECT gk.v AS grp, * EXCLUDE (gk) FROM _retries(exp, {'v': grp}, affected_from_ms, affected_to_ms)
+    ORDER BY gk, run;
+
 CREATE OR REPLACE MACRO retries(exp, affected_from_ms, affected_to_ms) AS TABLE
-    SELECT * EXCLUDE (grp) FROM retries_by(exp, true, affected_from_ms, affected_to_ms)
+    SELECT * EXCLUDE (gk) FROM _retries(exp, true, affected_from_ms, affected_to_ms)
     ORDER BY run;
