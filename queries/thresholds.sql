@@ -136,12 +136,13 @@ CREATE OR REPLACE MACRO _th_runs(exp, duration_ms) AS TABLE
     FROM t GROUP BY run;
 
 -- Every sample of every spec: t (ns of test time), v (trend and gauge
--- values), d (DECIMAL, for sums), trues and total (rate), ord (gauge order).
+-- values), d (DECIMAL, for sums), trues and total (rate), ord (gauge order),
+-- with the spec's agg and vd (no join with the specs again: issue 41).
 CREATE OR REPLACE MACRO _th_samples(exp, specs, duration_ms) AS TABLE
     WITH sp AS (SELECT * FROM _th_specs(specs)),
     runs AS (SELECT * FROM _th_runs(exp, duration_ms)),
     rq AS NOT MATERIALIZED (  -- read twice below: once for rows, once (count > 1 only) for their copies
-        SELECT q.run, s.id, s.kind, s.agg IN ('avg', 'count', 'rate') AS sums, q.end_ns - r.start_ns AS t,
+        SELECT q.run, s.id, s.kind, s.agg, s.vd, s.agg IN ('avg', 'count', 'rate') AS sums, q.end_ns - r.start_ns AS t,
                q.seq AS ord, q.count, q.outcome,
                CASE s.metric WHEN 'http_req_duration' THEN q.latency_ms
                    WHEN 'http_req_blocked' THEN TRY_CAST(q.attrs ->> 'blocked_ms' AS DOUBLE)
@@ -159,7 +160,7 @@ CREATE OR REPLACE MACRO _th_samples(exp, specs, duration_ms) AS TABLE
                   lambda g: coalesce(_th_req_tag(q.status, q.outcome, q.attrs, g.k) = g.v, false))), true))
     ),
     pt AS (
-        SELECT p.run, s.id, s.kind, p.at_ns - r.start_ns AS t, p.seq AS ord, p.v
+        SELECT p.run, s.id, s.kind, s.agg, s.vd, p.at_ns - r.start_ns AS t, p.seq AS ord, p.v
         FROM _th_points(exp) p JOIN runs r USING (run), sp s
         WHERE p.metric = s.metric AND p.v IS NOT NULL
           AND coalesce(list_bool_and(list_transform(s.tags,
@@ -167,7 +168,7 @@ CREATE OR REPLACE MACRO _th_samples(exp, specs, duration_ms) AS TABLE
     )
     -- trend: a row with count n is n samples; d (the exact sum's term) only
     -- where a spec sums (avg, count, rate)
-    SELECT run, id, t, ord, CASE WHEN kind = 'trend' THEN v END AS v,
+    SELECT run, id, agg, vd, t, ord, CASE WHEN kind = 'trend' THEN v END AS v,
            CASE WHEN sums THEN CASE kind WHEN 'trend' THEN v::DECIMAL(38,9) WHEN 'counter' THEN count::DECIMAL(38,9) END
            END AS d,
            CASE WHEN kind = 'rate' THEN CASE WHEN outcome <> 'ok' THEN count ELSE 0 END END::BIGINT AS trues,
@@ -175,10 +176,10 @@ CREATE OR REPLACE MACRO _th_samples(exp, specs, duration_ms) AS TABLE
     FROM rq
     WHERE kind = 'trend' AND v IS NOT NULL AND count = 1 OR kind = 'rate' AND outcome IS NOT NULL OR kind = 'counter'
     UNION ALL
-    SELECT run, id, t, ord, v, CASE WHEN sums THEN v::DECIMAL(38,9) END, NULL, 1
+    SELECT run, id, agg, vd, t, ord, v, CASE WHEN sums THEN v::DECIMAL(38,9) END, NULL, 1
     FROM (SELECT *, unnest(range(count)) FROM rq WHERE kind = 'trend' AND v IS NOT NULL AND count > 1)
     UNION ALL
-    SELECT run, id, t, ord, v,
+    SELECT run, id, agg, vd, t, ord, v,
            CASE WHEN kind IN ('trend', 'counter') THEN v::DECIMAL(38,9) END,
            CASE WHEN kind = 'rate' THEN (v <> 0)::BIGINT END, 1
     FROM pt;
@@ -279,8 +280,7 @@ CREATE OR REPLACE MACRO _threshold_evals(exp, specs, every_ms := 2000, window_ms
                count(s.v) FILTER (WHERE s.p AND s.v < s.vd) AS c_lt, count(s.v) FILTER (WHERE s.p AND s.v <= s.vd) AS c_le,
                max(s.v) FILTER (WHERE s.p AND s.v < s.vd) AS a, max(s.v) FILTER (WHERE s.p AND s.v <= s.vd) AS b,
                min(s.v) FILTER (WHERE s.p AND s.v >= s.vd) AS c, min(s.v) FILTER (WHERE s.p AND s.v > s.vd) AS e
-        FROM (SELECT s.*, sp.vd, sp.agg, sp.agg IN ('p', 'med') AS p, sp.agg IN ('avg', 'count', 'rate') AS sums
-              FROM bs s JOIN _th_specs(specs) sp ON sp.id = s.id) s
+        FROM (SELECT *, agg IN ('p', 'med') AS p, agg IN ('avg', 'count', 'rate') AS sums FROM bs) s
         GROUP BY s.run, s.id, s.c
     ),
     rows AS (
