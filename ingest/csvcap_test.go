@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rewind-dev/rewind/ingest/format/ab"
+	"github.com/rewind-dev/rewind/ingest/format/k6"
 	"github.com/rewind-dev/rewind/ingest/format/locust"
 )
 
@@ -36,7 +37,7 @@ func TestRecordCapOneCSVReader(t *testing.T) {
 	}{
 		{FormatJMeter, "testdata/real/jmeter/csv-webtours/input.jtl", 2, ",", "label"},
 		{FormatJMeter, "testdata/real/jmeter/csv-webtours-no-header/input.jtl", 1, ",", "label"},
-		{FormatK6CSV, "testdata/real/k6-csv/groups-checks/input.csv", 2, ",", "metric_value"},
+		{k6.CSVName, "testdata/real/k6-csv/groups-checks/input.csv", 2, ",", "metric_value"},
 		{locust.Name, "testdata/real/locust/full-history/input.csv", 2, ",", "Type"},
 		{ab.Name, "testdata/real/ab/nginx-limit-rate/input.tsv", 2, "\t", "ctime"},
 		{FormatVegeta, "testdata/real/vegeta/csv-ratelimiter/input.csv", 1, ",", "latency"},

@@ -267,7 +267,7 @@ func harStatus(r *record.Row, resp map[string]json.RawMessage) error {
 		return record.FieldErr(r.Line, "response.status", "want an integer, got %s", v.Describe())
 	}
 	if n < 0 || n > 999 {
-		return record.FieldErr(r.Line, "response.status", "%s", outOfRange(n, 0, 999))
+		return record.FieldErr(r.Line, "response.status", "%s", record.OutOfRange(n, 0, 999))
 	}
 	r.Status = int32(n)
 	r.Set(record.ColStatus)

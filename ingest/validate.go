@@ -120,7 +120,7 @@ func firstOutOfRange(n int, isNull func(int) bool, value func(int) int64, lo, hi
 			continue
 		}
 		if v := value(i); v < lo || v > hi {
-			return i, outOfRange(v, lo, hi)
+			return i, record.OutOfRange(v, lo, hi)
 		}
 	}
 	return 0, ""
@@ -147,8 +147,4 @@ func isASCII(b []byte) bool {
 		}
 	}
 	return true
-}
-
-func outOfRange(v, lo, hi int64) string {
-	return fmt.Sprintf("out of range %d (want %d..%d)", v, lo, hi)
 }

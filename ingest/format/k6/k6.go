@@ -1,4 +1,4 @@
-package ingest
+package k6
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 	"github.com/rewind-dev/rewind/ingest/record"
 )
 
-// FormatK6 names k6's JSON output (k6 run --out json=FILE): one object per
+// Name names k6's JSON output (k6 run --out json=FILE): one object per
 // line, a {"type":"Metric"} record the first time a metric appears and a
 // {"type":"Point"} record per sample (grafana/k6 internal/output/json).
 //
@@ -25,7 +25,7 @@ import (
 // _sending, _waiting, _receiving and, with a response callback,
 // http_req_failed. They become one canonical row; every other point and
 // every Metric record becomes an event.
-const FormatK6 = "k6"
+const Name = "k6"
 
 // k6HTTP lists the points of one HTTP request with the attrs key each gives
 // the request's row (http_req_duration is the row itself). bit marks the
@@ -91,7 +91,7 @@ func detectK6(_ string, head []byte) bool {
 
 // decodeK6 streams the file line by line; only the points of the request
 // being assembled are held.
-func decodeK6(in *input, c *collector) (record.Produce, error) {
+func decodeK6(in record.Input, c record.Sink) (record.Produce, error) {
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		g := &k6Requests{c: c, add: add}
 		lines := record.NewLineReader(in.Reader())
@@ -260,7 +260,7 @@ func k6MetricEvent(line int64, name string, raw json.RawMessage) (record.Event, 
 // k6Requests assembles the points of one request: consecutive HTTP points
 // with the same time and tags, each metric at most once.
 type k6Requests struct {
-	c     *collector
+	c     record.Sink
 	add   func(*record.Row) error
 	group []k6Point
 	key   string // the group's canonical tags, once needed
@@ -445,7 +445,7 @@ func k6Status(r *record.Row, p *k6Point, raw json.RawMessage) error {
 	case err != nil:
 		return record.FieldErr(p.line, p.field("status"), "want an HTTP status, got %s", v.Describe())
 	case n < 0 || n > 999:
-		return record.FieldErr(p.line, p.field("status"), "%s", outOfRange(n, 0, 999))
+		return record.FieldErr(p.line, p.field("status"), "%s", record.OutOfRange(n, 0, 999))
 	}
 	r.Status = int32(n)
 	r.Set(record.ColStatus)

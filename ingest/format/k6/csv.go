@@ -1,4 +1,4 @@
-package ingest
+package k6
 
 import (
 	"bytes"
@@ -13,21 +13,21 @@ import (
 	"github.com/rewind-dev/rewind/ingest/record"
 )
 
-// FormatK6CSV names k6's CSV output (k6 run --out csv=FILE): a header
+// CSVName names k6's CSV output (k6 run --out csv=FILE): a header
 // metric_name,timestamp,metric_value, one column per indexed system tag
 // (check, error, ..., status, url by default, in name order), extra_tags
 // (other tags as k=v&k=v) and, since k6 v0.45, metadata (the same form).
 // One row per sample, mapped as the JSON output is.
-const FormatK6CSV = "k6-csv"
+const CSVName = "k6-csv"
 
 // detectK6csv takes a file whose header starts as k6 writes it.
 func detectK6csv(_ string, head []byte) bool {
 	return bytes.HasPrefix(record.FirstLine(head), []byte("metric_name,timestamp,metric_value"))
 }
 
-func decodeK6csv(in *input, c *collector) (record.Produce, error) {
+func decodeK6csv(in record.Input, c record.Sink) (record.Produce, error) {
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
-		cr, rc := record.CappedCSV(in.Reader(), in.guard.max, ',')
+		cr, rc := record.CappedCSV(in.Reader(), in.MaxRecord(), ',')
 		cr.ReuseRecord = true
 		header, err := cr.Read()
 		if err != nil {
