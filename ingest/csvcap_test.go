@@ -9,6 +9,7 @@ import (
 	"github.com/rewind-dev/rewind/ingest/format/ab"
 	"github.com/rewind-dev/rewind/ingest/format/k6"
 	"github.com/rewind-dev/rewind/ingest/format/locust"
+	"github.com/rewind-dev/rewind/ingest/format/vegeta"
 )
 
 // quotedBomb is a quoted CSV field of many short lines, 4 times the test
@@ -40,7 +41,7 @@ func TestRecordCapOneCSVReader(t *testing.T) {
 		{k6.CSVName, "testdata/real/k6-csv/groups-checks/input.csv", 2, ",", "metric_value"},
 		{locust.Name, "testdata/real/locust/full-history/input.csv", 2, ",", "Type"},
 		{ab.Name, "testdata/real/ab/nginx-limit-rate/input.tsv", 2, "\t", "ctime"},
-		{FormatVegeta, "testdata/real/vegeta/csv-ratelimiter/input.csv", 1, ",", "latency"},
+		{vegeta.Name, "testdata/real/vegeta/csv-ratelimiter/input.csv", 1, ",", "latency"},
 	} {
 		t.Run(c.from+"/"+c.path, func(t *testing.T) {
 			lines := bytes.SplitAfter(readInput(t, c.path), []byte("\n"))

@@ -184,7 +184,7 @@ func jmeterCSVRows(ctx context.Context, rd io.Reader, maxRecord int64, delim run
 	}
 	rc.Header(src) // not header: ReuseRecord, the next Read overwrites it
 	var r record.Row
-	var kvs []attrPair
+	var kvs []record.AttrPair
 	n := 0
 	return record.EachRecord(ctx, cr, func(line int64, rec []string) error {
 		n++
@@ -206,7 +206,7 @@ func jmeterCSVRows(ctx context.Context, rd io.Reader, maxRecord int64, delim run
 }
 
 // jmeterAdd adds a sample; one without a label is in the file's run.
-func jmeterAdd(ctx context.Context, n int, r *record.Row, kvs []attrPair, file string, add func(*record.Row) error) error {
+func jmeterAdd(ctx context.Context, n int, r *record.Row, kvs []record.AttrPair, file string, add func(*record.Row) error) error {
 	if n%4096 == 0 && ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -215,14 +215,14 @@ func jmeterAdd(ctx context.Context, n int, r *record.Row, kvs []attrPair, file s
 		r.Set(record.ColGroup)
 	}
 	if len(kvs) > 0 {
-		r.Attrs = string(appendAttrPairs(nil, kvs))
+		r.Attrs = string(record.AppendAttrPairs(nil, kvs))
 		r.Set(record.ColAttrs)
 	}
 	return add(r)
 }
 
 // jmeterField sets one value of a sample; an empty value is a missing one.
-func jmeterField(r *record.Row, kvs *[]attrPair, col jmeterCol, v string) error {
+func jmeterField(r *record.Row, kvs *[]record.AttrPair, col jmeterCol, v string) error {
 	if v == "" {
 		return nil
 	}
@@ -255,11 +255,11 @@ func jmeterField(r *record.Row, kvs *[]attrPair, col jmeterCol, v string) error 
 			r.Set(record.ColStatus)
 			return nil
 		}
-		*kvs = append(*kvs, attrPair{key: col.key, val: v})
+		*kvs = append(*kvs, record.AttrPair{Key: col.key, Val: v})
 	case "threadName":
-		*kvs = append(*kvs, attrPair{key: col.key, val: v})
+		*kvs = append(*kvs, record.AttrPair{Key: col.key, Val: v})
 		if g, ok := jmeterThreadGroup(v); ok {
-			*kvs = append(*kvs, attrPair{key: "threadGroup", val: g})
+			*kvs = append(*kvs, record.AttrPair{Key: "threadGroup", Val: g})
 		}
 	default:
 		*kvs = append(*kvs, jmeterAttr(col.key, v))
@@ -281,13 +281,13 @@ func jmeterSuccess(r *record.Row, src, v string) error {
 }
 
 // jmeterAttr keeps counts as JSON numbers, everything else as text.
-func jmeterAttr(key, v string) attrPair {
+func jmeterAttr(key, v string) record.AttrPair {
 	if jmeterCounts[key] {
 		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-			return attrPair{key: key, val: strconv.FormatInt(n, 10), raw: true}
+			return record.AttrPair{Key: key, Val: strconv.FormatInt(n, 10), Raw: true}
 		}
 	}
-	return attrPair{key: key, val: v}
+	return record.AttrPair{Key: key, Val: v}
 }
 
 // jmeterThreadGroup is the thread group of a JMeter thread name, which JMeter
@@ -321,9 +321,9 @@ func digitsOnly(s string) bool {
 type jmeterSample struct {
 	line  int64
 	attrs []xml.Attr
-	path  []string   // the non-sample elements open inside it
-	kept  []attrPair // text of the child elements kept
-	key   string     // the kept child whose text is being read, or ""
+	path  []string          // the non-sample elements open inside it
+	kept  []record.AttrPair // text of the child elements kept
+	key   string            // the kept child whose text is being read, or ""
 	text  strings.Builder
 }
 
@@ -409,14 +409,14 @@ func (s *jmeterSample) start(name string) {
 
 func (s *jmeterSample) end() {
 	if s.key != "" && s.text.Len() > 0 && !s.has(s.key) {
-		s.kept = append(s.kept, attrPair{key: s.key, val: s.text.String()})
+		s.kept = append(s.kept, record.AttrPair{Key: s.key, Val: s.text.String()})
 	}
 	s.key = ""
 	s.path = s.path[:len(s.path)-1]
 }
 
 func (s *jmeterSample) has(key string) bool {
-	return slices.ContainsFunc(s.kept, func(kv attrPair) bool { return kv.key == key })
+	return slices.ContainsFunc(s.kept, func(kv record.AttrPair) bool { return kv.Key == key })
 }
 
 // row fills r from the sample's attributes; attrs from its children are
@@ -467,52 +467,4 @@ func xmlErr(err error, line int) error {
 		return record.LineErr(int64(se.Line), "bad XML: %s", se.Msg)
 	}
 	return record.LineErr(int64(line), "bad XML: %v", err)
-}
-
-// attrPair is one attrs member; raw values are JSON numbers, written as
-// they are.
-type attrPair struct {
-	key, val string
-	raw      bool
-}
-
-// appendAttrPairs renders kvs as a JSON object with sorted keys (of a key
-// given twice, the first is kept).
-func appendAttrPairs(buf []byte, kvs []attrPair) []byte {
-	slices.SortStableFunc(kvs, func(a, b attrPair) int { return strings.Compare(a.key, b.key) })
-	buf = append(buf, '{')
-	for i, kv := range kvs {
-		if i > 0 && kv.key == kvs[i-1].key {
-			continue
-		}
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = appendQuotedJSON(buf, kv.key)
-		buf = append(buf, ':')
-		if kv.raw {
-			buf = append(buf, kv.val...)
-		} else {
-			buf = appendQuotedJSON(buf, kv.val)
-		}
-	}
-	return append(buf, '}')
-}
-
-// appendQuotedJSON quotes s for JSON. Bytes that are not UTF-8 pass
-// through, for the shared validation to refuse.
-func appendQuotedJSON(buf []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	buf = append(buf, '"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' || c == '\\':
-			buf = append(buf, '\\', c)
-		case c < 0x20:
-			buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
-		default:
-			buf = append(buf, c)
-		}
-	}
-	return append(buf, '"')
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/rewind-dev/rewind/ingest/format/k6"
 	"github.com/rewind-dev/rewind/ingest/format/locust"
 	"github.com/rewind-dev/rewind/ingest/format/traefik"
+	"github.com/rewind-dev/rewind/ingest/format/vegeta"
 	"github.com/rewind-dev/rewind/ingest/record"
 )
 
@@ -28,7 +29,7 @@ var formats = []record.Format{
 	format{name: FormatChaosToolkit, about: "Chaos Toolkit journal.json (actions and probes become events)", detect: detectChaostoolkit, decode: decodeChaostoolkit},
 	format{name: FormatGunluk, about: "the chaos seed's gunluk.json", detect: detectGunluk, decode: wholeDoc(decodeGunluk)},
 	k6.Format{},
-	format{name: FormatVegeta, about: "Vegeta results: binary (vegeta attack), vegeta encode --to json, or its 12-column CSV", detect: detectVegeta, decode: decodeVegeta},
+	vegeta.Format{},
 	format{name: FormatCaddy, about: "Caddy 2 JSON access log (format json: ts and duration in seconds, request{})", detect: detectCaddy, decode: decodeCaddy},
 	format{name: FormatEnvoyText, about: "Envoy's default text access log, and Istio's text defaults", detect: detectEnvoyText, decode: decodeEnvoyText},
 	traefik.Format{},

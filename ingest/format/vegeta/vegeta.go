@@ -1,4 +1,4 @@
-package ingest
+package vegeta
 
 import (
 	"bufio"
@@ -19,8 +19,8 @@ import (
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 )
 
-// FormatVegeta names the Vegeta results: binary (vegeta attack), vegeta encode --to json, or its 12-column CSV.
-const FormatVegeta = "vegeta"
+// Name names the Vegeta results: binary (vegeta attack), vegeta encode --to json, or its 12-column CSV.
+const Name = "vegeta"
 
 // Vegeta results are decoded by Vegeta's own library (lib/results.go), one
 // canonical row per vegeta.Result: req = seq, ts = timestamp, latency_ms =
@@ -115,15 +115,15 @@ func isVegetaGob(head []byte) bool {
 	}
 	// A first record longer than the head (a large body): its type
 	// definition still names vegeta's Result and its fields.
-	return len(head) >= headBytes && errors.Is(err, errGobTruncated) &&
+	return len(head) >= record.HeadBytes && errors.Is(err, errGobTruncated) &&
 		bytes.Contains(head[:min(len(head), 2048)], []byte("\x06Result")) &&
 		bytes.Contains(head[:min(len(head), 2048)], []byte("\x07Latency"))
 }
 
 // decodeVegeta decodes a vegeta file into canonical rows.
-func decodeVegeta(in *input, c *collector) (record.Produce, error) {
+func decodeVegeta(in record.Input, c record.Sink) (record.Produce, error) {
 	var each func(v *vegetaDec, rd io.Reader) error
-	switch vegetaEncoding(in.head) {
+	switch vegetaEncoding(in.Head()) {
 	case "json":
 		each = (*vegetaDec).fromJSON
 	case "csv":
@@ -133,16 +133,16 @@ func decodeVegeta(in *input, c *collector) (record.Produce, error) {
 	default:
 		// Named with --from: binary content is read as vegeta's binary
 		// encoding, so that its first bad record is the one reported.
-		if looksText(in.head) {
+		if looksText(in.Head()) {
 			return nil, record.LineErr(0, "not Vegeta results: want the binary output of vegeta attack, vegeta encode --to json, or vegeta encode --to csv")
 		}
 		each = (*vegetaDec).fromGob
 	}
-	if vegetaEncoding(in.head) != "json" && vegetaEncoding(in.head) != "csv" {
+	if vegetaEncoding(in.Head()) != "json" && vegetaEncoding(in.Head()) != "csv" {
 		in.Unlined() // gob messages are not lines; gobFrames bounds them
 	}
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
-		return each(&vegetaDec{ctx: ctx, add: add, file: record.RunName(in.DetectName()), maxRecord: in.guard.max}, in.Reader())
+		return each(&vegetaDec{ctx: ctx, add: add, file: record.RunName(in.DetectName()), maxRecord: in.MaxRecord()}, in.Reader())
 	}), nil
 }
 
@@ -207,16 +207,16 @@ func vegetaRow(r *record.Row, line int64, res *vegeta.Result, group string) erro
 }
 
 func vegetaAttrs(buf []byte, res *vegeta.Result) []byte {
-	kvs := []attrPair{
-		{key: "bytes_in", val: strconv.FormatUint(res.BytesIn, 10), raw: true},
-		{key: "bytes_out", val: strconv.FormatUint(res.BytesOut, 10), raw: true},
+	kvs := []record.AttrPair{
+		{Key: "bytes_in", Val: strconv.FormatUint(res.BytesIn, 10), Raw: true},
+		{Key: "bytes_out", Val: strconv.FormatUint(res.BytesOut, 10), Raw: true},
 	}
-	for _, kv := range []attrPair{{key: "error", val: res.Error}, {key: "method", val: res.Method}, {key: "url", val: res.URL}} {
-		if kv.val != "" {
+	for _, kv := range []record.AttrPair{{Key: "error", Val: res.Error}, {Key: "method", Val: res.Method}, {Key: "url", Val: res.URL}} {
+		if kv.Val != "" {
 			kvs = append(kvs, kv)
 		}
 	}
-	return appendAttrPairs(buf, kvs)
+	return record.AppendAttrPairs(buf, kvs)
 }
 
 // fromGob decodes the binary encoding; line is the record number.
