@@ -286,9 +286,9 @@ func (a accessRec) methodPath() {
 		}
 		keys := [][]string{{":method", "request_method"}, {"x-envoy-origin-path", "request_uri", "uri"}}[i]
 		if _, s, ok, _ := a.get(keys...); ok {
-			a.m[name] = jsonString(s)
+			a.m[name] = record.JSONString(s)
 		} else if len(fromLine) > i {
-			a.m[name] = jsonString(fromLine[i])
+			a.m[name] = record.JSONString(fromLine[i])
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rewind-dev/rewind/ingest/record"
@@ -33,15 +34,15 @@ const albMinFields = 13
 var albTypes = map[string]bool{"http": true, "https": true, "h2": true, "grpcs": true, "ws": true, "wss": true}
 
 func detectAWSALB(_ string, head []byte) bool {
-	lines := headLines(head, 1)
+	lines := record.HeadLines(head, 1)
 	if len(lines) != 1 {
 		return false
 	}
-	toks, ok := tokens(lines[0])
-	if !ok || len(toks) < albMinFields || !albTypes[toks[0].s] || !toks[12].quoted {
+	toks, ok := record.Tokens(lines[0])
+	if !ok || len(toks) < albMinFields || !albTypes[toks[0].S] || !toks[12].Quoted {
 		return false
 	}
-	_, err := time.Parse(time.RFC3339Nano, toks[1].s)
+	_, err := time.Parse(time.RFC3339Nano, toks[1].S)
 	return err == nil
 }
 
@@ -67,7 +68,7 @@ func lbDecode(in *input, line func(r *record.Row, line int64, b []byte) error) r
 
 func albLine(r *record.Row, line int64, b []byte) error {
 	r.Reset(line)
-	toks, ok := tokens(b)
+	toks, ok := record.Tokens(b)
 	if !ok {
 		return record.LineErr(line, "a quoted field is not closed")
 	}
@@ -75,9 +76,9 @@ func albLine(r *record.Row, line int64, b []byte) error {
 		return record.LineErr(line, "want at least %d fields (type through request), got %d", albMinFields, len(toks))
 	}
 	f := map[string]string{}
-	a := attrSet{}
+	a := record.AttrSet{}
 	for i, t := range toks[:min(len(toks), len(albFields))] {
-		f[albFields[i]] = t.s
+		f[albFields[i]] = t.S
 	}
 	ts, err := lbTime(line, f, "request_creation_time", "time")
 	if err != nil {
@@ -100,14 +101,14 @@ func albLine(r *record.Row, line int64, b []byte) error {
 // lbRest ends a load balancer's row (ALB, CloudFront): req_text is the
 // field idKey, and every other field of keys that is not taken (read into
 // a column or attr already) goes to attrs as written.
-func lbRest(r *record.Row, a attrSet, f map[string]string, idKey string, keys []string, taken ...string) {
-	if id := nilDash(f[idKey]); id != "" {
+func lbRest(r *record.Row, a record.AttrSet, f map[string]string, idKey string, keys []string, taken ...string) {
+	if id := record.NilDash(f[idKey]); id != "" {
 		r.ReqText = id
 		r.Set(record.ColReqText)
 	}
 	for _, k := range keys {
 		if k != idKey && !slices.Contains(taken, k) {
-			a.str(k, f[k])
+			a.Str(k, f[k])
 		}
 	}
 	r.Attrs = a.String()
@@ -117,7 +118,7 @@ func lbRest(r *record.Row, a attrSet, f map[string]string, idKey string, keys []
 // lbTime reads the first of keys that has a value, an ISO 8601 time.
 func lbTime(line int64, f map[string]string, keys ...string) (int64, error) {
 	for _, k := range keys {
-		s := nilDash(f[k])
+		s := record.NilDash(f[k])
 		if s == "" {
 			continue
 		}
@@ -132,7 +133,7 @@ func lbTime(line int64, f map[string]string, keys ...string) (int64, error) {
 
 // lbLatency sums the processing times (seconds) into latency_ms exactly;
 // any -1 (not dispatched) leaves it null. The times stay in attrs as written.
-func lbLatency(r *record.Row, a attrSet, line int64, f map[string]string, keys ...string) error {
+func lbLatency(r *record.Row, a record.AttrSet, line int64, f map[string]string, keys ...string) error {
 	var sum int64
 	dispatched := true
 	for _, k := range keys {
@@ -140,14 +141,14 @@ func lbLatency(r *record.Row, a attrSet, line int64, f map[string]string, keys .
 		if !ok || (ns < 0 && ns != -1e9) {
 			return record.FieldErr(line, k, "want seconds such as 0.001 (or -1: not dispatched), got %q", f[k])
 		}
-		a.raw(k, f[k])
+		a.Raw(k, f[k])
 		if ns < 0 {
 			dispatched = false
 		}
 		sum += ns
 	}
 	if !dispatched {
-		a.flag("not_dispatched")
+		a.Flag("not_dispatched")
 		return nil
 	}
 	r.Latency = float64(sum) / 1e6
@@ -168,4 +169,19 @@ func lbStatus(r *record.Row, line int64, key, s string) error {
 	r.Status = int32(n)
 	r.Set(record.ColStatus)
 	return nil
+}
+
+// lbRequest splits a request line "METHOD URL PROTOCOL" as a load
+// balancer logs it.
+func lbRequest(a record.AttrSet, s string) {
+	f := strings.Fields(s)
+	if len(f) >= 1 {
+		a.Str("method", f[0])
+	}
+	if len(f) >= 2 {
+		a.Str("path", f[1])
+	}
+	if len(f) >= 3 {
+		a.Str("protocol", f[2])
+	}
 }

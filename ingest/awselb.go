@@ -25,18 +25,18 @@ var elbFields = []string{"timestamp", "elb", "client", "backend", "request_proce
 	"user_agent", "ssl_cipher", "ssl_protocol"}
 
 func detectAWSELB(_ string, head []byte) bool {
-	lines := headLines(head, 1)
+	lines := record.HeadLines(head, 1)
 	if len(lines) != 1 {
 		return false
 	}
-	toks, ok := tokens(lines[0])
-	if !ok || (len(toks) != 12 && len(toks) != len(elbFields)) || !toks[11].quoted {
+	toks, ok := record.Tokens(lines[0])
+	if !ok || (len(toks) != 12 && len(toks) != len(elbFields)) || !toks[11].Quoted {
 		return false
 	}
-	if _, ok := record.DecimalNs(toks[4].s); !ok {
+	if _, ok := record.DecimalNs(toks[4].S); !ok {
 		return false
 	}
-	_, err := time.Parse(time.RFC3339Nano, toks[0].s)
+	_, err := time.Parse(time.RFC3339Nano, toks[0].S)
 	return err == nil
 }
 
@@ -56,7 +56,7 @@ func decodeAWSELB(in *input, c *collector) (record.Produce, error) {
 
 func elbLine(r *record.Row, c *collector, line int64, b []byte, run string) (bool, error) {
 	r.Reset(line)
-	toks, ok := tokens(b)
+	toks, ok := record.Tokens(b)
 	if !ok {
 		return false, record.LineErr(line, "a quoted field is not closed")
 	}
@@ -65,27 +65,27 @@ func elbLine(r *record.Row, c *collector, line int64, b []byte, run string) (boo
 	}
 	f := map[string]string{}
 	for i, t := range toks {
-		f[elbFields[i]] = t.s
+		f[elbFields[i]] = t.S
 	}
 	ts, err := lbTime(line, f, "timestamp")
 	if err != nil {
 		return false, err
 	}
-	a := attrSet{}
+	a := record.AttrSet{}
 	if err := lbLatency(r, a, line, f, "request_processing_time", "backend_processing_time", "response_processing_time"); err != nil {
 		return false, err
 	}
 	lbRequest(a, f["request"])
 	for _, k := range elbFields[1:] {
 		if !strings.HasSuffix(k, "_processing_time") && k != "elb_status_code" && k != "request" {
-			a.str(k, f[k])
+			a.Str(k, f[k])
 		}
 	}
 	if strings.TrimSpace(f["request"]) == "- - -" {
 		delete(a, "method")
 		delete(a, "path")
 		delete(a, "protocol")
-		c.Event(record.Event{Line: line, Run: run, Type: "aws-elb.connection", Subject: nilDash(f["backend"]), TsUs: ts, HasTs: true, Attrs: a.String()})
+		c.Event(record.Event{Line: line, Run: run, Type: "aws-elb.connection", Subject: record.NilDash(f["backend"]), TsUs: ts, HasTs: true, Attrs: a.String()})
 		return false, nil
 	}
 	r.TsUs = ts

@@ -230,7 +230,7 @@ func (j *ctkJournal) activityEvents(res *ctkResult, phase string, index, iterati
 	if kind == "" {
 		kind = "activity"
 	}
-	common := map[string]json.RawMessage{"phase": jsonString(phase), "index": json.RawMessage(strconv.Itoa(index))}
+	common := map[string]json.RawMessage{"phase": record.JSONString(phase), "index": json.RawMessage(strconv.Itoa(index))}
 	if iteration > 0 {
 		common["iteration"] = json.RawMessage(strconv.Itoa(iteration))
 	}

@@ -199,7 +199,7 @@ func (d *clfDecoder) finish(r *record.Row, end bool, latName string) error {
 	if end && r.Is(record.ColTsUs) {
 		if r.Is(record.ColLatency) {
 			start := r.TsUs - int64(r.Latency*1000+0.5)
-			if start < minTsUs && r.TsUs >= minTsUs {
+			if start < record.MinTsUs && r.TsUs >= record.MinTsUs {
 				return record.FieldErr(r.Line, latName, "a duration of %s ms puts the request's start before the year 1900 (it ended at %s)",
 					strconv.FormatFloat(r.Latency, 'f', -1, 64), time.UnixMicro(r.TsUs).UTC().Format(time.RFC3339Nano))
 			}

@@ -24,7 +24,7 @@ import (
 const FormatCloudFront = "cloudfront"
 
 func detectCloudFront(_ string, head []byte) bool {
-	lines := headLines(head, 2)
+	lines := record.HeadLines(head, 2)
 	return len(lines) == 2 && bytes.HasPrefix(lines[0], []byte("#Version:")) &&
 		bytes.HasPrefix(lines[1], []byte("#Fields:")) && bytes.Contains(lines[1], []byte("x-edge-"))
 }
@@ -84,9 +84,9 @@ func cloudfrontLine(r *record.Row, line int64, b string, names []string) error {
 	}
 	r.Status = int32(n)
 	r.Set(record.ColStatus)
-	a := attrSet{}
-	a.str("method", f["cs-method"])
-	a.str("path", f["cs-uri-stem"])
+	a := record.AttrSet{}
+	a.Str("method", f["cs-method"])
+	a.Str("path", f["cs-uri-stem"])
 	lbRest(r, a, f, "x-edge-request-id", names, "date", "time", "time-taken", "sc-status", "cs-method", "cs-uri-stem")
 	return nil
 }

@@ -58,14 +58,14 @@ func concat(parts ...[]string) []string {
 
 // envoyLayoutOf picks the layout whose field count and quoting fit the
 // tokens after the response flags.
-func envoyLayoutOf(rest []token) (envoyTextLayout, bool) {
+func envoyLayoutOf(rest []record.Token) (envoyTextLayout, bool) {
 	for _, l := range envoyTextLayouts {
 		if len(l.fields) != len(rest) {
 			continue
 		}
 		fits := true
 		for i, f := range l.fields {
-			fits = fits && strings.HasPrefix(f, `"`) == rest[i].quoted
+			fits = fits && strings.HasPrefix(f, `"`) == rest[i].Quoted
 		}
 		if fits {
 			return l, true
@@ -76,12 +76,12 @@ func envoyLayoutOf(rest []token) (envoyTextLayout, bool) {
 
 // detectEnvoyText takes a first line that is one of the layouts.
 func detectEnvoyText(_ string, head []byte) bool {
-	lines := headLines(head, 1)
+	lines := record.HeadLines(head, 1)
 	if len(lines) != 1 || !bytes.HasPrefix(lines[0], []byte("[")) {
 		return false
 	}
-	toks, ok := tokens(lines[0])
-	if !ok || len(toks) < 4 || !toks[1].quoted {
+	toks, ok := record.Tokens(lines[0])
+	if !ok || len(toks) < 4 || !toks[1].Quoted {
 		return false
 	}
 	if _, err := envoyStart(toks[0]); err != nil {
@@ -92,9 +92,9 @@ func detectEnvoyText(_ string, head []byte) bool {
 }
 
 // envoyStart reads [%START_TIME%]: RFC 3339 in brackets.
-func envoyStart(t token) (time.Time, error) {
-	s := t.s
-	if t.quoted || len(s) < 3 || s[0] != '[' || s[len(s)-1] != ']' {
+func envoyStart(t record.Token) (time.Time, error) {
+	s := t.S
+	if t.Quoted || len(s) < 3 || s[0] != '[' || s[len(s)-1] != ']' {
 		return time.Time{}, fmt.Errorf("want [START_TIME] such as [2020-11-25T21:26:18.409Z], got %q", record.Truncate(s, 40))
 	}
 	ts, err := time.Parse(time.RFC3339Nano, s[1:len(s)-1])
@@ -122,7 +122,7 @@ func decodeEnvoyText(in *input, c *collector) (record.Produce, error) {
 // it adds to c as an event.
 func envoyTextLine(r *record.Row, c *collector, line int64, b []byte, run string) (bool, error) {
 	r.Reset(line)
-	toks, ok := tokens(b)
+	toks, ok := record.Tokens(b)
 	if !ok {
 		return false, record.LineErr(line, "a quoted field is not closed")
 	}
@@ -137,26 +137,26 @@ func envoyTextLine(r *record.Row, c *collector, line int64, b []byte, run string
 	if !ok {
 		return false, record.LineErr(line, "%d fields after the response flags: not Envoy's or Istio's default text format (%s)", len(toks)-4, envoyLayoutList())
 	}
-	a := attrSet{}
-	method, path, proto := envoyRequest(toks[1].s)
-	a.str("method", method)
-	a.str("path", path)
-	a.str("protocol", proto)
-	a.str("response_flags", toks[3].s)
+	a := record.AttrSet{}
+	method, path, proto := envoyRequest(toks[1].S)
+	a.Str("method", method)
+	a.Str("path", path)
+	a.Str("protocol", proto)
+	a.Str("response_flags", toks[3].S)
 	for i, f := range layout.fields {
-		a.str(strings.TrimPrefix(f, `"`), toks[4+i].s)
+		a.Str(strings.TrimPrefix(f, `"`), toks[4+i].S)
 	}
 	if err := envoyCounts(a, line); err != nil {
 		return false, err
 	}
 	if method == "-" && path == "-" {
-		return false, envoyConnection(c, line, run, ts, toks[3].s, a)
+		return false, envoyConnection(c, line, run, ts, toks[3].S, a)
 	}
 	r.TsUs = ts.UnixMicro()
 	r.Set(record.ColTsUs)
 	r.Group = run
 	r.Set(record.ColGroup)
-	if err := envoyValues(r, a, line, toks[2].s); err != nil {
+	if err := envoyValues(r, a, line, toks[2].S); err != nil {
 		return false, err
 	}
 	r.Attrs = a.String()
@@ -165,7 +165,7 @@ func envoyTextLine(r *record.Row, c *collector, line int64, b []byte, run string
 }
 
 // envoyValues takes status, duration and request id out of attrs into r.
-func envoyValues(r *record.Row, a attrSet, line int64, code string) error {
+func envoyValues(r *record.Row, a record.AttrSet, line int64, code string) error {
 	n, err := strconv.ParseInt(code, 10, 32)
 	if err != nil || n < 0 || n > 999 {
 		return record.FieldErr(line, "response_code", "want an HTTP status code, got %q", code)
@@ -186,7 +186,7 @@ func envoyValues(r *record.Row, a attrSet, line int64, code string) error {
 }
 
 // envoyCounts makes the counts and times in attrs numbers.
-func envoyCounts(a attrSet, line int64) error {
+func envoyCounts(a record.AttrSet, line int64) error {
 	for _, k := range []string{"duration", "bytes_received", "bytes_sent", "upstream_service_time"} {
 		raw, ok := a[k]
 		if !ok {
@@ -197,7 +197,7 @@ func envoyCounts(a attrSet, line int64) error {
 		if err != nil || v < 0 {
 			return record.FieldErr(line, k, "want a non-negative integer (ms or bytes) or -, got %q", s)
 		}
-		a.num(k, v)
+		a.Num(k, v)
 	}
 	return nil
 }
@@ -217,12 +217,12 @@ func envoyRequest(s string) (method, path, proto string) {
 	return f[0], strings.Join(f[1:len(f)-1], " "), f[len(f)-1]
 }
 
-func envoyConnection(c *collector, line int64, run string, ts time.Time, flags string, a attrSet) error {
+func envoyConnection(c *collector, line int64, run string, ts time.Time, flags string, a record.AttrSet) error {
 	delete(a, "method")
 	delete(a, "path")
 	delete(a, "protocol")
 	c.Event(record.Event{Line: line, Run: run, Type: "envoy.connection", Subject: record.JSONVal(a["upstream_host"]).Text,
-		State: nilDash(flags), TsUs: ts.UnixMicro(), HasTs: true, Attrs: a.String()})
+		State: record.NilDash(flags), TsUs: ts.UnixMicro(), HasTs: true, Attrs: a.String()})
 	return nil
 }
 

@@ -38,12 +38,12 @@ const haproxyDateLayout = "02/Jan/2006:15:04:05.000"
 // detectHaproxy takes a head whose first line that is not an HAProxy
 // message is an httplog line, within the first lines.
 func detectHaproxy(_ string, head []byte) bool {
-	for _, b := range headLines(head, 32) {
-		sh, msg := cutSyslog(b)
+	for _, b := range record.HeadLines(head, 32) {
+		sh, msg := record.CutSyslog(b)
 		if _, _, ok := haproxyPrefix(msg); ok {
 			return true
 		}
-		if _, _, ok := haproxyMessageSubject(string(msg)); !ok && sh.app != "haproxy" {
+		if _, _, ok := haproxyMessageSubject(string(msg)); !ok && sh.App != "haproxy" {
 			return false
 		}
 	}
@@ -53,7 +53,7 @@ func detectHaproxy(_ string, head []byte) bool {
 // haproxyPrefix recognises `client [date] ` at the start of a log line and
 // returns the tokens and the rest: the mark of a request or connection line.
 func haproxyPrefix(msg []byte) ([]string, []byte, bool) {
-	tok, rest := cutTokens(msg, 2)
+	tok, rest := record.CutTokens(msg, 2)
 	if tok == nil || !strings.Contains(tok[0], ":") {
 		return nil, nil, false
 	}
@@ -106,28 +106,28 @@ type haproxyLog struct {
 
 // line decodes one log line; true when it is a request row (in h.r).
 func (h *haproxyLog) line(line int64, b []byte) (bool, error) {
-	sh, msg := cutSyslog(b)
+	sh, msg := record.CutSyslog(b)
 	tok, rest, ok := haproxyPrefix(msg)
 	if !ok {
 		return false, h.message(line, sh, string(msg))
 	}
 	loc := time.UTC
-	if sh.kind == "rfc5424" && !sh.t.IsZero() {
-		_, off := sh.t.Zone()
+	if sh.Kind == "rfc5424" && !sh.T.IsZero() {
+		_, off := sh.T.Zone()
 		loc = time.FixedZone("", off)
 	} else {
 		h.utc = true
 	}
 	date, _ := time.ParseInLocation(haproxyDateLayout, tok[1][1:len(tok[1])-1], loc)
 	h.setRef(date)
-	a := attrSet{}
+	a := record.AttrSet{}
 	haproxyClient(a, tok[0])
 	haproxySyslog(a, sh)
-	mid, tail := cutTokens(rest, 3)
+	mid, tail := record.CutTokens(rest, 3)
 	if mid == nil {
 		return false, record.LineErr(line, "want frontend_name, backend_name/server_name and timers after the date, got %q", record.Truncate(string(rest), 40))
 	}
-	a.str("frontend_name", mid[0])
+	a.Str("frontend_name", mid[0])
 	if err := haproxyBackend(a, line, mid[1]); err != nil {
 		return false, err
 	}
@@ -147,7 +147,7 @@ func (h *haproxyLog) setRef(t time.Time) {
 }
 
 // request fills h.r from the fields after the timers of an httplog line.
-func (h *haproxyLog) request(line int64, a attrSet, date time.Time, timers string, tail []byte) error {
+func (h *haproxyLog) request(line int64, a record.AttrSet, date time.Time, timers string, tail []byte) error {
 	r := &h.r
 	r.Reset(line)
 	r.TsUs = date.UnixMicro()
@@ -162,7 +162,7 @@ func (h *haproxyLog) request(line int64, a attrSet, date time.Time, timers strin
 		r.Latency = float64(ta)
 		r.Set(record.ColLatency)
 	}
-	tok, rest := cutTokens(tail, 7)
+	tok, rest := record.CutTokens(tail, 7)
 	if tok == nil {
 		return record.LineErr(line, "want status_code, bytes_read, cookies, termination_state, connections and queues after the timers, got %q", record.Truncate(string(tail), 40))
 	}
@@ -175,9 +175,9 @@ func (h *haproxyLog) request(line int64, a attrSet, date time.Time, timers strin
 	if err := haproxyCount(a, line, "bytes_read", tok[1]); err != nil {
 		return err
 	}
-	a.str("captured_request_cookie", tok[2])
-	a.str("captured_response_cookie", tok[3])
-	a.str("termination_state", tok[4])
+	a.Str("captured_request_cookie", tok[2])
+	a.Str("captured_response_cookie", tok[3])
+	a.Str("termination_state", tok[4])
 	if err := haproxyCounters(a, line, tok[5], tok[6]); err != nil {
 		return err
 	}
@@ -189,7 +189,7 @@ func (h *haproxyLog) request(line int64, a attrSet, date time.Time, timers strin
 
 // haproxyTimers puts the slash-separated timers in attrs under names (-1
 // as null) and returns the last one: -1 when it is -1 or a lower bound.
-func haproxyTimers(a attrSet, line int64, s string, names []string) (int64, error) {
+func haproxyTimers(a record.AttrSet, line int64, s string, names []string) (int64, error) {
 	parts := strings.Split(s, "/")
 	last := int64(-1)
 	for i, p := range parts {
@@ -200,12 +200,12 @@ func haproxyTimers(a attrSet, line int64, s string, names []string) (int64, erro
 		}
 		switch {
 		case n == -1:
-			a.null(names[i])
+			a.Null(names[i])
 		case plus:
-			a.num(names[i], n)
-			a.flag("logasap")
+			a.Num(names[i], n)
+			a.Flag("logasap")
 		default:
-			a.num(names[i], n)
+			a.Num(names[i], n)
 		}
 		if i == len(parts)-1 && !plus {
 			last = n
@@ -216,15 +216,15 @@ func haproxyTimers(a attrSet, line int64, s string, names []string) (int64, erro
 
 // haproxyCount reads a byte count, which option logasap may mark with a
 // leading + (a lower bound).
-func haproxyCount(a attrSet, line int64, name, s string) error {
+func haproxyCount(a record.AttrSet, line int64, name, s string) error {
 	n, err := strconv.ParseInt(strings.TrimPrefix(s, "+"), 10, 64)
 	if err != nil || n < 0 {
 		return record.FieldErr(line, name, "want a byte count, got %q", record.Truncate(s, 40))
 	}
 	if strings.HasPrefix(s, "+") {
-		a.flag("logasap")
+		a.Flag("logasap")
 	}
-	a.num(name, n)
+	a.Num(name, n)
 	return nil
 }
 
@@ -235,7 +235,7 @@ var (
 
 // haproxyCounters reads %ac/%fc/%bc/%sc/%rc and %sq/%bq (retries may
 // carry a + when the request was redispatched).
-func haproxyCounters(a attrSet, line int64, conns, queues string) error {
+func haproxyCounters(a record.AttrSet, line int64, conns, queues string) error {
 	for _, g := range []struct {
 		s     string
 		names []string
@@ -246,14 +246,14 @@ func haproxyCounters(a attrSet, line int64, conns, queues string) error {
 		}
 		for i, p := range parts {
 			if g.names[i] == "retries" && strings.HasPrefix(p, "+") {
-				a.flag("redispatched")
+				a.Flag("redispatched")
 				p = p[1:]
 			}
 			n, err := strconv.ParseInt(p, 10, 64)
 			if err != nil || n < 0 {
 				return record.FieldErr(line, g.names[i], "want a count, got %q", record.Truncate(parts[i], 40))
 			}
-			a.num(g.names[i], n)
+			a.Num(g.names[i], n)
 		}
 	}
 	return nil
@@ -262,7 +262,7 @@ func haproxyCounters(a attrSet, line int64, conns, queues string) error {
 // haproxyRequestTail reads the optional {captured headers} blocks and the
 // quoted request line, which HAProxy truncates (without its closing quote)
 // past its log line length.
-func haproxyRequestTail(a attrSet, rest []byte) {
+func haproxyRequestTail(a record.AttrSet, rest []byte) {
 	for _, name := range []string{"captured_request_headers", "captured_response_headers"} {
 		rest = bytes.TrimLeft(rest, " ")
 		if len(rest) == 0 || rest[0] != '{' {
@@ -272,65 +272,65 @@ func haproxyRequestTail(a attrSet, rest []byte) {
 		if end < 0 {
 			break
 		}
-		a.str(name, string(rest[1:end]))
+		a.Str(name, string(rest[1:end]))
 		rest = rest[end+1:]
 	}
 	rest = bytes.TrimSpace(rest)
 	if len(rest) == 0 || rest[0] != '"' {
-		a.str("http_request", string(rest))
+		a.Str("http_request", string(rest))
 		return
 	}
 	req := string(rest[1:])
 	if strings.HasSuffix(req, `"`) {
 		req = req[:len(req)-1]
 	} else {
-		a.flag("truncated")
+		a.Flag("truncated")
 	}
-	a.str("http_request", req)
+	a.Str("http_request", req)
 	if f := strings.Fields(req); len(f) >= 2 && req != "<BADREQ>" {
-		a.str("method", f[0])
-		a.str("path", f[1])
+		a.Str("method", f[0])
+		a.Str("path", f[1])
 		if len(f) >= 3 {
-			a.str("http_version", f[2])
+			a.Str("http_version", f[2])
 		}
 	}
 }
 
-func haproxyClient(a attrSet, s string) {
+func haproxyClient(a record.AttrSet, s string) {
 	i := strings.LastIndexByte(s, ':')
-	a.str("client_ip", s[:i])
-	a.str("client_port", s[i+1:])
+	a.Str("client_ip", s[:i])
+	a.Str("client_port", s[i+1:])
 }
 
-func haproxyBackend(a attrSet, line int64, s string) error {
+func haproxyBackend(a record.AttrSet, line int64, s string) error {
 	b, srv, ok := strings.Cut(s, "/")
 	if !ok {
 		return record.FieldErr(line, "backend_name/server_name", "want backend/server, got %q", record.Truncate(s, 40))
 	}
-	a.str("backend_name", b)
-	a.str("server_name", srv)
+	a.Str("backend_name", b)
+	a.Str("server_name", srv)
 	return nil
 }
 
-func haproxySyslog(a attrSet, sh syslogHead) {
-	a.str("syslog_host", sh.host)
-	a.str("syslog_pid", sh.pid)
+func haproxySyslog(a record.AttrSet, sh record.SyslogHead) {
+	a.Str("syslog_host", sh.Host)
+	a.Str("syslog_pid", sh.PID)
 }
 
 // tcpLine makes an option tcplog line (%ci:%cp [%t] %ft %b/%s %Tw/%Tc/%Tt
 // %B %ts %ac/%fc/%bc/%sc/%rc %sq/%bq) an event at its accept date.
-func (h *haproxyLog) tcpLine(line int64, sh syslogHead, a attrSet, date time.Time, mid []string, tail []byte) error {
+func (h *haproxyLog) tcpLine(line int64, sh record.SyslogHead, a record.AttrSet, date time.Time, mid []string, tail []byte) error {
 	if _, err := haproxyTimers(a, line, mid[2], []string{"Tw", "Tc", "Tt"}); err != nil {
 		return err
 	}
-	tok, _ := cutTokens(tail, 4)
+	tok, _ := record.CutTokens(tail, 4)
 	if tok == nil {
 		return record.LineErr(line, "want bytes_read, termination_state, connections and queues after the timers, got %q", record.Truncate(string(tail), 40))
 	}
 	if err := haproxyCount(a, line, "bytes_read", tok[0]); err != nil {
 		return err
 	}
-	a.str("termination_state", tok[1])
+	a.Str("termination_state", tok[1])
 	if err := haproxyCounters(a, line, tok[2], tok[3]); err != nil {
 		return err
 	}
@@ -347,35 +347,35 @@ func (h *haproxyLog) tcpLine(line int64, sh syslogHead, a attrSet, date time.Tim
 // year. A line is refused unless it is one of HAProxy's notices or comes
 // from HAProxy's syslog tag, and the notices of one file are bounded, so
 // garbage between the requests is neither stored nor held in memory.
-func (h *haproxyLog) message(line int64, sh syslogHead, msg string) error {
+func (h *haproxyLog) message(line int64, sh record.SyslogHead, msg string) error {
 	subject, state, known := haproxyMessageSubject(msg)
-	if !known && sh.app != "haproxy" {
+	if !known && sh.App != "haproxy" {
 		return record.LineErr(line, "not an HAProxy request or notice: %q", record.Truncate(msg, 40))
 	}
 	if h.noticeBytes += len(msg); h.noticeBytes > haproxyMaxNotices {
 		return record.LineErr(line, "the notices (lines that are not requests) pass %d MiB: not an HAProxy log", haproxyMaxNotices>>20)
 	}
-	if !sh.t.IsZero() {
-		if err := eventTime(line, "timestamp", sh.t); err != nil {
+	if !sh.T.IsZero() {
+		if err := eventTime(line, "timestamp", sh.T); err != nil {
 			return err
 		}
 	}
-	a := attrSet{}
-	a.str("message", msg)
+	a := record.AttrSet{}
+	a.Str("message", msg)
 	haproxySyslog(a, sh)
 	ev := record.Event{Line: line, Run: h.run, Type: "haproxy.message", Subject: subject, State: state}
 	switch {
-	case !sh.t.IsZero():
-		ev.TsUs, ev.HasTs = sh.t.UnixMicro(), true
-	case sh.kind == "rfc3164":
-		a.str("syslog_time", sh.stamp)
+	case !sh.T.IsZero():
+		ev.TsUs, ev.HasTs = sh.T.UnixMicro(), true
+	case sh.Kind == "rfc3164":
+		a.Str("syslog_time", sh.Stamp)
 		ev.Attrs = a.String()
 		if h.ref.IsZero() {
 			h.pending = append(h.pending, ev)
-			h.stamps = append(h.stamps, sh.stamp)
+			h.stamps = append(h.stamps, sh.Stamp)
 			return nil
 		}
-		ev.TsUs, ev.HasTs = in3164Year(sh.stamp, h.ref, h.ref.Location()).UnixMicro(), true
+		ev.TsUs, ev.HasTs = record.In3164Year(sh.Stamp, h.ref, h.ref.Location()).UnixMicro(), true
 	}
 	ev.Attrs = a.String()
 	h.c.Event(ev)
@@ -387,7 +387,7 @@ const haproxyMaxNotices = 64 << 20
 
 // eventTime holds an event's time to the years requests are held to.
 func eventTime(line int64, field string, t time.Time) error {
-	if us := t.UnixMicro(); us < minTsUs || us > maxTsUs {
+	if us := t.UnixMicro(); us < record.MinTsUs || us > record.MaxTsUs {
 		return record.FieldErr(line, field, "time %s is out of range (want the years 1900 to 2199)", t.UTC().Format(time.RFC3339Nano))
 	}
 	return nil
@@ -398,7 +398,7 @@ func eventTime(line int64, field string, t time.Time) error {
 func (h *haproxyLog) flushPending() {
 	for i, ev := range h.pending {
 		if !h.ref.IsZero() {
-			ev.TsUs, ev.HasTs = in3164Year(h.stamps[i], h.ref, h.ref.Location()).UnixMicro(), true
+			ev.TsUs, ev.HasTs = record.In3164Year(h.stamps[i], h.ref, h.ref.Location()).UnixMicro(), true
 		}
 		h.c.Event(ev)
 	}

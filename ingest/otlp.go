@@ -260,13 +260,13 @@ func anyDescribe(v *commonpb.AnyValue) string { return record.Truncate(string(an
 // events, links, and the resource's attributes.
 func spanAttrs(sp *tracepb.Span, ids [3]string, res otlpResource, scope *commonpb.InstrumentationScope, attrs map[string]*commonpb.AnyValue) string {
 	m := map[string]json.RawMessage{
-		"name":        jsonString(sp.GetName()),
-		"kind":        jsonString(strings.ToLower(strings.TrimPrefix(sp.GetKind().String(), "SPAN_KIND_"))),
-		"span_status": jsonString(strings.ToLower(strings.TrimPrefix(sp.GetStatus().GetCode().String(), "STATUS_CODE_"))),
+		"name":        record.JSONString(sp.GetName()),
+		"kind":        record.JSONString(strings.ToLower(strings.TrimPrefix(sp.GetKind().String(), "SPAN_KIND_"))),
+		"span_status": record.JSONString(strings.ToLower(strings.TrimPrefix(sp.GetStatus().GetCode().String(), "STATUS_CODE_"))),
 	}
 	opt := func(k, v string) {
 		if v != "" {
-			m[k] = jsonString(v)
+			m[k] = record.JSONString(v)
 		}
 	}
 	opt("span_id", ids[1])
@@ -315,32 +315,22 @@ func spanURL(attrs map[string]*commonpb.AnyValue) string {
 	return firstString(attrs, "http.target")
 }
 
-// jsonString quotes s as JSON, leaving <, > and & as they are (attrs are
-// data, not HTML).
-func jsonString(s string) json.RawMessage {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	return bytes.TrimRight(b.Bytes(), "\n")
-}
-
 // anyJSON renders an attribute value as plain JSON.
 func anyJSON(v *commonpb.AnyValue) json.RawMessage {
 	switch x := v.GetValue().(type) {
 	case *commonpb.AnyValue_StringValue:
-		return jsonString(x.StringValue)
+		return record.JSONString(x.StringValue)
 	case *commonpb.AnyValue_BoolValue:
 		return json.RawMessage(strconv.FormatBool(x.BoolValue))
 	case *commonpb.AnyValue_IntValue:
 		return json.RawMessage(strconv.FormatInt(x.IntValue, 10))
 	case *commonpb.AnyValue_DoubleValue:
 		if math.IsNaN(x.DoubleValue) || math.IsInf(x.DoubleValue, 0) {
-			return jsonString(strconv.FormatFloat(x.DoubleValue, 'g', -1, 64))
+			return record.JSONString(strconv.FormatFloat(x.DoubleValue, 'g', -1, 64))
 		}
 		return json.RawMessage(strconv.FormatFloat(x.DoubleValue, 'g', -1, 64))
 	case *commonpb.AnyValue_BytesValue:
-		return jsonString(base64.StdEncoding.EncodeToString(x.BytesValue))
+		return record.JSONString(base64.StdEncoding.EncodeToString(x.BytesValue))
 	case *commonpb.AnyValue_ArrayValue:
 		parts := make([][]byte, len(x.ArrayValue.GetValues()))
 		for i, e := range x.ArrayValue.GetValues() {
@@ -365,9 +355,9 @@ func eventsJSON(evs []*tracepb.Span_Event) json.RawMessage {
 	parts := make([][]byte, len(evs))
 	for i, e := range evs {
 		// A string, as OTLP/JSON writes it: nanoseconds exceed a double's precision.
-		m := map[string]json.RawMessage{"time_unix_nano": jsonString(strconv.FormatUint(e.GetTimeUnixNano(), 10))}
+		m := map[string]json.RawMessage{"time_unix_nano": record.JSONString(strconv.FormatUint(e.GetTimeUnixNano(), 10))}
 		if e.GetName() != "" {
-			m["name"] = jsonString(e.GetName())
+			m["name"] = record.JSONString(e.GetName())
 		}
 		if len(e.GetAttributes()) > 0 {
 			m["attributes"] = kvJSON(e.GetAttributes())
@@ -384,10 +374,10 @@ func linksJSON(links []*tracepb.Span_Link) json.RawMessage {
 		sid, _ := otlpID(l.GetSpanId(), 8, true)
 		m := map[string]json.RawMessage{}
 		if tid != "" {
-			m["trace_id"] = jsonString(tid)
+			m["trace_id"] = record.JSONString(tid)
 		}
 		if sid != "" {
-			m["span_id"] = jsonString(sid)
+			m["span_id"] = record.JSONString(sid)
 		}
 		if len(l.GetAttributes()) > 0 {
 			m["attributes"] = kvJSON(l.GetAttributes())

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/rewind-dev/rewind/ingest/format/gcplb"
 	"github.com/rewind-dev/rewind/ingest/format/traefik"
 )
@@ -39,17 +37,6 @@ func checkErrors(t *testing.T, format, name string, cases map[string]errorCase) 
 				t.Error("a failed ingest changed the database")
 			}
 		})
-	}
-}
-
-func TestFieldsQuoted(t *testing.T) {
-	got, ok := tokens([]byte(`a "b c" "" "d \" e" f`))
-	want := []token{{"a", false}, {"b c", true}, {"", true}, {`d \" e`, true}, {"f", false}}
-	if diff := cmp.Diff(want, got, cmp.AllowUnexported(token{})); !ok || diff != "" {
-		t.Errorf("tokens (-want +got), ok %v:\n%s", ok, diff)
-	}
-	if _, ok := tokens([]byte(`a "b`)); ok {
-		t.Error("an unclosed quote is ok")
 	}
 }
 

@@ -97,17 +97,9 @@ const (
 	maxLatencyMs = 1e11
 )
 
-// minTsUs and maxTsUs bound ts to the years 1900 to 2199: a request log's
-// times, with room for the windows and spans analyses add to them (years 0
-// and 9999 overflowed burn-rate's and thresholds' arithmetic).
-var (
-	minTsUs = time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro()
-	maxTsUs = time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro() - 1
-)
-
 func firstBadTime(a *array.Int64) (int, string) {
 	for i, v := range a.Int64Values() {
-		if a.IsValid(i) && (v < minTsUs || v > maxTsUs) {
+		if a.IsValid(i) && (v < record.MinTsUs || v > record.MaxTsUs) {
 			return i, "time " + time.UnixMicro(v).UTC().Format(time.RFC3339Nano) + " is out of range (want the years 1900 to 2199)"
 		}
 	}

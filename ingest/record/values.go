@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	json "github.com/goccy/go-json"
 )
@@ -103,3 +104,11 @@ const MaxCount = 1_000_000_000_000
 // document (JSON array, HAR, Chaos Toolkit, OTLP, gunluk) may be
 // docRecords times as large.
 const DefaultMaxRecord = 64 << 20
+
+// MinTsUs and MaxTsUs bound ts to the years 1900 to 2199: a request log's
+// times, with room for the windows and spans analyses add to them (years 0
+// and 9999 overflowed burn-rate's and thresholds' arithmetic).
+var (
+	MinTsUs = time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro()
+	MaxTsUs = time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro() - 1
+)

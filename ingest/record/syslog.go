@@ -1,32 +1,30 @@
-package ingest
+package record
 
 import (
 	"bytes"
 	"time"
-
-	"github.com/rewind-dev/rewind/ingest/record"
 )
 
-// syslogHead is what a syslog prefix says about the message after it: an
+// SyslogHead is what a syslog prefix says about the message after it: an
 // RFC 5424 header (`<134>1 2024-05-01T10:00:00.123+02:00 host app 123 - - `),
 // an RFC 3164 one (`<134>May  1 10:00:00 host app[123]: `, the host and the
 // priority optional) or an RFC 3339 time in place of the RFC 3164 one (as
 // rsyslog's high-precision template writes it).
-type syslogHead struct {
-	kind           string // "rfc5424", "rfc3164", "rfc3339"; "" when the line has no prefix
-	host, app, pid string
-	// t is the time of an RFC 5424 or RFC 3339 header, with its offset.
-	t time.Time
-	// stamp is an RFC 3164 time (no year, no zone) as written: Jan _2 15:04:05.
-	stamp string
+type SyslogHead struct {
+	Kind           string // "rfc5424", "rfc3164", "rfc3339", "tag"; "" when the line has no prefix
+	Host, App, PID string
+	// T is the time of an RFC 5424 or RFC 3339 header, with its offset.
+	T time.Time
+	// Stamp is an RFC 3164 time (no year, no zone) as written: Jan _2 15:04:05.
+	Stamp string
 }
 
-// cutSyslog splits a line into its syslog prefix and the message after it.
+// CutSyslog splits a line into its syslog prefix and the message after it.
 // A line without a recognised prefix is all message.
-func cutSyslog(b []byte) (syslogHead, []byte) {
+func CutSyslog(b []byte) (SyslogHead, []byte) {
 	rest := b
 	if len(rest) > 2 && rest[0] == '<' {
-		if i := bytes.IndexByte(rest[:min(len(rest), 6)], '>'); i > 1 && record.AllDigits(rest[1:i]) {
+		if i := bytes.IndexByte(rest[:min(len(rest), 6)], '>'); i > 1 && AllDigits(rest[1:i]) {
 			rest = rest[i+1:]
 		}
 	}
@@ -41,33 +39,33 @@ func cutSyslog(b []byte) (syslogHead, []byte) {
 	if h, msg, ok := cutTag(rest); ok {
 		return h, msg
 	}
-	return syslogHead{}, b
+	return SyslogHead{}, b
 }
 
 // cutTag reads a bare `APP[PID]: ` tag, as syslog daemons write a message
 // whose header they dropped (HAProxy's manual shows its lines so).
-func cutTag(b []byte) (syslogHead, []byte, bool) {
+func cutTag(b []byte) (SyslogHead, []byte, bool) {
 	i := bytes.Index(b, []byte("]: "))
 	j := bytes.IndexByte(b, '[')
-	if i < 0 || j < 1 || j > i || !record.AllDigits(b[j+1:i]) || bytes.IndexByte(b[:j], ' ') >= 0 {
-		return syslogHead{}, nil, false
+	if i < 0 || j < 1 || j > i || !AllDigits(b[j+1:i]) || bytes.IndexByte(b[:j], ' ') >= 0 {
+		return SyslogHead{}, nil, false
 	}
-	return syslogHead{kind: "tag", app: string(b[:j]), pid: string(b[j+1 : i])}, b[i+3:], true
+	return SyslogHead{Kind: "tag", App: string(b[:j]), PID: string(b[j+1 : i])}, b[i+3:], true
 }
 
 // cut5424 reads TIMESTAMP HOSTNAME APP-NAME PROCID MSGID STRUCTURED-DATA.
-func cut5424(b []byte) (syslogHead, []byte, bool) {
-	tok, rest := cutTokens(b, 5)
+func cut5424(b []byte) (SyslogHead, []byte, bool) {
+	tok, rest := CutTokens(b, 5)
 	if tok == nil || len(rest) == 0 {
-		return syslogHead{}, nil, false
+		return SyslogHead{}, nil, false
 	}
-	h := syslogHead{kind: "rfc5424", host: nilDash(tok[1]), app: nilDash(tok[2]), pid: nilDash(tok[3])}
+	h := SyslogHead{Kind: "rfc5424", Host: NilDash(tok[1]), App: NilDash(tok[2]), PID: NilDash(tok[3])}
 	if tok[0] != "-" {
 		t, err := time.Parse(time.RFC3339Nano, tok[0])
 		if err != nil {
-			return syslogHead{}, nil, false
+			return SyslogHead{}, nil, false
 		}
-		h.t = t
+		h.T = t
 	}
 	// Structured data: "-" or one or more [id param="value" ...] elements.
 	if rest[0] == '-' {
@@ -76,7 +74,7 @@ func cut5424(b []byte) (syslogHead, []byte, bool) {
 		for len(rest) > 0 && rest[0] == '[' {
 			end := sdEnd(rest)
 			if end < 0 {
-				return syslogHead{}, nil, false
+				return SyslogHead{}, nil, false
 			}
 			rest = rest[end+1:]
 		}
@@ -103,13 +101,13 @@ func sdEnd(b []byte) int {
 
 // cut3164 reads `Mmm dd hh:mm:ss [HOST] TAG: ` or an RFC 3339 time in place
 // of the RFC 3164 one. TAG is APP or APP[PID].
-func cut3164(b []byte) (syslogHead, []byte, bool) {
-	var h syslogHead
+func cut3164(b []byte) (SyslogHead, []byte, bool) {
+	var h SyslogHead
 	var rest []byte
 	if len(b) > 16 && b[15] == ' ' && isStamp3164(b[:15]) {
-		h.kind, h.stamp, rest = "rfc3164", string(b[:15]), b[16:]
+		h.Kind, h.Stamp, rest = "rfc3164", string(b[:15]), b[16:]
 	} else {
-		tok, r := cutTokens(b, 1)
+		tok, r := CutTokens(b, 1)
 		if tok == nil || len(tok[0]) < 20 || tok[0][4] != '-' {
 			return h, nil, false
 		}
@@ -117,23 +115,23 @@ func cut3164(b []byte) (syslogHead, []byte, bool) {
 		if err != nil {
 			return h, nil, false
 		}
-		h.kind, h.t, rest = "rfc3339", t, r
+		h.Kind, h.T, rest = "rfc3339", t, r
 	}
-	tok, r := cutTokens(rest, 1)
+	tok, r := CutTokens(rest, 1)
 	if tok == nil {
 		return h, nil, false
 	}
 	if !bytes.HasSuffix([]byte(tok[0]), []byte(":")) {
-		h.host = tok[0]
-		if tok, r = cutTokens(r, 1); tok == nil || !bytes.HasSuffix([]byte(tok[0]), []byte(":")) {
+		h.Host = tok[0]
+		if tok, r = CutTokens(r, 1); tok == nil || !bytes.HasSuffix([]byte(tok[0]), []byte(":")) {
 			return h, nil, false
 		}
 	}
 	tag := tok[0][:len(tok[0])-1]
 	if i := bytes.IndexByte([]byte(tag), '['); i > 0 && tag[len(tag)-1] == ']' {
-		tag, h.pid = tag[:i], tag[i+1:len(tag)-1]
+		tag, h.PID = tag[:i], tag[i+1:len(tag)-1]
 	}
-	h.app = tag
+	h.App = tag
 	return h, r, true
 }
 
@@ -143,10 +141,10 @@ func isStamp3164(b []byte) bool {
 	return err == nil
 }
 
-// in3164Year places an RFC 3164 time, which has no year, in loc in the
+// In3164Year places an RFC 3164 time, which has no year, in loc in the
 // year that puts it nearest to ref (a time of the same log), so that a log
 // crossing New Year keeps its order.
-func in3164Year(stamp string, ref time.Time, loc *time.Location) time.Time {
+func In3164Year(stamp string, ref time.Time, loc *time.Location) time.Time {
 	t, _ := time.ParseInLocation(time.Stamp, stamp, loc)
 	var best time.Time
 	for y := ref.Year() - 1; y <= ref.Year()+1; y++ {
@@ -165,9 +163,9 @@ func absDur(d time.Duration) time.Duration {
 	return d
 }
 
-// cutTokens takes n tokens separated by runs of spaces off b, and returns
+// CutTokens takes n tokens separated by runs of spaces off b, and returns
 // them and what follows the space after the last one; nil when b has fewer.
-func cutTokens(b []byte, n int) ([]string, []byte) {
+func CutTokens(b []byte, n int) ([]string, []byte) {
 	out := make([]string, 0, n)
 	for len(out) < n {
 		b = bytes.TrimLeft(b, " ")
@@ -184,7 +182,8 @@ func cutTokens(b []byte, n int) ([]string, []byte) {
 	return out, b
 }
 
-func nilDash(s string) string {
+// NilDash is s, or "" for a log's "-" (no value).
+func NilDash(s string) string {
 	if s == "-" {
 		return ""
 	}
