@@ -2,8 +2,10 @@ package ingest
 
 import (
 	"github.com/rewind-dev/rewind/ingest/format/ab"
+	"github.com/rewind-dev/rewind/ingest/format/aws"
 	"github.com/rewind-dev/rewind/ingest/format/gatling"
 	"github.com/rewind-dev/rewind/ingest/format/gcplb"
+	"github.com/rewind-dev/rewind/ingest/format/haproxy"
 	"github.com/rewind-dev/rewind/ingest/format/k6"
 	"github.com/rewind-dev/rewind/ingest/format/locust"
 	"github.com/rewind-dev/rewind/ingest/format/traefik"
@@ -45,9 +47,9 @@ var formats = []record.Format{
 	locust.Format{},
 	gatling.Format{},
 	ab.Format{},
-	format{name: FormatAWSALB, about: "AWS Application Load Balancer access logs", detect: detectAWSALB, decode: decodeAWSALB},
-	format{name: FormatAWSELB, about: "AWS Classic Load Balancer access logs", detect: detectAWSELB, decode: decodeAWSELB},
-	format{name: FormatCloudFront, about: "Amazon CloudFront standard access logs (W3C, tab-separated)", detect: detectCloudFront, decode: decodeCloudFront},
-	format{name: FormatHAProxy, about: "HAProxy option httplog lines, raw or behind an RFC 3164/5424 syslog prefix", detect: detectHaproxy, decode: decodeHaproxy},
+	aws.ALB{},
+	aws.ELB{},
+	aws.CloudFront{},
+	haproxy.Format{},
 	format{name: FormatCSV, about: "CSV with a header row of canonical column names", detect: detectCSV, decode: decodeCSVInput, lineOrder: true},
 }

@@ -10,7 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rewind-dev/rewind/ingest/format/aws"
 	"github.com/rewind-dev/rewind/ingest/format/gcplb"
+	"github.com/rewind-dev/rewind/ingest/format/haproxy"
 	"github.com/rewind-dev/rewind/ingest/format/traefik"
 )
 
@@ -48,7 +50,7 @@ func checkErrors(t *testing.T, format, name string, cases map[string]errorCase) 
 func TestTextFormatsSurviveMutations(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	junk := []byte("\"[]{}\t -+:/0\n\\")
-	for _, f := range []string{FormatHAProxy, FormatEnvoyText, FormatAWSALB, FormatAWSELB, FormatCloudFront, traefik.Name, gcplb.Name} {
+	for _, f := range []string{haproxy.Name, FormatEnvoyText, aws.ALBName, aws.ELBName, aws.CloudFrontName, traefik.Name, gcplb.Name} {
 		inputs, _ := filepath.Glob("testdata/real/" + f + "/*/input*")
 		for _, in := range inputs {
 			data, err := os.ReadFile(in)

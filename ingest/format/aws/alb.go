@@ -1,4 +1,4 @@
-package ingest
+package aws
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/rewind-dev/rewind/ingest/record"
 )
 
-// FormatAWSALB names the access log of an AWS Application Load Balancer:
+// ALBName names the access log of an AWS Application Load Balancer:
 // space-separated fields, some quoted, in the order of AWS's "Access log
 // entries" (new fields are added at the end; unknown ones are ignored).
 // One row per entry: ts = request_creation_time ("when the load balancer
@@ -20,7 +20,7 @@ import (
 // response_processing_time (seconds, summed exactly), null when one is -1
 // (not dispatched, or the connection closed: "not_dispatched" in attrs);
 // status = elb_status_code ("-" is 0); req_text = trace_id.
-const FormatAWSALB = "aws-alb"
+const ALBName = "aws-alb"
 
 var albFields = []string{"type", "time", "elb", "client", "target", "request_processing_time", "target_processing_time",
 	"response_processing_time", "elb_status_code", "target_status_code", "received_bytes", "sent_bytes", "request",
@@ -46,12 +46,12 @@ func detectAWSALB(_ string, head []byte) bool {
 	return err == nil
 }
 
-func decodeAWSALB(in *input, c *collector) (record.Produce, error) {
+func decodeAWSALB(in record.Input, c record.Sink) (record.Produce, error) {
 	return lbDecode(in, albLine), nil
 }
 
 // lbDecode runs a load balancer's line decoder over the file's lines.
-func lbDecode(in *input, line func(r *record.Row, line int64, b []byte) error) record.Produce {
+func lbDecode(in record.Input, line func(r *record.Row, line int64, b []byte) error) record.Produce {
 	run := record.RunName(in.DetectName())
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		var r record.Row

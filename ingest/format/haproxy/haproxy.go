@@ -1,4 +1,4 @@
-package ingest
+package haproxy
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 	"github.com/rewind-dev/rewind/internal/param"
 )
 
-// FormatHAProxy names HAProxy's `option httplog` log, raw (`log stdout
+// Name names HAProxy's `option httplog` log, raw (`log stdout
 // format raw`) or behind an RFC 3164 or RFC 5424 syslog prefix. Its default
 // layout is the same text in 1.x and 2.x:
 //
@@ -30,7 +30,7 @@ import (
 // not requests (Proxy x started, Server b/s is DOWN, option tcplog
 // connection lines) become haproxy.message events, timed by their syslog
 // prefix (a tcplog line by its accept date).
-const FormatHAProxy = "haproxy"
+const Name = "haproxy"
 
 // haproxyDateLayout is %tr and %t: 06/Feb/2009:12:14:14.655.
 const haproxyDateLayout = "02/Jan/2006:15:04:05.000"
@@ -67,7 +67,7 @@ func haproxyPrefix(msg []byte) ([]string, []byte, bool) {
 	return tok, rest, true
 }
 
-func decodeHaproxy(in *input, c *collector) (record.Produce, error) {
+func decodeHaproxy(in record.Input, c record.Sink) (record.Produce, error) {
 	run := record.RunName(in.DetectName())
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		h := &haproxyLog{c: c, run: run}
@@ -83,7 +83,7 @@ func decodeHaproxy(in *input, c *collector) (record.Produce, error) {
 		}
 		h.flushPending()
 		if h.utc {
-			c.warnings = append(c.warnings, param.Textf("haproxy: the log's dates have no time zone; read as UTC "+
+			c.Warn(param.Textf("haproxy: the log's dates have no time zone; read as UTC " +
 				"(send the log in RFC 5424 format, or shift ts with {map}, when HAProxy's host is not on UTC)"))
 		}
 		return nil
@@ -93,7 +93,7 @@ func decodeHaproxy(in *input, c *collector) (record.Produce, error) {
 // haproxyLog is the state of one log: the row being filled, the reference
 // time that gives RFC 3164 stamps their year, and the events waiting for one.
 type haproxyLog struct {
-	c       *collector
+	c       record.Sink
 	run     string
 	r       record.Row
 	ref     time.Time      // the last request's date

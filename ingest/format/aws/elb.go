@@ -1,4 +1,4 @@
-package ingest
+package aws
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"github.com/rewind-dev/rewind/ingest/record"
 )
 
-// FormatAWSELB names the access log of an AWS Classic Load Balancer:
+// ELBName names the access log of an AWS Classic Load Balancer:
 //
 //	timestamp elb client:port backend:port request_processing_time backend_processing_time response_processing_time
 //	elb_status_code backend_status_code received_bytes sent_bytes "request" "user_agent" ssl_cipher ssl_protocol
@@ -18,7 +18,7 @@ import (
 // from the client" (a start); latency_ms = the sum of the three processing
 // times as for aws-alb; status = elb_status_code. A TCP or SSL listener's
 // entry (request "- - - ") is a connection: an aws-elb.connection event.
-const FormatAWSELB = "aws-elb"
+const ELBName = "aws-elb"
 
 var elbFields = []string{"timestamp", "elb", "client", "backend", "request_processing_time", "backend_processing_time",
 	"response_processing_time", "elb_status_code", "backend_status_code", "received_bytes", "sent_bytes", "request",
@@ -40,7 +40,7 @@ func detectAWSELB(_ string, head []byte) bool {
 	return err == nil
 }
 
-func decodeAWSELB(in *input, c *collector) (record.Produce, error) {
+func decodeAWSELB(in record.Input, c record.Sink) (record.Produce, error) {
 	run := record.RunName(in.DetectName())
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		var r record.Row
@@ -54,7 +54,7 @@ func decodeAWSELB(in *input, c *collector) (record.Produce, error) {
 	}), nil
 }
 
-func elbLine(r *record.Row, c *collector, line int64, b []byte, run string) (bool, error) {
+func elbLine(r *record.Row, c record.Sink, line int64, b []byte, run string) (bool, error) {
 	r.Reset(line)
 	toks, ok := record.Tokens(b)
 	if !ok {

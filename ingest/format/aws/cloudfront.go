@@ -1,4 +1,4 @@
-package ingest
+package aws
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"github.com/rewind-dev/rewind/ingest/record"
 )
 
-// FormatCloudFront names CloudFront's standard access log: W3C extended
+// CloudFrontName names CloudFront's standard access log: W3C extended
 // format, tab-separated, after a `#Version:` and a `#Fields:` header that
 // names the fields. One row per entry: ts = date + time (UTC), which AWS
 // documents as "the time when the CloudFront server finished responding
@@ -21,7 +21,7 @@ import (
 // queue"); status = sc-status (000: the viewer closed the connection
 // first, 0); req_text = x-edge-request-id. The other fields go to attrs
 // under their W3C names, as written (URL-encoded).
-const FormatCloudFront = "cloudfront"
+const CloudFrontName = "cloudfront"
 
 func detectCloudFront(_ string, head []byte) bool {
 	lines := record.HeadLines(head, 2)
@@ -29,7 +29,7 @@ func detectCloudFront(_ string, head []byte) bool {
 		bytes.HasPrefix(lines[1], []byte("#Fields:")) && bytes.Contains(lines[1], []byte("x-edge-"))
 }
 
-func decodeCloudFront(in *input, c *collector) (record.Produce, error) {
+func decodeCloudFront(in record.Input, c record.Sink) (record.Produce, error) {
 	run := record.RunName(in.DetectName())
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		var r record.Row
