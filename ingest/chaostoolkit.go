@@ -86,16 +86,16 @@ var ctkParams = map[string]string{"chaoslib-version": "chaoslib_version", "platf
 	"status": "status", "deviated": "deviated", "start": "start", "end": "end", "duration": "duration"}
 
 func (j *ctkJournal) read(data []byte) error {
-	d := newDocReader(data)
-	raw, line, err := d.value()
+	d := record.NewDoc(data)
+	raw, line, err := d.Value()
 	if err != nil {
 		return err
 	}
-	if err := d.trailing(); err != nil {
+	if err := d.Trailing(); err != nil {
 		return err
 	}
 	j.steady = map[string]json.RawMessage{}
-	err = walkObject(raw, line, func(key string, v json.RawMessage, line int64) error {
+	err = record.WalkObject(raw, line, func(key string, v json.RawMessage, line int64) error {
 		if p, ok := ctkParams[key]; ok && record.JSONVal(v).Kind != 'z' {
 			j.params[p] = v
 		}
@@ -109,9 +109,9 @@ func (j *ctkJournal) read(data []byte) error {
 		case "steady_states":
 			return j.steadyStates(v, line)
 		case "run":
-			return walkArray(v, line, key, j.phase("method", -1))
+			return record.WalkArray(v, line, key, j.phase("method", -1))
 		case "rollbacks":
-			return walkArray(v, line, key, j.phase("rollback", -1))
+			return record.WalkArray(v, line, key, j.phase("rollback", -1))
 		}
 		return nil
 	})
@@ -122,7 +122,7 @@ func (j *ctkJournal) read(data []byte) error {
 }
 
 func (j *ctkJournal) experiment(raw json.RawMessage, line int64) error {
-	return walkObject(raw, line, func(key string, v json.RawMessage, line int64) error {
+	return record.WalkObject(raw, line, func(key string, v json.RawMessage, line int64) error {
 		switch key {
 		case "title":
 			j.title = record.JSONVal(v).Text
@@ -147,13 +147,13 @@ func (j *ctkJournal) experimentBounds() error {
 }
 
 func (j *ctkJournal) steadyStates(raw json.RawMessage, line int64) error {
-	return walkObject(raw, line, func(key string, v json.RawMessage, line int64) error {
+	return record.WalkObject(raw, line, func(key string, v json.RawMessage, line int64) error {
 		switch key {
 		case "before", "after":
 			return j.hypothesis(v, line, key, -1)
 		case "during":
 			i := 0
-			return walkArray(v, line, "steady_states.during", func(v json.RawMessage, line int64) error {
+			return record.WalkArray(v, line, "steady_states.during", func(v json.RawMessage, line int64) error {
 				i++
 				return j.hypothesis(v, line, "during", i)
 			})
@@ -165,14 +165,14 @@ func (j *ctkJournal) steadyStates(raw json.RawMessage, line int64) error {
 // hypothesis reads one steady-state hypothesis result; iteration numbers
 // the results of a continuous hypothesis (during), from 1.
 func (j *ctkJournal) hypothesis(raw json.RawMessage, line int64, when string, iteration int) error {
-	return walkObject(raw, line, func(key string, v json.RawMessage, line int64) error {
+	return record.WalkObject(raw, line, func(key string, v json.RawMessage, line int64) error {
 		switch key {
 		case "steady_state_met":
 			if iteration < 0 {
 				j.steady[when] = v
 			}
 		case "probes":
-			return walkArray(v, line, "probes", j.phase("steady-state-"+when, iteration))
+			return record.WalkArray(v, line, "probes", j.phase("steady-state-"+when, iteration))
 		}
 		return nil
 	})
@@ -198,7 +198,7 @@ type ctkResult struct {
 
 func (j *ctkJournal) activity(raw json.RawMessage, line int64, phase string, index, iteration int) error {
 	res := ctkResult{start: rawAt{line: line}, end: rawAt{line: line}, rest: map[string]json.RawMessage{}}
-	err := walkObject(raw, line, func(key string, v json.RawMessage, vline int64) error {
+	err := record.WalkObject(raw, line, func(key string, v json.RawMessage, vline int64) error {
 		switch key {
 		case "activity":
 			if err := json.Unmarshal(v, &res.def); err != nil || record.JSONVal(v).Kind != 'o' {

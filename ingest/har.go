@@ -74,7 +74,7 @@ type harDoc struct {
 }
 
 func (h *harDoc) read(data []byte) error {
-	d := newDocReader(data)
+	d := record.NewDoc(data)
 	err := harObject(d, "the HAR", func(key string) error {
 		if key != "log" {
 			return harSkip(d)
@@ -84,7 +84,7 @@ func (h *harDoc) read(data []byte) error {
 	if err != nil {
 		return err
 	}
-	if err := d.trailing(); err != nil {
+	if err := d.Trailing(); err != nil {
 		return err
 	}
 	if h.params != nil {
@@ -94,39 +94,39 @@ func (h *harDoc) read(data []byte) error {
 }
 
 // harObject walks the members of the object that starts next.
-func harObject(d *docReader, what string, fn func(key string) error) error {
-	line := d.lineAt(harNext(d))
-	tok, err := d.dec.Token()
+func harObject(d *record.Doc, what string, fn func(key string) error) error {
+	line := d.LineAt(harNext(d))
+	tok, err := d.Dec.Token()
 	if err != nil {
-		return d.syntaxErr(err)
+		return d.SyntaxErr(err)
 	}
 	if tok != stdjson.Delim('{') {
 		return record.LineErr(line, "%s: want a JSON object, got %v", what, tok)
 	}
-	for d.dec.More() {
-		tok, err := d.dec.Token()
+	for d.Dec.More() {
+		tok, err := d.Dec.Token()
 		if err != nil {
-			return d.syntaxErr(err)
+			return d.SyntaxErr(err)
 		}
 		if err := fn(tok.(string)); err != nil {
 			return err
 		}
 	}
-	if _, err := d.dec.Token(); err != nil {
-		return d.syntaxErr(err)
+	if _, err := d.Dec.Token(); err != nil {
+		return d.SyntaxErr(err)
 	}
 	return nil
 }
 
-func harSkip(d *docReader) error {
+func harSkip(d *record.Doc) error {
 	var raw stdjson.RawMessage
-	if err := d.dec.Decode(&raw); err != nil {
-		return d.syntaxErr(err)
+	if err := d.Dec.Decode(&raw); err != nil {
+		return d.SyntaxErr(err)
 	}
 	return nil
 }
 
-func (h *harDoc) logMember(d *docReader, key string) error {
+func (h *harDoc) logMember(d *record.Doc, key string) error {
 	switch key {
 	case "entries":
 		return harArray(d, key, h.entry)
@@ -134,8 +134,8 @@ func (h *harDoc) logMember(d *docReader, key string) error {
 		return harArray(d, key, h.page)
 	case "version", "creator", "browser":
 		var raw stdjson.RawMessage
-		if err := d.dec.Decode(&raw); err != nil {
-			return d.syntaxErr(err)
+		if err := d.Dec.Decode(&raw); err != nil {
+			return d.SyntaxErr(err)
 		}
 		if h.params == nil {
 			h.params = map[string]json.RawMessage{}
@@ -146,17 +146,17 @@ func (h *harDoc) logMember(d *docReader, key string) error {
 	return harSkip(d)
 }
 
-func harArray(d *docReader, key string, fn func(stdjson.RawMessage, int64) error) error {
-	if o := harNext(d); o < len(d.data) && d.data[o] != '[' {
-		return record.FieldErr(d.lineAt(o), key, "want a JSON array")
+func harArray(d *record.Doc, key string, fn func(stdjson.RawMessage, int64) error) error {
+	if o := harNext(d); o < len(d.Data) && d.Data[o] != '[' {
+		return record.FieldErr(d.LineAt(o), key, "want a JSON array")
 	}
-	return d.eachElement(fn)
+	return d.EachElement(fn)
 }
 
 // harNext is the offset of the next value's first byte.
-func harNext(d *docReader) int {
-	o := int(d.dec.InputOffset())
-	for o < len(d.data) && strings.IndexByte(" \t\r\n:,", d.data[o]) >= 0 {
+func harNext(d *record.Doc) int {
+	o := int(d.Dec.InputOffset())
+	for o < len(d.Data) && strings.IndexByte(" \t\r\n:,", d.Data[o]) >= 0 {
 		o++
 	}
 	return o

@@ -25,7 +25,7 @@ import (
 const FormatJaeger = "jaeger"
 
 func detectJaeger(_ string, head []byte) bool {
-	k := topKeys(head)
+	k := record.TopKeys(head)
 	if k["data"] {
 		return bytes.Contains(head, []byte(`"traceID"`)) && bytes.Contains(head, []byte(`"spans"`))
 	}
@@ -50,9 +50,9 @@ func decodeTraceDoc(in *input, read func(o *otlpRows, raw json.RawMessage, line 
 	}
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		o := &otlpRows{ctx: ctx, add: add, json: true}
-		d := newDocReader(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
-		for d.dec.More() {
-			raw, line, err := d.value()
+		d := record.NewDoc(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
+		for d.Dec.More() {
+			raw, line, err := d.Value()
 			if err != nil {
 				return err
 			}
@@ -60,14 +60,14 @@ func decodeTraceDoc(in *input, read func(o *otlpRows, raw json.RawMessage, line 
 				return err
 			}
 		}
-		return d.trailing()
+		return d.Trailing()
 	}), nil
 }
 
 // jaegerDoc reads {"data": [trace, ...]} or one trace.
 func (o *otlpRows) jaegerDoc(raw json.RawMessage, line int64) error {
 	var traces *rawAt
-	err := walkObject(raw, line, func(key string, v json.RawMessage, line int64) error {
+	err := record.WalkObject(raw, line, func(key string, v json.RawMessage, line int64) error {
 		if key == "data" {
 			traces = &rawAt{v, line}
 		}
@@ -79,7 +79,7 @@ func (o *otlpRows) jaegerDoc(raw json.RawMessage, line int64) error {
 		}
 		return err
 	}
-	return walkArray(traces.raw, traces.line, "data", o.jaegerTrace)
+	return record.WalkArray(traces.raw, traces.line, "data", o.jaegerTrace)
 }
 
 type jaegerTag struct {
@@ -98,12 +98,12 @@ type jaegerProcess struct {
 func (o *otlpRows) jaegerTrace(raw json.RawMessage, line int64) error {
 	var spans []rawAt
 	procs := map[string]otlpResource{}
-	err := walkObject(raw, line, func(key string, v json.RawMessage, line int64) error {
+	err := record.WalkObject(raw, line, func(key string, v json.RawMessage, line int64) error {
 		switch key {
 		case "spans":
 			spans = append(spans, rawAt{v, line})
 		case "processes":
-			return walkObject(v, line, func(id string, v json.RawMessage, line int64) error {
+			return record.WalkObject(v, line, func(id string, v json.RawMessage, line int64) error {
 				var p jaegerProcess
 				if err := json.Unmarshal(v, &p); err != nil {
 					return record.FieldErr(line, "processes."+id, "want {\"serviceName\", \"tags\"}: %s", record.JSONMsg(err))
@@ -119,7 +119,7 @@ func (o *otlpRows) jaegerTrace(raw json.RawMessage, line int64) error {
 		return err
 	}
 	for _, s := range spans {
-		err := walkArray(s.raw, s.line, "spans", func(raw json.RawMessage, line int64) error {
+		err := record.WalkArray(s.raw, s.line, "spans", func(raw json.RawMessage, line int64) error {
 			return o.jaegerSpan(raw, line, procs)
 		})
 		if err != nil {

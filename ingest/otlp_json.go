@@ -20,9 +20,9 @@ var otlpJSONOpts = protojson.UnmarshalOptions{DiscardUnknown: true}
 // jsonDocs reads one or more OTLP/JSON documents (a file exporter writes one
 // per line). Each span's line is where its object starts.
 func (o *otlpRows) jsonDocs(data []byte) error {
-	d := newDocReader(data)
-	for d.dec.More() {
-		raw, line, err := d.value()
+	d := record.NewDoc(data)
+	for d.Dec.More() {
+		raw, line, err := d.Value()
 		if err != nil {
 			return err
 		}
@@ -30,17 +30,17 @@ func (o *otlpRows) jsonDocs(data []byte) error {
 			return err
 		}
 	}
-	return d.trailing()
+	return d.Trailing()
 }
 
 func (o *otlpRows) jsonDoc(raw json.RawMessage, line int64) error {
 	if v := record.JSONVal(raw); v.Kind != 'o' || raw[0] != '{' {
 		return record.LineErr(line, "want an OTLP/JSON object such as {\"resourceSpans\": [...]}, got %s", v.Describe())
 	}
-	return walkObject(raw, line, func(key string, v json.RawMessage, line int64) error {
+	return record.WalkObject(raw, line, func(key string, v json.RawMessage, line int64) error {
 		switch key {
 		case "resourceSpans", "resource_spans":
-			return walkArray(v, line, key, o.jsonResourceSpans)
+			return record.WalkArray(v, line, key, o.jsonResourceSpans)
 		case "result": // Jaeger's API v3 answer
 			return o.jsonDoc(v, line)
 		case "resourceMetrics", "resourceLogs", "resourceProfiles":
@@ -59,7 +59,7 @@ type rawAt struct {
 func (o *otlpRows) jsonResourceSpans(raw json.RawMessage, line int64) error {
 	var res resourcepb.Resource
 	var scopes []rawAt
-	err := walkObject(raw, line, func(key string, v json.RawMessage, line int64) error {
+	err := record.WalkObject(raw, line, func(key string, v json.RawMessage, line int64) error {
 		switch key {
 		case "resource":
 			if err := otlpJSONOpts.Unmarshal(v, &res); err != nil {
@@ -77,7 +77,7 @@ func (o *otlpRows) jsonResourceSpans(raw json.RawMessage, line int64) error {
 	// once the resource is known.
 	info := newOtlpResource(&res)
 	for _, s := range scopes {
-		err := walkArray(s.raw, s.line, "scopeSpans", func(raw json.RawMessage, line int64) error {
+		err := record.WalkArray(s.raw, s.line, "scopeSpans", func(raw json.RawMessage, line int64) error {
 			return o.jsonScopeSpans(raw, line, info)
 		})
 		if err != nil {
@@ -90,7 +90,7 @@ func (o *otlpRows) jsonResourceSpans(raw json.RawMessage, line int64) error {
 func (o *otlpRows) jsonScopeSpans(raw json.RawMessage, line int64, res otlpResource) error {
 	var scope commonpb.InstrumentationScope
 	var spans []rawAt
-	err := walkObject(raw, line, func(key string, v json.RawMessage, line int64) error {
+	err := record.WalkObject(raw, line, func(key string, v json.RawMessage, line int64) error {
 		switch key {
 		case "scope", "instrumentationLibrary", "instrumentation_library":
 			if err := otlpJSONOpts.Unmarshal(v, &scope); err != nil {
@@ -105,7 +105,7 @@ func (o *otlpRows) jsonScopeSpans(raw json.RawMessage, line int64, res otlpResou
 		return err
 	}
 	for _, s := range spans {
-		err := walkArray(s.raw, s.line, "spans", func(raw json.RawMessage, line int64) error {
+		err := record.WalkArray(s.raw, s.line, "spans", func(raw json.RawMessage, line int64) error {
 			var sp tracepb.Span
 			if err := otlpJSONOpts.Unmarshal(raw, &sp); err != nil {
 				return record.LineErr(line, "bad span: %s", protoMsg(err))

@@ -27,7 +27,7 @@ func detectZipkin(_ string, head []byte) bool {
 	for len(t) > 0 && t[0] == '[' { // a span array, or /api/v2/traces' array of them
 		t = bytes.TrimLeft(t[1:], " \t\r\n")
 	}
-	k := topKeys(t)
+	k := record.TopKeys(t)
 	return k["traceId"] && k["id"]
 }
 
@@ -38,7 +38,7 @@ func decodeZipkin(in *input, c *collector) (record.Produce, error) {
 // zipkinValue reads a span, or an array of spans or of span arrays.
 func (o *otlpRows) zipkinValue(raw json.RawMessage, line int64) error {
 	if len(raw) > 0 && raw[0] == '[' {
-		return walkArray(raw, line, "spans", o.zipkinValue)
+		return record.WalkArray(raw, line, "spans", o.zipkinValue)
 	}
 	return o.zipkinSpan(raw, line)
 }
