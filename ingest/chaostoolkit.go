@@ -78,7 +78,7 @@ type ctkJournal struct {
 
 type ctkBound struct {
 	key string // start or end
-	at  rawAt
+	at  record.RawAt
 }
 
 // ctkParams are the journal members kept as experiment parameters.
@@ -105,7 +105,7 @@ func (j *ctkJournal) read(data []byte) error {
 		case "status":
 			j.status = record.JSONVal(v).Text
 		case "start", "end":
-			j.bounds = append(j.bounds, ctkBound{key, rawAt{v, line}})
+			j.bounds = append(j.bounds, ctkBound{key, record.RawAt{Raw: v, Line: line}})
 		case "steady_states":
 			return j.steadyStates(v, line)
 		case "run":
@@ -137,8 +137,8 @@ func (j *ctkJournal) experiment(raw json.RawMessage, line int64) error {
 // experimentBounds adds the experiment's start and end as events.
 func (j *ctkJournal) experimentBounds() error {
 	for _, b := range j.bounds {
-		ev := record.Event{Line: b.at.line, Type: "experiment_" + b.key, Subject: j.title, State: j.status}
-		if err := ctkTime(&ev, b.at.raw, b.key); err != nil {
+		ev := record.Event{Line: b.at.Line, Type: "experiment_" + b.key, Subject: j.title, State: j.status}
+		if err := ctkTime(&ev, b.at.Raw, b.key); err != nil {
 			return err
 		}
 		j.c.Event(ev)
@@ -191,13 +191,13 @@ func (j *ctkJournal) phase(name string, iteration int) func(json.RawMessage, int
 type ctkResult struct {
 	def                    map[string]json.RawMessage // the activity definition
 	status                 string
-	start, end             rawAt
+	start, end             record.RawAt
 	duration, toleranceMet json.RawMessage
 	rest                   map[string]json.RawMessage // output, exception and the like
 }
 
 func (j *ctkJournal) activity(raw json.RawMessage, line int64, phase string, index, iteration int) error {
-	res := ctkResult{start: rawAt{line: line}, end: rawAt{line: line}, rest: map[string]json.RawMessage{}}
+	res := ctkResult{start: record.RawAt{Line: line}, end: record.RawAt{Line: line}, rest: map[string]json.RawMessage{}}
 	err := record.WalkObject(raw, line, func(key string, v json.RawMessage, vline int64) error {
 		switch key {
 		case "activity":
@@ -207,9 +207,9 @@ func (j *ctkJournal) activity(raw json.RawMessage, line int64, phase string, ind
 		case "status":
 			res.status = record.JSONVal(v).Text
 		case "start":
-			res.start = rawAt{v, vline}
+			res.start = record.RawAt{Raw: v, Line: vline}
 		case "end":
-			res.end = rawAt{v, vline}
+			res.end = record.RawAt{Raw: v, Line: vline}
 		case "duration":
 			res.duration = v
 		case "tolerance_met":
@@ -246,12 +246,12 @@ func (j *ctkJournal) activityEvents(res *ctkResult, phase string, index, iterati
 	name := record.JSONVal(res.def["name"]).Text
 	for _, side := range []struct {
 		suffix string
-		at     rawAt
+		at     record.RawAt
 		extra  map[string]json.RawMessage
 	}{{"_start", res.start, map[string]json.RawMessage{"activity": json.RawMessage(record.CompactObject(res.def))}},
 		{"_end", res.end, res.rest}} {
-		ev := record.Event{Line: side.at.line, Type: kind + side.suffix, Subject: name, State: res.status}
-		if err := ctkTime(&ev, side.at.raw, strings.TrimPrefix(side.suffix, "_")); err != nil {
+		ev := record.Event{Line: side.at.Line, Type: kind + side.suffix, Subject: name, State: res.status}
+		if err := ctkTime(&ev, side.at.Raw, strings.TrimPrefix(side.suffix, "_")); err != nil {
 			return err
 		}
 		attrs := map[string]json.RawMessage{}

@@ -237,6 +237,10 @@ func (in *Input) Unlined()                 {}
 func (in *Input) MaxRecord() int64         { return ingest.DefaultMaxRecord }
 func (in *Input) MapRaw() *record.FieldSet { return nil }
 
+// TextErr is nil: the decoder alone runs without the ingest's text check,
+// which Run's bad cases go through.
+func (in *Input) TextErr() error { return nil }
+
 // Decode runs f's decoder alone over data, read as the file name, and
 // renders its canonical rows as CSV: the staging columns of record.Schema,
 // an empty cell where the file gave nothing.

@@ -121,6 +121,12 @@ func (d *Doc) Value() (json.RawMessage, int64, error) {
 	return raw, d.LineAt(int(d.Dec.InputOffset()) - len(raw)), nil
 }
 
+// RawAt is a JSON value and the line it starts on.
+type RawAt struct {
+	Raw  json.RawMessage
+	Line int64
+}
+
 // SubDoc reads raw, a value that starts on line.
 func SubDoc(raw json.RawMessage, line int64) *Doc {
 	d := NewDoc(raw)

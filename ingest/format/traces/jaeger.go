@@ -1,4 +1,4 @@
-package ingest
+package traces
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 )
 
-// FormatJaeger names Jaeger's JSON trace model: what the UI's "Download
+// JaegerName names Jaeger's JSON trace model: what the UI's "Download
 // JSON" and the query API (/api/traces, /api/traces/ID) return,
 // {"data": [trace, ...]}, or one trace object {"traceID", "spans",
 // "processes"} (jaeger internal/uimodel). Each span becomes an OTLP span
@@ -22,7 +22,7 @@ import (
 // serviceName; ts startTime (µs); latency duration (µs); status the
 // http.status_code tag; outcome error when the tag error is true or
 // otel.status_code is ERROR.
-const FormatJaeger = "jaeger"
+const JaegerName = "jaeger"
 
 func detectJaeger(_ string, head []byte) bool {
 	k := record.TopKeys(head)
@@ -32,20 +32,20 @@ func detectJaeger(_ string, head []byte) bool {
 	return k["traceID"] && k["spans"]
 }
 
-func decodeJaeger(in *input, c *collector) (record.Produce, error) {
+func decodeJaeger(in record.Input, c record.Sink) (record.Produce, error) {
 	return decodeTraceDoc(in, (*otlpRows).jaegerDoc)
 }
 
 // decodeTraceDoc reads a whole JSON document of traces (Jaeger's, Zipkin's)
 // value by value, each through read, as OTLP's rows.
-func decodeTraceDoc(in *input, read func(o *otlpRows, raw json.RawMessage, line int64) error) (record.Produce, error) {
+func decodeTraceDoc(in record.Input, read func(o *otlpRows, raw json.RawMessage, line int64) error) (record.Produce, error) {
 	data, err := in.All()
 	if err != nil {
 		return nil, err
 	}
 	// encoding/json would make invalid UTF-8 in a key U+FFFD and then miss
 	// the key: the text the guard saw wins.
-	if err := in.textErr(); err != nil {
+	if err := in.TextErr(); err != nil {
 		return nil, err
 	}
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
@@ -66,10 +66,10 @@ func decodeTraceDoc(in *input, read func(o *otlpRows, raw json.RawMessage, line 
 
 // jaegerDoc reads {"data": [trace, ...]} or one trace.
 func (o *otlpRows) jaegerDoc(raw json.RawMessage, line int64) error {
-	var traces *rawAt
+	var traces *record.RawAt
 	err := record.WalkObject(raw, line, func(key string, v json.RawMessage, line int64) error {
 		if key == "data" {
-			traces = &rawAt{v, line}
+			traces = &record.RawAt{Raw: v, Line: line}
 		}
 		return nil
 	})
@@ -79,7 +79,7 @@ func (o *otlpRows) jaegerDoc(raw json.RawMessage, line int64) error {
 		}
 		return err
 	}
-	return record.WalkArray(traces.raw, traces.line, "data", o.jaegerTrace)
+	return record.WalkArray(traces.Raw, traces.Line, "data", o.jaegerTrace)
 }
 
 type jaegerTag struct {
@@ -96,12 +96,12 @@ type jaegerProcess struct {
 // jaegerTrace reads one trace: its processes first (they may follow the
 // spans in the document), then each span.
 func (o *otlpRows) jaegerTrace(raw json.RawMessage, line int64) error {
-	var spans []rawAt
+	var spans []record.RawAt
 	procs := map[string]otlpResource{}
 	err := record.WalkObject(raw, line, func(key string, v json.RawMessage, line int64) error {
 		switch key {
 		case "spans":
-			spans = append(spans, rawAt{v, line})
+			spans = append(spans, record.RawAt{Raw: v, Line: line})
 		case "processes":
 			return record.WalkObject(v, line, func(id string, v json.RawMessage, line int64) error {
 				var p jaegerProcess
@@ -119,7 +119,7 @@ func (o *otlpRows) jaegerTrace(raw json.RawMessage, line int64) error {
 		return err
 	}
 	for _, s := range spans {
-		err := record.WalkArray(s.raw, s.line, "spans", func(raw json.RawMessage, line int64) error {
+		err := record.WalkArray(s.Raw, s.Line, "spans", func(raw json.RawMessage, line int64) error {
 			return o.jaegerSpan(raw, line, procs)
 		})
 		if err != nil {

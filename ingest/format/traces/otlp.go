@@ -1,4 +1,4 @@
-package ingest
+package traces
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 )
 
-// FormatOTLP names OpenTelemetry trace exports: OTLP/JSON (one
+// OTLPName names OpenTelemetry trace exports: OTLP/JSON (one
 // {"resourceSpans": [...]} document, or one per line as the collector's
 // file exporter writes) or OTLP protobuf (TracesData or
 // ExportTraceServiceRequest, which share their wire format).
@@ -30,7 +30,7 @@ import (
 // semantic-convention name), outcome the span status (ERROR → error, OK →
 // ok, UNSET → from the HTTP status when there is one, else ok), the run
 // the resource's service.name.
-const FormatOTLP = "otlp"
+const OTLPName = "otlp"
 
 // otlpUnknownService is the run of spans whose resource names no service,
 // the name the OpenTelemetry SDKs give such a service.
@@ -49,8 +49,8 @@ func detectOtlp(name string, head []byte) bool {
 // API v3 wraps it ({"result": {"resourceSpans": ...}}).
 var otlpHead = regexp.MustCompile(`^\{\s*(?:"result"\s*:\s*\{\s*)?"resource_?[sS]pans"`)
 
-func decodeOtlp(in *input, c *collector) (record.Produce, error) {
-	if t := record.JSONText(in.head); len(t) == 0 || t[0] != '{' {
+func decodeOtlp(in record.Input, c record.Sink) (record.Produce, error) {
+	if t := record.JSONText(in.Head()); len(t) == 0 || t[0] != '{' {
 		in.Unlined() // protobuf: binary, no text check
 	}
 	data, err := in.All()

@@ -1,4 +1,4 @@
-package ingest
+package traces
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 )
 
-// FormatZipkin names Zipkin's v2 JSON: an array of spans (what
+// ZipkinName names Zipkin's v2 JSON: an array of spans (what
 // /api/v2/trace/ID returns and reporters POST to /api/v2/spans; also one
 // span object, or a /api/v2/traces answer, an array of such arrays).
 // Each span becomes an OTLP span mapped by the otlp adapter's rules: one
@@ -20,7 +20,7 @@ import (
 // localEndpoint.serviceName; ts timestamp (µs); latency duration (µs);
 // status the http.status_code tag; outcome error when the span has an
 // error tag (Zipkin's convention: its presence, whatever its value).
-const FormatZipkin = "zipkin"
+const ZipkinName = "zipkin"
 
 func detectZipkin(_ string, head []byte) bool {
 	t := record.JSONText(head)
@@ -31,7 +31,7 @@ func detectZipkin(_ string, head []byte) bool {
 	return k["traceId"] && k["id"]
 }
 
-func decodeZipkin(in *input, c *collector) (record.Produce, error) {
+func decodeZipkin(in record.Input, c record.Sink) (record.Produce, error) {
 	return decodeTraceDoc(in, (*otlpRows).zipkinValue)
 }
 

@@ -1,4 +1,4 @@
-package ingest
+package traces
 
 import (
 	"encoding/json"
@@ -50,15 +50,9 @@ func (o *otlpRows) jsonDoc(raw json.RawMessage, line int64) error {
 	})
 }
 
-// rawAt is a JSON value and the line it starts on.
-type rawAt struct {
-	raw  json.RawMessage
-	line int64
-}
-
 func (o *otlpRows) jsonResourceSpans(raw json.RawMessage, line int64) error {
 	var res resourcepb.Resource
-	var scopes []rawAt
+	var scopes []record.RawAt
 	err := record.WalkObject(raw, line, func(key string, v json.RawMessage, line int64) error {
 		switch key {
 		case "resource":
@@ -66,7 +60,7 @@ func (o *otlpRows) jsonResourceSpans(raw json.RawMessage, line int64) error {
 				return record.FieldErr(line, "resource", "%s", protoMsg(err))
 			}
 		case "scopeSpans", "scope_spans", "instrumentationLibrarySpans", "instrumentation_library_spans":
-			scopes = append(scopes, rawAt{v, line})
+			scopes = append(scopes, record.RawAt{Raw: v, Line: line})
 		}
 		return nil
 	})
@@ -77,7 +71,7 @@ func (o *otlpRows) jsonResourceSpans(raw json.RawMessage, line int64) error {
 	// once the resource is known.
 	info := newOtlpResource(&res)
 	for _, s := range scopes {
-		err := record.WalkArray(s.raw, s.line, "scopeSpans", func(raw json.RawMessage, line int64) error {
+		err := record.WalkArray(s.Raw, s.Line, "scopeSpans", func(raw json.RawMessage, line int64) error {
 			return o.jsonScopeSpans(raw, line, info)
 		})
 		if err != nil {
@@ -89,7 +83,7 @@ func (o *otlpRows) jsonResourceSpans(raw json.RawMessage, line int64) error {
 
 func (o *otlpRows) jsonScopeSpans(raw json.RawMessage, line int64, res otlpResource) error {
 	var scope commonpb.InstrumentationScope
-	var spans []rawAt
+	var spans []record.RawAt
 	err := record.WalkObject(raw, line, func(key string, v json.RawMessage, line int64) error {
 		switch key {
 		case "scope", "instrumentationLibrary", "instrumentation_library":
@@ -97,7 +91,7 @@ func (o *otlpRows) jsonScopeSpans(raw json.RawMessage, line int64, res otlpResou
 				return record.FieldErr(line, key, "%s", protoMsg(err))
 			}
 		case "spans":
-			spans = append(spans, rawAt{v, line})
+			spans = append(spans, record.RawAt{Raw: v, Line: line})
 		}
 		return nil
 	})
@@ -105,7 +99,7 @@ func (o *otlpRows) jsonScopeSpans(raw json.RawMessage, line int64, res otlpResou
 		return err
 	}
 	for _, s := range spans {
-		err := record.WalkArray(s.raw, s.line, "spans", func(raw json.RawMessage, line int64) error {
+		err := record.WalkArray(s.Raw, s.Line, "spans", func(raw json.RawMessage, line int64) error {
 			var sp tracepb.Span
 			if err := otlpJSONOpts.Unmarshal(raw, &sp); err != nil {
 				return record.LineErr(line, "bad span: %s", protoMsg(err))

@@ -1,4 +1,4 @@
-package ingest
+package traces
 
 import (
 	"encoding/binary"
