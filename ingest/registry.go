@@ -3,6 +3,7 @@ package ingest
 import (
 	"github.com/rewind-dev/rewind/ingest/format/ab"
 	"github.com/rewind-dev/rewind/ingest/format/aws"
+	"github.com/rewind-dev/rewind/ingest/format/envoytext"
 	"github.com/rewind-dev/rewind/ingest/format/gatling"
 	"github.com/rewind-dev/rewind/ingest/format/gcplb"
 	"github.com/rewind-dev/rewind/ingest/format/haproxy"
@@ -34,7 +35,7 @@ var formats = []record.Format{
 	k6.Format{},
 	vegeta.Format{},
 	format{name: FormatCaddy, about: "Caddy 2 JSON access log (format json: ts and duration in seconds, request{})", detect: detectCaddy, decode: decodeCaddy},
-	format{name: FormatEnvoyText, about: "Envoy's default text access log, and Istio's text defaults", detect: detectEnvoyText, decode: decodeEnvoyText},
+	envoytext.Format{},
 	traefik.Format{},
 	gcplb.Format{},
 	format{name: FormatAccess, about: "JSON access logs (Envoy default JSON, nginx log_format escape=json)", detect: detectAccess, decode: decodeAccess},

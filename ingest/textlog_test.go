@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rewind-dev/rewind/ingest/format/aws"
+	"github.com/rewind-dev/rewind/ingest/format/envoytext"
 	"github.com/rewind-dev/rewind/ingest/format/gcplb"
 	"github.com/rewind-dev/rewind/ingest/format/haproxy"
 	"github.com/rewind-dev/rewind/ingest/format/traefik"
@@ -50,7 +51,7 @@ func checkErrors(t *testing.T, format, name string, cases map[string]errorCase) 
 func TestTextFormatsSurviveMutations(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	junk := []byte("\"[]{}\t -+:/0\n\\")
-	for _, f := range []string{haproxy.Name, FormatEnvoyText, aws.ALBName, aws.ELBName, aws.CloudFrontName, traefik.Name, gcplb.Name} {
+	for _, f := range []string{haproxy.Name, envoytext.Name, aws.ALBName, aws.ELBName, aws.CloudFrontName, traefik.Name, gcplb.Name} {
 		inputs, _ := filepath.Glob("testdata/real/" + f + "/*/input*")
 		for _, in := range inputs {
 			data, err := os.ReadFile(in)

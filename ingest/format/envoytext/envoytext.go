@@ -1,4 +1,4 @@
-package ingest
+package envoytext
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"github.com/rewind-dev/rewind/ingest/record"
 )
 
-// FormatEnvoyText names Envoy's text access log in its default format
+// Name names Envoy's text access log in its default format
 // string, or in Istio's defaults (meshConfig.accessLogEncoding TEXT):
 //
 //	[%START_TIME%] "%REQ(:METHOD)% %REQ(X-ENVOY-ORIGINAL-PATH?:PATH)% %PROTOCOL%" %RESPONSE_CODE% %RESPONSE_FLAGS% ...
@@ -23,7 +23,7 @@ import (
 // X-REQUEST-ID; the other fields go to attrs under the names of Istio's
 // JSON format. A TCP proxy's line (request "- - -") is a connection, not a
 // request: an envoy.connection event.
-const FormatEnvoyText = "envoy-text"
+const Name = "envoy-text"
 
 // envoyTextLayout is the fields after %RESPONSE_FLAGS% of one default
 // format; a leading " marks a field the format quotes.
@@ -104,7 +104,7 @@ func envoyStart(t record.Token) (time.Time, error) {
 	return ts, nil
 }
 
-func decodeEnvoyText(in *input, c *collector) (record.Produce, error) {
+func decodeEnvoyText(in record.Input, c record.Sink) (record.Produce, error) {
 	run := record.RunName(in.DetectName())
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		var r record.Row
@@ -120,7 +120,7 @@ func decodeEnvoyText(in *input, c *collector) (record.Produce, error) {
 
 // envoyTextLine fills r from one line; false for a TCP connection, which
 // it adds to c as an event.
-func envoyTextLine(r *record.Row, c *collector, line int64, b []byte, run string) (bool, error) {
+func envoyTextLine(r *record.Row, c record.Sink, line int64, b []byte, run string) (bool, error) {
 	r.Reset(line)
 	toks, ok := record.Tokens(b)
 	if !ok {
@@ -217,7 +217,7 @@ func envoyRequest(s string) (method, path, proto string) {
 	return f[0], strings.Join(f[1:len(f)-1], " "), f[len(f)-1]
 }
 
-func envoyConnection(c *collector, line int64, run string, ts time.Time, flags string, a record.AttrSet) error {
+func envoyConnection(c record.Sink, line int64, run string, ts time.Time, flags string, a record.AttrSet) error {
 	delete(a, "method")
 	delete(a, "path")
 	delete(a, "protocol")
