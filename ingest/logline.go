@@ -181,7 +181,7 @@ func (f *logField) timeUs(v []byte) (int64, error) {
 func epochUs(s string, unitUs int64, whole bool) (int64, error) {
 	bad := fmt.Errorf("want a number of %s since the epoch, got %q", map[int64]string{1e6: "seconds", 1e3: "ms", 1: "µs"}[unitUs], record.Truncate(s, 40))
 	intPart, frac, hasFrac := strings.Cut(s, ".")
-	if !digitsOnly(intPart) || (frac != "" && !digitsOnly(frac)) || (hasFrac && (whole || frac == "")) {
+	if !record.DigitsOnly(intPart) || (frac != "" && !record.DigitsOnly(frac)) || (hasFrac && (whole || frac == "")) {
 		return 0, bad
 	}
 	shift := map[int64]int{1e6: 6, 1e3: 3, 1: 0}[unitUs]
@@ -221,7 +221,7 @@ func (f *logField) latencyMs(v []byte) (float64, error) {
 // would take.
 func logDecimal(s string, frac bool) bool {
 	whole, fraction, dot := strings.Cut(s, ".")
-	return digitsOnly(whole) && (!dot || frac && digitsOnly(fraction))
+	return record.DigitsOnly(whole) && (!dot || frac && record.DigitsOnly(fraction))
 }
 
 func (f *logField) latencyUnit() string {

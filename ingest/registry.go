@@ -7,6 +7,7 @@ import (
 	"github.com/rewind-dev/rewind/ingest/format/gatling"
 	"github.com/rewind-dev/rewind/ingest/format/gcplb"
 	"github.com/rewind-dev/rewind/ingest/format/haproxy"
+	"github.com/rewind-dev/rewind/ingest/format/jmeter"
 	"github.com/rewind-dev/rewind/ingest/format/k6"
 	"github.com/rewind-dev/rewind/ingest/format/locust"
 	"github.com/rewind-dev/rewind/ingest/format/traces"
@@ -45,7 +46,7 @@ var formats = []record.Format{
 	format{name: FormatJSON, about: "a JSON array of canonical records", detect: detectJSONArray, decode: wholeDoc(decodeJSONArray)},
 	format{name: FormatNDJSON, about: "canonical NDJSON, one record per line (.ndjson, .jsonl)", detect: detectNDJSON, decode: decodeNDJSONInput, lineOrder: true},
 	k6.CSV{},
-	format{name: FormatJMeter, about: "JMeter .jtl results, CSV with a header or XML", detect: detectJmeter, decode: decodeJmeter},
+	jmeter.Format{},
 	locust.Format{},
 	gatling.Format{},
 	ab.Format{},

@@ -93,6 +93,20 @@ func AllDigits(b []byte) bool {
 	return len(b) > 0
 }
 
+// DigitsOnly tells a string of one or more ASCII digits (AllDigits of a
+// string).
+func DigitsOnly(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // MaxCount bounds a row's count (the requests a pre-binned row stands for):
 // sums over 10^12-request rows stay far inside the 64-bit range analyses
 // use, while a count near 2^63 would overflow them.

@@ -1,4 +1,4 @@
-package ingest
+package jmeter
 
 import (
 	"bytes"
@@ -16,8 +16,8 @@ import (
 	"github.com/rewind-dev/rewind/internal/param"
 )
 
-// FormatJMeter names the JMeter .jtl results, CSV with a header or XML.
-const FormatJMeter = "jmeter"
+// Name names the JMeter .jtl results, CSV with a header or XML.
+const Name = "jmeter"
 
 // A JMeter .jtl file has one sample per CSV row (or <httpSample>/<sample>
 // element in XML, sub-samples included, as JMeter writes them to CSV
@@ -139,12 +139,12 @@ func jmeterColumn(name string) string {
 }
 
 // decodeJmeter decodes a jmeter file into canonical rows.
-func decodeJmeter(in *input, c *collector) (record.Produce, error) {
-	text := record.JSONText(in.head)
+func decodeJmeter(in record.Input, c record.Sink) (record.Produce, error) {
+	text := record.JSONText(in.Head())
 	if len(text) > 0 && text[0] == '<' {
 		file := record.RunName(in.DetectName())
 		return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
-			return jmeterXMLRows(ctx, &markupGuard{r: in.Reader(), max: in.guard.max}, file, add)
+			return jmeterXMLRows(ctx, &markupGuard{r: in.Reader(), max: in.MaxRecord()}, file, add)
 		}), nil
 	}
 	delim, ok := jmeterDelimiter(record.FirstLine(text))
@@ -156,7 +156,7 @@ func decodeJmeter(in *input, c *collector) (record.Produce, error) {
 		}
 	}
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
-		return jmeterCSVRows(ctx, in.Reader(), in.guard.max, delim, layout, record.RunName(in.DetectName()), add)
+		return jmeterCSVRows(ctx, in.Reader(), in.MaxRecord(), delim, layout, record.RunName(in.DetectName()), add)
 	}), nil
 }
 
@@ -299,22 +299,10 @@ func jmeterThreadGroup(name string) (string, bool) {
 		return "", false
 	}
 	a, b, ok := strings.Cut(name[sp+1:], "-")
-	if !ok || !digitsOnly(a) || !digitsOnly(b) {
+	if !ok || !record.DigitsOnly(a) || !record.DigitsOnly(b) {
 		return "", false
 	}
 	return name[:sp], true
-}
-
-func digitsOnly(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // jmeterSample is an XML sample element being read.
