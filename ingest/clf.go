@@ -246,7 +246,7 @@ func (d *clfDecoder) fields(r *record.Row, vals [][]byte) error {
 func (d *clfDecoder) field(r *record.Row, f *logField, v []byte) error {
 	switch f.role {
 	case roleStatus:
-		n, ok := parseStatus(v)
+		n, ok := record.ParseStatus(v)
 		if !ok {
 			return record.FieldErr(r.Line, f.name, "want an HTTP status code, got %q", record.Truncate(string(v), 20))
 		}
@@ -307,18 +307,4 @@ func (d *clfDecoder) timeUs(f *logField, v []byte) (int64, error) {
 		d.lastTime, d.lastTimeUs = string(v), us
 	}
 	return us, err
-}
-
-func parseStatus(v []byte) (int32, bool) {
-	if len(v) == 0 || len(v) > 3 {
-		return 0, false
-	}
-	n := int32(0)
-	for _, c := range v {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int32(c-'0')
-	}
-	return n, true
 }

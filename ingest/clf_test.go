@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rewind-dev/rewind/ingest/format/caddy"
 	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 func FuzzCLF(f *testing.F)   { fuzzFormat(f, FormatCLF, "testdata/real/clf/*/input*") }
-func FuzzCaddy(f *testing.F) { fuzzFormat(f, FormatCaddy, "testdata/real/caddy/*/input*") }
+func FuzzCaddy(f *testing.F) { fuzzFormat(f, caddy.Name, "testdata/real/caddy/*/input*") }
 
 // FuzzLogFormat reads any line with any layout: an error or rows, never a
 // panic or a hang.
@@ -252,7 +253,7 @@ func TestCaddyErrors(t *testing.T) {
 			path := writeFile(t, "caddy.log", c.in)
 			from := c.from
 			if from == "" {
-				from = FormatCaddy
+				from = caddy.Name
 			}
 			_, err := Files(context.Background(), db, Options{From: from}, []string{path})
 			if err == nil || !strings.HasPrefix(flagged(err), path+c.want) {

@@ -3,6 +3,7 @@ package ingest
 import (
 	"github.com/rewind-dev/rewind/ingest/format/ab"
 	"github.com/rewind-dev/rewind/ingest/format/aws"
+	"github.com/rewind-dev/rewind/ingest/format/caddy"
 	"github.com/rewind-dev/rewind/ingest/format/envoytext"
 	"github.com/rewind-dev/rewind/ingest/format/gatling"
 	"github.com/rewind-dev/rewind/ingest/format/gcplb"
@@ -35,7 +36,7 @@ var formats = []record.Format{
 	format{name: FormatGunluk, about: "the chaos seed's gunluk.json", detect: detectGunluk, decode: wholeDoc(decodeGunluk)},
 	k6.Format{},
 	vegeta.Format{},
-	format{name: FormatCaddy, about: "Caddy 2 JSON access log (format json: ts and duration in seconds, request{})", detect: detectCaddy, decode: decodeCaddy},
+	caddy.Format{},
 	envoytext.Format{},
 	traefik.Format{},
 	gcplb.Format{},

@@ -1,4 +1,4 @@
-package ingest
+package caddy
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 	"github.com/rewind-dev/rewind/ingest/record"
 )
 
-// FormatCaddy names Caddy 2's JSON access log (`log { format json }`), one
+// Name names Caddy 2's JSON access log (`log { format json }`), one
 // entry per line. Caddy writes an entry when the request has been handled:
 //
 //	ts          Caddy's ts (the entry's time, the request's end: float
@@ -28,7 +28,7 @@ import (
 // remote_ip, …) go to attrs at the top level; headers, resp_headers, tls
 // and every other field are kept as written. Entries of other loggers in
 // the same file (no request object) become caddy.log events.
-const FormatCaddy = "caddy"
+const Name = "caddy"
 
 // detectCaddy takes a first line that is a Caddy access-log entry.
 func detectCaddy(name string, head []byte) bool {
@@ -42,7 +42,7 @@ func detectCaddy(name string, head []byte) bool {
 		hasReq && record.JSONVal(m["msg"]).Text == "handled request")
 }
 
-func decodeCaddy(in *input, c *collector) (record.Produce, error) {
+func decodeCaddy(in record.Input, c record.Sink) (record.Produce, error) {
 	run := record.RunName(in.DetectName())
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		var r record.Row
@@ -58,7 +58,7 @@ func decodeCaddy(in *input, c *collector) (record.Produce, error) {
 
 // caddyLine decodes one entry: a request into r (true), anything else into
 // an event.
-func caddyLine(r *record.Row, b []byte, line int64, run string, c *collector) (bool, error) {
+func caddyLine(r *record.Row, b []byte, line int64, run string, c record.Sink) (bool, error) {
 	r.Reset(line)
 	var m map[string]json.RawMessage
 	if b[0] != '{' {
@@ -110,7 +110,7 @@ func caddyTime(m map[string]json.RawMessage, line int64) (int64, error) {
 	delete(m, "ts")
 	switch v.Kind {
 	case 'n':
-		us, err := epochUs(v.Text, 1e6, false)
+		us, err := record.EpochUs(v.Text, 1e6, false)
 		if err != nil {
 			return 0, record.FieldErr(line, "ts", "%s", err.Error())
 		}
@@ -140,7 +140,7 @@ func caddyRequest(r *record.Row, m map[string]json.RawMessage, endUs int64) erro
 	r.Set(record.ColTsUs)
 	st := record.JSONVal(m["status"])
 	if st.Kind != 'z' {
-		n, ok := parseStatus([]byte(st.Text))
+		n, ok := record.ParseStatus([]byte(st.Text))
 		if st.Kind != 'n' || !ok {
 			return record.FieldErr(r.Line, "status", "want an HTTP status code, got %s", st.Describe())
 		}
