@@ -1,4 +1,4 @@
-package ingest
+package har
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 	"github.com/rewind-dev/rewind/ingest/record"
 )
 
-// FormatHAR names the HTTP Archive 1.2 (a browser's "Save all as HAR",
+// Name names the HTTP Archive 1.2 (a browser's "Save all as HAR",
 // Charles, mitmproxy, Insomnia): {"log": {"version", "creator", "pages",
 // "entries"}}. One row per entry: ts = startedDateTime, latency_ms = time
 // (fractional ms), status = response.status (0, no response, is an error
@@ -26,7 +26,7 @@ import (
 // (_priority, _resourceType, ...). Headers, cookies, query strings, post
 // data and bodies are not loaded. The line of a row is the line where its
 // entry starts.
-const FormatHAR = "har"
+const Name = "har"
 
 // detectHar takes a JSON object whose first key is "log" and that names
 // a HAR member near the start.
@@ -50,7 +50,7 @@ func detectHar(_ string, head []byte) bool {
 	return false
 }
 
-func decodeHar(in *input, c *collector) (record.Produce, error) {
+func decodeHar(in record.Input, c record.Sink) (record.Produce, error) {
 	data, err := in.All()
 	if err != nil {
 		return nil, err
@@ -65,7 +65,7 @@ func decodeHar(in *input, c *collector) (record.Produce, error) {
 
 type harDoc struct {
 	ctx    context.Context
-	c      *collector
+	c      record.Sink
 	add    func(*record.Row) error
 	run    string
 	r      record.Row
@@ -88,7 +88,7 @@ func (h *harDoc) read(data []byte) error {
 		return err
 	}
 	if h.params != nil {
-		h.c.experiments = append(h.c.experiments, expMeta{params: record.CompactObject(h.params)})
+		h.c.Experiment(record.CompactObject(h.params))
 	}
 	return nil
 }
