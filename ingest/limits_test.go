@@ -12,12 +12,13 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/rewind-dev/rewind/ingest/format/chaostoolkit"
 	"github.com/rewind-dev/rewind/ingest/format/har"
 	"github.com/rewind-dev/rewind/ingest/format/traces"
 )
 
 // documentFormats read a file whole: the document cap applies to them.
-var documentFormats = map[string]bool{har.Name: true, FormatChaosToolkit: true, traces.OTLPName: true, FormatJSON: true, FormatGunluk: true,
+var documentFormats = map[string]bool{har.Name: true, chaostoolkit.Name: true, traces.OTLPName: true, FormatJSON: true, FormatGunluk: true,
 	traces.JaegerName: true, traces.ZipkinName: true}
 
 const testCap = 64 << 10

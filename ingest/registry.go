@@ -4,6 +4,7 @@ import (
 	"github.com/rewind-dev/rewind/ingest/format/ab"
 	"github.com/rewind-dev/rewind/ingest/format/aws"
 	"github.com/rewind-dev/rewind/ingest/format/caddy"
+	"github.com/rewind-dev/rewind/ingest/format/chaostoolkit"
 	"github.com/rewind-dev/rewind/ingest/format/envoytext"
 	"github.com/rewind-dev/rewind/ingest/format/gatling"
 	"github.com/rewind-dev/rewind/ingest/format/gcplb"
@@ -33,7 +34,7 @@ var formats = []record.Format{
 	traces.Jaeger{},
 	traces.Zipkin{},
 	har.Format{},
-	format{name: FormatChaosToolkit, about: "Chaos Toolkit journal.json (actions and probes become events)", detect: detectChaostoolkit, decode: decodeChaostoolkit},
+	chaostoolkit.Format{},
 	format{name: FormatGunluk, about: "the chaos seed's gunluk.json", detect: detectGunluk, decode: wholeDoc(decodeGunluk)},
 	k6.Format{},
 	vegeta.Format{},

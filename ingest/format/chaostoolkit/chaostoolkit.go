@@ -1,4 +1,4 @@
-package ingest
+package chaostoolkit
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"github.com/rewind-dev/rewind/ingest/record"
 )
 
-// FormatChaosToolkit names the journal.json that `chaos run` writes. A
+// Name names the journal.json that `chaos run` writes. A
 // journal is a timeline, not requests: it gives no request rows. Every
 // activity result (the method's run[], rollbacks[], and the steady-state
 // probes before, after and during the method) becomes two events,
@@ -28,7 +28,7 @@ import (
 // "chaostoolkit". Journal times have no zone (chaoslib writes UTC
 // datetime.isoformat()): they are read as UTC; newer journals' +00:00 is
 // honoured.
-const FormatChaosToolkit = "chaostoolkit"
+const Name = "chaostoolkit"
 
 var (
 	ctkVersion    = regexp.MustCompile(`"chaoslib-version"\s*:`)
@@ -46,7 +46,7 @@ func detectChaostoolkit(name string, head []byte) bool {
 	return ctkVersion.Match(t) || ctkExperiment.Match(t) && ctkRun.Match(t)
 }
 
-func decodeChaostoolkit(in *input, c *collector) (record.Produce, error) {
+func decodeChaostoolkit(in record.Input, c record.Sink) (record.Produce, error) {
 	data, err := in.All()
 	if err != nil {
 		return nil, err
@@ -60,15 +60,15 @@ func decodeChaostoolkit(in *input, c *collector) (record.Produce, error) {
 		if len(j.steady) == 0 {
 			delete(j.params, "steady_state_met")
 		}
-		c.experiments = append(c.experiments, expMeta{params: record.CompactObject(map[string]json.RawMessage{
-			"chaostoolkit": json.RawMessage(record.CompactObject(j.params))})})
+		c.Experiment(record.CompactObject(map[string]json.RawMessage{
+			"chaostoolkit": json.RawMessage(record.CompactObject(j.params))}))
 		return nil
 	}, nil
 }
 
 // ctkJournal reads one journal into events and parameters.
 type ctkJournal struct {
-	c      *collector
+	c      record.Sink
 	params map[string]json.RawMessage
 	steady map[string]json.RawMessage // steady_state_met of before and after
 	title  string
