@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rewind-dev/rewind/ingest/format/access"
 	"github.com/rewind-dev/rewind/ingest/format/caddy"
 	"github.com/rewind-dev/rewind/ingest/record"
 )
@@ -243,7 +244,7 @@ func TestCaddyErrors(t *testing.T) {
 		"no-ts":                {in: ok + `{"request":{},"duration":0.1,"status":200}`, want: `:2: field "ts": missing`},
 		"bad-status":           {in: ok + `{"ts":1.5,"request":{},"duration":0.1,"status":"200"}`, want: `:2: field "status": want an HTTP status code, got "200"`},
 		"bad-request":          {in: ok + `{"ts":1.5,"request":"GET /","duration":0.1,"status":200}`, want: `:2: field "request": want an object`},
-		"access-refuses-caddy": {in: ok, from: FormatAccess, want: `:1: field "duration": unit unknown: Envoy writes ms (with response_code), Caddy seconds (use --from caddy)`},
+		"access-refuses-caddy": {in: ok, from: access.Name, want: `:1: field "duration": unit unknown: Envoy writes ms (with response_code), Caddy seconds (use --from caddy)`},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

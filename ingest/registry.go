@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"github.com/rewind-dev/rewind/ingest/format/ab"
+	"github.com/rewind-dev/rewind/ingest/format/access"
 	"github.com/rewind-dev/rewind/ingest/format/aws"
 	"github.com/rewind-dev/rewind/ingest/format/caddy"
 	"github.com/rewind-dev/rewind/ingest/format/chaostoolkit"
@@ -42,7 +43,7 @@ var formats = []record.Format{
 	envoytext.Format{},
 	traefik.Format{},
 	gcplb.Format{},
-	format{name: FormatAccess, about: "JSON access logs (Envoy default JSON, nginx log_format escape=json)", detect: detectAccess, decode: decodeAccess},
+	access.Format{},
 	format{name: FormatSquid, about: "Squid's native access log (logformat squid)", detect: detectSquidFormat(FormatSquid), decode: decodeSquidFormat(FormatSquid)},
 	format{name: FormatTrafficServer, about: "Apache Traffic Server's squid-format access log", detect: detectSquidFormat(FormatTrafficServer), decode: decodeSquidFormat(FormatTrafficServer)},
 	format{name: FormatCLF, about: "text access logs: NCSA common, combined, vhost_combined (nginx, Apache, Traefik) with their timing fields, or any layout given with {log-format}", detect: detectCLF, decode: decodeCLF("", ""), lineOrder: true, tsOnly: true},

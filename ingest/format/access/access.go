@@ -1,4 +1,4 @@
-package ingest
+package access
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 	"github.com/rewind-dev/rewind/ingest/record"
 )
 
-// FormatAccess names JSON access logs, one object per line: Envoy's JSON
+// Name names JSON access logs, one object per line: Envoy's JSON
 // access log (Istio's and Envoy Gateway's default formats, typed or with
 // every value a string) and nginx `log_format ... escape=json` as it is
 // commonly written. One row per line:
@@ -30,7 +30,7 @@ import (
 // added under those names when the log names them otherwise (request_method,
 // request_uri, x-envoy-origin-path, or the request line). "-", "" and null
 // mean no value. The outcome is left to the status (--ok-status).
-const FormatAccess = "access"
+const Name = "access"
 
 // accessEnvoyKeys and accessNginxKeys are fields that, beside response_code
 // or request_time, mark a line as an access log rather than a canonical
@@ -70,9 +70,9 @@ func hasAny(m map[string]json.RawMessage, keys []string) bool {
 	return false
 }
 
-func decodeAccess(in *input, c *collector) (record.Produce, error) {
+func decodeAccess(in record.Input, c record.Sink) (record.Produce, error) {
 	run := record.RunName(in.DetectName())
-	mapped := in.mapRaw
+	mapped := in.MapRaw()
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		var r record.Row
 		return record.TextLines(ctx, in.Reader(), func(line int64, b []byte) error {
