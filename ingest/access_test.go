@@ -6,9 +6,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/rewind-dev/rewind/ingest/format/access"
 )
 
-func FuzzAccess(f *testing.F) { fuzzFormat(f, FormatAccess, "testdata/real/access/*/input*") }
+func FuzzAccess(f *testing.F) { fuzzFormat(f, access.Name, "testdata/real/access/*/input*") }
 
 func TestAccessDetect(t *testing.T) {
 	cases := []struct {
@@ -27,7 +29,7 @@ func TestAccessDetect(t *testing.T) {
 		{`{"response_code":200,"duration":3`, false}, // not JSON
 	}
 	for _, c := range cases {
-		if got := detectAccess("access.log", []byte(c.head)); got != c.want {
+		if got := (access.Format{}).Detect("access.log", []byte(c.head)); got != c.want {
 			t.Errorf("detectAccess(%q) = %v, want %v", c.head, got, c.want)
 		}
 	}
@@ -77,7 +79,7 @@ func TestAccessErrors(t *testing.T) {
 			mustIngest(t, db, Options{}, chaosFixture)
 			before := snapshot(t, db)
 			path := writeFile(t, "access.log", c.in)
-			_, err := Files(context.Background(), db, Options{From: FormatAccess}, []string{path})
+			_, err := Files(context.Background(), db, Options{From: access.Name}, []string{path})
 			if err == nil || !strings.HasPrefix(err.Error(), path+c.want) {
 				t.Errorf("error %v, want %s%s", err, path, c.want)
 			}

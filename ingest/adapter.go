@@ -41,10 +41,7 @@ func (f format) Decode(in record.Input, out record.Sink) (record.Produce, error)
 // What a format of this package uses beyond record: in.head (the first
 // bytes as detect saw them), in.guard.max (the record cap) and in.mapRaw
 // (the fields a {map} keeps raw) of its *input; c.Event, c.Warn and the
-// experiments and runs of the *collector; the shared readers of this
-// package that have not moved to record yet: headLines and tokens for the
-// text server logs (textlog.go), newDocReader, subDoc, walkObject and
-// walkArray for JSON documents (jsondoc.go); setField and tsField to set a
+// experiments and runs of the *collector; setField and tsField to set a
 // canonical column from a record.Val (values.go); wholeDoc and
 // decodeTypedInput below.
 

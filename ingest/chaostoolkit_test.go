@@ -6,10 +6,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/rewind-dev/rewind/ingest/format/chaostoolkit"
 )
 
 func FuzzChaosToolkit(f *testing.F) {
-	fuzzFormat(f, FormatChaosToolkit, "testdata/real/chaostoolkit/*/input*")
+	fuzzFormat(f, chaostoolkit.Name, "testdata/real/chaostoolkit/*/input*")
 }
 
 const ctkJournalFixture = "testdata/real/chaostoolkit/redis-stop-completed/input.json"
@@ -27,7 +29,7 @@ func TestChaostoolkitDetect(t *testing.T) {
 		{`[{"chaoslib-version": "1"}]`, false},
 	}
 	for _, c := range cases {
-		if got := detectChaostoolkit("journal.json", []byte(c.head)); got != c.want {
+		if got := (chaostoolkit.Format{}).Detect("journal.json", []byte(c.head)); got != c.want {
 			t.Errorf("detectChaostoolkit(%q) = %v, want %v", c.head, got, c.want)
 		}
 	}

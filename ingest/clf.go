@@ -199,7 +199,7 @@ func (d *clfDecoder) finish(r *record.Row, end bool, latName string) error {
 	if end && r.Is(record.ColTsUs) {
 		if r.Is(record.ColLatency) {
 			start := r.TsUs - int64(r.Latency*1000+0.5)
-			if start < minTsUs && r.TsUs >= minTsUs {
+			if start < record.MinTsUs && r.TsUs >= record.MinTsUs {
 				return record.FieldErr(r.Line, latName, "a duration of %s ms puts the request's start before the year 1900 (it ended at %s)",
 					strconv.FormatFloat(r.Latency, 'f', -1, 64), time.UnixMicro(r.TsUs).UTC().Format(time.RFC3339Nano))
 			}
@@ -246,7 +246,7 @@ func (d *clfDecoder) fields(r *record.Row, vals [][]byte) error {
 func (d *clfDecoder) field(r *record.Row, f *logField, v []byte) error {
 	switch f.role {
 	case roleStatus:
-		n, ok := parseStatus(v)
+		n, ok := record.ParseStatus(v)
 		if !ok {
 			return record.FieldErr(r.Line, f.name, "want an HTTP status code, got %q", record.Truncate(string(v), 20))
 		}
@@ -307,18 +307,4 @@ func (d *clfDecoder) timeUs(f *logField, v []byte) (int64, error) {
 		d.lastTime, d.lastTimeUs = string(v), us
 	}
 	return us, err
-}
-
-func parseStatus(v []byte) (int32, bool) {
-	if len(v) == 0 || len(v) > 3 {
-		return 0, false
-	}
-	n := int32(0)
-	for _, c := range v {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int32(c-'0')
-	}
-	return n, true
 }

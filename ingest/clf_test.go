@@ -11,11 +11,13 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rewind-dev/rewind/ingest/format/access"
+	"github.com/rewind-dev/rewind/ingest/format/caddy"
 	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 func FuzzCLF(f *testing.F)   { fuzzFormat(f, FormatCLF, "testdata/real/clf/*/input*") }
-func FuzzCaddy(f *testing.F) { fuzzFormat(f, FormatCaddy, "testdata/real/caddy/*/input*") }
+func FuzzCaddy(f *testing.F) { fuzzFormat(f, caddy.Name, "testdata/real/caddy/*/input*") }
 
 // FuzzLogFormat reads any line with any layout: an error or rows, never a
 // panic or a hang.
@@ -242,7 +244,7 @@ func TestCaddyErrors(t *testing.T) {
 		"no-ts":                {in: ok + `{"request":{},"duration":0.1,"status":200}`, want: `:2: field "ts": missing`},
 		"bad-status":           {in: ok + `{"ts":1.5,"request":{},"duration":0.1,"status":"200"}`, want: `:2: field "status": want an HTTP status code, got "200"`},
 		"bad-request":          {in: ok + `{"ts":1.5,"request":"GET /","duration":0.1,"status":200}`, want: `:2: field "request": want an object`},
-		"access-refuses-caddy": {in: ok, from: FormatAccess, want: `:1: field "duration": unit unknown: Envoy writes ms (with response_code), Caddy seconds (use --from caddy)`},
+		"access-refuses-caddy": {in: ok, from: access.Name, want: `:1: field "duration": unit unknown: Envoy writes ms (with response_code), Caddy seconds (use --from caddy)`},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -252,7 +254,7 @@ func TestCaddyErrors(t *testing.T) {
 			path := writeFile(t, "caddy.log", c.in)
 			from := c.from
 			if from == "" {
-				from = FormatCaddy
+				from = caddy.Name
 			}
 			_, err := Files(context.Background(), db, Options{From: from}, []string{path})
 			if err == nil || !strings.HasPrefix(flagged(err), path+c.want) {

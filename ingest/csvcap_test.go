@@ -7,7 +7,10 @@ import (
 	"testing"
 
 	"github.com/rewind-dev/rewind/ingest/format/ab"
+	"github.com/rewind-dev/rewind/ingest/format/jmeter"
+	"github.com/rewind-dev/rewind/ingest/format/k6"
 	"github.com/rewind-dev/rewind/ingest/format/locust"
+	"github.com/rewind-dev/rewind/ingest/format/vegeta"
 )
 
 // quotedBomb is a quoted CSV field of many short lines, 4 times the test
@@ -34,12 +37,12 @@ func TestRecordCapOneCSVReader(t *testing.T) {
 		comma      string // the delimiter
 		field      string // the third column's name
 	}{
-		{FormatJMeter, "testdata/real/jmeter/csv-webtours/input.jtl", 2, ",", "label"},
-		{FormatJMeter, "testdata/real/jmeter/csv-webtours-no-header/input.jtl", 1, ",", "label"},
-		{FormatK6CSV, "testdata/real/k6-csv/groups-checks/input.csv", 2, ",", "metric_value"},
+		{jmeter.Name, "testdata/real/jmeter/csv-webtours/input.jtl", 2, ",", "label"},
+		{jmeter.Name, "testdata/real/jmeter/csv-webtours-no-header/input.jtl", 1, ",", "label"},
+		{k6.CSVName, "testdata/real/k6-csv/groups-checks/input.csv", 2, ",", "metric_value"},
 		{locust.Name, "testdata/real/locust/full-history/input.csv", 2, ",", "Type"},
 		{ab.Name, "testdata/real/ab/nginx-limit-rate/input.tsv", 2, "\t", "ctime"},
-		{FormatVegeta, "testdata/real/vegeta/csv-ratelimiter/input.csv", 1, ",", "latency"},
+		{vegeta.Name, "testdata/real/vegeta/csv-ratelimiter/input.csv", 1, ",", "latency"},
 	} {
 		t.Run(c.from+"/"+c.path, func(t *testing.T) {
 			lines := bytes.SplitAfter(readInput(t, c.path), []byte("\n"))

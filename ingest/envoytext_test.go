@@ -1,9 +1,13 @@
 package ingest
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/rewind-dev/rewind/ingest/format/envoytext"
+)
 
 func FuzzEnvoyText(f *testing.F) {
-	fuzzFormat(f, FormatEnvoyText, "testdata/real/envoy-text/*/input*")
+	fuzzFormat(f, envoytext.Name, "testdata/real/envoy-text/*/input*")
 }
 
 const envoyLine = `[2016-04-15T20:17:00.310Z] "POST /api/v1/locations HTTP/2" 204 - 154 0 226 100 "10.0.35.28" "nsq2http" "cc21d9b0" "locations" "tcp://10.0.2.1:80"`
@@ -22,7 +26,7 @@ func TestEnvoyTextDetect(t *testing.T) {
 		{`[2016-04-15 20:17:00] "POST /api HTTP/2" 204 - 154 0 226 100 "a" "b" "c" "d" "e"`, false},
 	}
 	for _, c := range cases {
-		if got := detectEnvoyText("access.log", []byte(c.head)); got != c.want {
+		if got := (envoytext.Format{}).Detect("access.log", []byte(c.head)); got != c.want {
 			t.Errorf("detectEnvoyText(%q) = %v, want %v", c.head, got, c.want)
 		}
 	}
@@ -30,7 +34,7 @@ func TestEnvoyTextDetect(t *testing.T) {
 
 func TestEnvoyTextErrors(t *testing.T) {
 	ok := envoyLine + "\n"
-	checkErrors(t, FormatEnvoyText, "envoy.log", map[string]errorCase{
+	checkErrors(t, envoytext.Name, "envoy.log", map[string]errorCase{
 		"bad-time": {ok + `[yesterday] "GET / HTTP/1.1" 200 - 0 0 1 - "-" "-" "-" "-" "-"`,
 			`:2: field "start_time": want an RFC 3339 time such as [2020-11-25T21:26:18.409Z], got "[yesterday]"`},
 		"bad-code": {`[2016-04-15T20:17:00.310Z] "GET / HTTP/1.1" 2xx - 0 0 1 - "-" "-" "-" "-" "-"`,

@@ -29,29 +29,29 @@ var gunlukParams = map[string]string{"N": "n", "PENCERE": "window", "DENEY_BASI"
 
 func decodeGunluk(data []byte, c *collector) record.Produce {
 	return func(ctx context.Context, emit func(arrow.RecordBatch) error) error {
-		d := newDocReader(data)
+		d := record.NewDoc(data)
 		bt := record.NewBuilder()
 		defer bt.Release()
 		params := map[string]json.RawMessage{}
-		if err := d.expectDelim('{'); err != nil {
+		if err := d.ExpectDelim('{'); err != nil {
 			return err
 		}
-		for d.dec.More() {
-			line := d.elementLine()
-			t, err := d.dec.Token()
+		for d.Dec.More() {
+			line := d.ElementLine()
+			t, err := d.Dec.Token()
 			if err != nil {
-				return d.syntaxErr(err)
+				return d.SyntaxErr(err)
 			}
 			key := t.(string)
 			if run, ok := gunlukRuns[key]; ok {
-				if err := d.gunlukRun(key, run, bt); err != nil {
+				if err := gunlukRun(d, key, run, bt); err != nil {
 					return err
 				}
 				continue
 			}
 			var raw json.RawMessage
-			if err := d.dec.Decode(&raw); err != nil {
-				return d.syntaxErr(err)
+			if err := d.Dec.Decode(&raw); err != nil {
+				return d.SyntaxErr(err)
 			}
 			name := key
 			if p, ok := gunlukParams[key]; ok {
@@ -62,10 +62,10 @@ func decodeGunluk(data []byte, c *collector) record.Produce {
 			}
 			params[name] = raw
 		}
-		if _, err := d.dec.Token(); err != nil {
-			return d.syntaxErr(err)
+		if _, err := d.Dec.Token(); err != nil {
+			return d.SyntaxErr(err)
 		}
-		if err := d.trailing(); err != nil {
+		if err := d.Trailing(); err != nil {
 			return err
 		}
 		c.experiments = append(c.experiments, expMeta{params: record.CompactObject(params)})
@@ -81,9 +81,9 @@ func decodeGunluk(data []byte, c *collector) record.Produce {
 
 // gunlukRun reads the kontrol or deney array. Rows are emitted at the end
 // only: gunluk files are small, and one batch keeps both runs in one place.
-func (d *docReader) gunlukRun(key, run string, bt *record.Builder) error {
+func gunlukRun(d *record.Doc, key, run string, bt *record.Builder) error {
 	i := 0
-	return d.eachElement(func(raw json.RawMessage, line int64) error {
+	return d.EachElement(func(raw json.RawMessage, line int64) error {
 		var rec map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &rec); err != nil || rec == nil {
 			return record.FieldErr(line, fmt.Sprintf("%s[%d]", key, i), "want an object with istek, etiketli and sonuc")

@@ -6,9 +6,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/rewind-dev/rewind/ingest/format/haproxy"
 )
 
-func FuzzHAProxy(f *testing.F) { fuzzFormat(f, FormatHAProxy, "testdata/real/haproxy/*/input*") }
+func FuzzHAProxy(f *testing.F) { fuzzFormat(f, haproxy.Name, "testdata/real/haproxy/*/input*") }
 
 func TestHAProxyDetect(t *testing.T) {
 	cases := []struct {
@@ -24,7 +26,7 @@ func TestHAProxyDetect(t *testing.T) {
 		{"run,latency_ms\na,1\n", false},
 	}
 	for _, c := range cases {
-		if got := detectHaproxy("haproxy.log", []byte(c.head)); got != c.want {
+		if got := (haproxy.Format{}).Detect("haproxy.log", []byte(c.head)); got != c.want {
 			t.Errorf("detectHaproxy(%q) = %v, want %v", c.head, got, c.want)
 		}
 	}
@@ -45,7 +47,7 @@ func TestHAProxyZone(t *testing.T) {
 	if len(res[0].Warnings) != 0 || len(res[1].Warnings) != 1 {
 		t.Errorf("warnings %q and %q, want none and one", res[0].Warnings, res[1].Warnings)
 	}
-	if res[1].ResolutionMs != 0 || res[0].Format != FormatHAProxy {
+	if res[1].ResolutionMs != 0 || res[0].Format != haproxy.Name {
 		t.Errorf("resolution %v format %q", res[1].ResolutionMs, res[0].Format)
 	}
 }
@@ -61,7 +63,7 @@ func TestHAProxyNoticeBound(t *testing.T) {
 	}
 	db, _ := openDB(t)
 	path := writeFile(t, "h.log", b.String())
-	_, err := Files(context.Background(), db, Options{From: FormatHAProxy}, []string{path})
+	_, err := Files(context.Background(), db, Options{From: haproxy.Name}, []string{path})
 	if err == nil || err.Error() != path+":3: the notices (lines that are not requests) pass 64 MiB: not an HAProxy log" {
 		t.Errorf("error %v", err)
 	}
@@ -70,7 +72,7 @@ func TestHAProxyNoticeBound(t *testing.T) {
 func TestHAProxyErrors(t *testing.T) {
 	pre := `127.0.0.1:1 [02/Dec/2026:14:24:22.550] web `
 	ok := pre + `app/s1 0/0/0/1/1 200 120 - - ---- 1/1/0/0/0 0/0 "GET / HTTP/1.1"` + "\n"
-	checkErrors(t, FormatHAProxy, "haproxy.log", map[string]errorCase{
+	checkErrors(t, haproxy.Name, "haproxy.log", map[string]errorCase{
 		"bad-timer":    {ok + pre + `app/s1 0/0/x/1/1 200 120 - - ---- 1/1/0/0/0 0/0 ""`, `:2: field "Tc": want milliseconds (an integer, -1 when not reached), got "x"`},
 		"bad-status":   {ok + ok + pre + `app/s1 0/0/0/1/1 2xx 120 - - ---- 1/1/0/0/0 0/0 ""`, `:3: field "status_code": want an HTTP status code, got "2xx"`},
 		"four-timers":  {pre + `app/s1 0/0/1/1 200 120 - - ---- 1/1/0/0/0 0/0 ""`, `:1: field "timers": want TR/Tw/Tc/Tr/Ta (httplog) or Tw/Tc/Tt (tcplog), got "0/0/1/1"`},

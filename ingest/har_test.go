@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	harformat "github.com/rewind-dev/rewind/ingest/format/har"
 )
 
 // harOf wraps entries (JSON text) in a HAR document, one entry a line
@@ -31,7 +33,7 @@ func TestHarOutcomes(t *testing.T) {
 	har := harOf(harEntryWith("0.375", "200", `"net::ERR_ABORTED"`), harEntryWith("-1", "0", "null"),
 		harEntryWith("12.75", "503", `""`), harEntryWith("1", "0", `"net::ERR_CONNECTION_REFUSED"`))
 	res := mustIngest(t, db, Options{}, writeFile(t, "capture.har", har))
-	if res[0].Format != FormatHAR {
+	if res[0].Format != harformat.Name {
 		t.Fatalf("format %q", res[0].Format)
 	}
 	got := queryStrings(t, db, `SELECT concat_ws(' ', run, strftime(ts, '%Y-%m-%dT%H:%M:%S.%f'), coalesce(latency_ms::VARCHAR, '-'), status, outcome, line, attrs->'timings')
@@ -83,7 +85,7 @@ func TestHarErrors(t *testing.T) {
 			db, _ := openDB(t)
 			before := snapshot(t, db)
 			path := writeFile(t, "capture.har", c.har)
-			_, err := Files(context.Background(), db, Options{From: FormatHAR}, []string{path})
+			_, err := Files(context.Background(), db, Options{From: harformat.Name}, []string{path})
 			if err == nil || !strings.HasPrefix(err.Error(), path) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v\nwant %q after the path", err, c.want)
 			}
@@ -107,10 +109,10 @@ func TestHarDetect(t *testing.T) {
 		"an array of HAR logs": {`[{"log": {"entries": []}}]`, false},
 	} {
 		got, _ := Detect("x.json", []byte(c.head))
-		if (got == FormatHAR) != c.har {
+		if (got == harformat.Name) != c.har {
 			t.Errorf("%s: detected as %q", name, got)
 		}
 	}
 }
 
-func FuzzHar(f *testing.F) { fuzzFormat(f, FormatHAR, "testdata/real/har/*/input*") }
+func FuzzHar(f *testing.F) { fuzzFormat(f, harformat.Name, "testdata/real/har/*/input*") }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rewind-dev/rewind/ingest/format/access"
 	"github.com/rewind-dev/rewind/internal/param"
 )
 
@@ -23,7 +24,7 @@ func TestHintsFollowed(t *testing.T) {
 			want: `"TCP_MISS:HIER_DIRECT" is Squid's result and hierarchy (%Ss:%Sh): this is Squid's combined log`},
 		{name: "h2o-duration-detected", path: "testdata/real/h2o/clf-duration/input.log",
 			want: `h2o's %{duration}x writes seconds with 6 decimals`},
-		{name: "access-duration", path: "testdata/services/slog/service.log", opts: Options{From: FormatAccess},
+		{name: "access-duration", path: "testdata/services/slog/service.log", opts: Options{From: access.Name},
 			want: `field "duration": unit unknown`, fill: map[string]string{"latency_ms=EXPR": "latency_ms=duration / 1e6"}},
 		{name: "tomcat-pattern-no-version", path: "testdata/real/tomcat/clf-D/input.log",
 			opts: Options{LogFormat: `pattern="%h %l %u %t &quot;%r&quot; %s %b %D"`},

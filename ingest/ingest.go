@@ -320,7 +320,7 @@ func (l *loader) load(ctx context.Context, in *input, f record.Format, fileID in
 	// line, whatever the format; it wins over a decoder's error at the same
 	// or a later line that the replaced text may have caused (an unknown
 	// record type, a bind error).
-	if terr := in.textErr(); terr != nil && !fieldReported(err) && textFirst(err, in.guard.text.badLine) {
+	if terr := in.TextErr(); terr != nil && !fieldReported(err) && textFirst(err, in.guard.text.badLine) {
 		return terr
 	}
 	if err != nil {

@@ -25,7 +25,7 @@ import (
 const Stdin = record.Stdin
 
 // headBytes is how much of a (decompressed) input detection looks at.
-const headBytes = 64 << 10
+const headBytes = record.HeadBytes
 
 // input is one file being ingested: its raw bytes are hashed and counted as
 // they are read (so the stored SHA-256 is of exactly the bytes ingested, and

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/rewind-dev/rewind/ingest/format/jmeter"
 )
 
 const jmeterRowSQL = `SELECT concat_ws('|', run, req, ts, latency_ms, outcome, coalesce(status::VARCHAR, '-'), line, attrs) FROM requests ORDER BY seq`
@@ -37,7 +39,7 @@ func TestJmeterCSVColumns(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			db, _ := openDB(t)
 			res := mustIngest(t, db, c.opts, writeFile(t, c.name, c.body))
-			if res[0].Format != FormatJMeter {
+			if res[0].Format != jmeter.Name {
 				t.Errorf("detected as %s", res[0].Format)
 			}
 			if diff := cmp.Diff(c.want, queryStrings(t, db, jmeterRowSQL)); diff != "" {
@@ -103,7 +105,7 @@ func TestJmeterHeaderless(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			db, _ := openDB(t)
 			res := mustIngest(t, db, Options{}, writeFile(t, c.name, c.body))
-			if res[0].Format != FormatJMeter {
+			if res[0].Format != jmeter.Name {
 				t.Errorf("detected as %s", res[0].Format)
 			}
 			if diff := cmp.Diff([]string{c.want}, queryStrings(t, db, jmeterRowSQL)); diff != "" {
@@ -159,7 +161,7 @@ func TestJmeterDetect(t *testing.T) {
 		"1700000000000,12,a,200,OK,TG 1-1,text,true,,100,50,1,2,http://x/,10,0,3\n": true,
 		"1700000000000,12,a,200,OK,TG 1-1,text,true,,100,50,1,2,10,x,3\n":           false,
 	} {
-		if got := detectJmeter("f", []byte(body)); got != want {
+		if got := (jmeter.Format{}).Detect("f", []byte(body)); got != want {
 			t.Errorf("detectJmeter(%q) = %v, want %v", body, got, want)
 		}
 	}
@@ -167,5 +169,5 @@ func TestJmeterDetect(t *testing.T) {
 
 func FuzzJmeter(f *testing.F) {
 	f.Add([]byte(jmeterXML))
-	fuzzFormat(f, FormatJMeter, "testdata/real/jmeter/*/input*")
+	fuzzFormat(f, jmeter.Name, "testdata/real/jmeter/*/input*")
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rewind-dev/rewind/ingest/format/k6"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -128,7 +130,7 @@ func TestK6Grouping(t *testing.T) {
 	)
 	db, _ := openDB(t)
 	res := mustIngest(t, db, Options{}, path)
-	if res[0].Format != FormatK6 || res[0].Rows != 3 || res[0].Events != 4 {
+	if res[0].Format != k6.Name || res[0].Rows != 3 || res[0].Events != 4 {
 		t.Fatalf("result %+v: want format k6, 3 rows, 4 events", res[0])
 	}
 	got := queryStrings(t, db, `SELECT concat_ws(' | ', line, run, latency_ms, outcome, status, strftime(ts, '%H:%M:%S.%f'), attrs) FROM requests ORDER BY seq`)
@@ -300,7 +302,7 @@ func TestK6CSVTimeFormats(t *testing.T) {
 				"http_req_duration,"+c.ts2+",87.500000,false,default,200,\n")
 			db, _ := openDB(t)
 			res := mustIngest(t, db, Options{}, path)
-			if res[0].Format != FormatK6CSV || res[0].ResolutionMs != c.resolution {
+			if res[0].Format != k6.CSVName || res[0].ResolutionMs != c.resolution {
 				t.Errorf("format %q, resolution %v ms: want k6-csv, %v ms", res[0].Format, res[0].ResolutionMs, c.resolution)
 			}
 			got := queryStrings(t, db, `SELECT strftime(ts, '%H:%M:%S.%f') FROM requests ORDER BY seq`)
@@ -355,7 +357,7 @@ func TestK6CSVErrors(t *testing.T) {
 		if c.line == "" {
 			path = writeFile(t, "bad.csv", "metric,timestamp\nvus,1\n")
 		}
-		_, err := Files(context.Background(), db, Options{From: FormatK6CSV}, []string{path})
+		_, err := Files(context.Background(), db, Options{From: k6.CSVName}, []string{path})
 		if err == nil {
 			t.Errorf("%s: no error, want %q", c.line, c.want)
 			continue
@@ -372,13 +374,13 @@ func TestK6CSVErrors(t *testing.T) {
 
 func TestK6Detect(t *testing.T) {
 	cases := []struct{ head, want string }{
-		{`{"type":"Metric","data":{"name":"vus","type":"gauge"},"metric":"vus"}`, FormatK6},
-		{`{"metric":"http_reqs","type":"Point","data":{"time":"2024-01-01T00:00:00Z","value":1,"tags":{}}}`, FormatK6},
-		{`{"type":"Point","data":{"time":"2017-05-09T14:34:45.625742514+02:00","value":5,"tags":null},"metric":"vus"}`, FormatK6},
+		{`{"type":"Metric","data":{"name":"vus","type":"gauge"},"metric":"vus"}`, k6.Name},
+		{`{"metric":"http_reqs","type":"Point","data":{"time":"2024-01-01T00:00:00Z","value":1,"tags":{}}}`, k6.Name},
+		{`{"type":"Point","data":{"time":"2017-05-09T14:34:45.625742514+02:00","value":5,"tags":null},"metric":"vus"}`, k6.Name},
 		{`{"type":"Point","metric":"vus"}`, FormatNDJSON},
 		{`{"run":"a","type":"Point","outcome":"ok"}`, FormatNDJSON},
-		{"metric_name,timestamp,metric_value,check,error\nvus,1,1.000000,,\n", FormatK6CSV},
-		{"\ufeffmetric_name,timestamp,metric_value,extra_tags\n", FormatK6CSV},
+		{"metric_name,timestamp,metric_value,check,error\nvus,1,1.000000,,\n", k6.CSVName},
+		{"\ufeffmetric_name,timestamp,metric_value,extra_tags\n", k6.CSVName},
 		{"metric_name,value\n", FormatCSV},
 	}
 	for _, c := range cases {
@@ -393,5 +395,5 @@ func TestK6Detect(t *testing.T) {
 	}
 }
 
-func FuzzK6(f *testing.F)    { fuzzFormat(f, FormatK6, "testdata/real/k6/*/input*") }
-func FuzzK6CSV(f *testing.F) { fuzzFormat(f, FormatK6CSV, "testdata/real/k6-csv/*/input*") }
+func FuzzK6(f *testing.F)    { fuzzFormat(f, k6.Name, "testdata/real/k6/*/input*") }
+func FuzzK6CSV(f *testing.F) { fuzzFormat(f, k6.CSVName, "testdata/real/k6-csv/*/input*") }

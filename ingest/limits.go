@@ -159,10 +159,10 @@ func (in *input) wholeDocument() { in.guard.armed, in.guard.document = false, tr
 // its records are not lines.
 func (in *input) Unlined() { in.guard.armed, in.guard.unlined = false, true }
 
-// textErr is the first line of a text input that holds invalid UTF-8 (or a
+// TextErr is the first line of a text input that holds invalid UTF-8 (or a
 // lone surrogate escape in JSON), once the input has been read; nil for a
 // binary one.
-func (in *input) textErr() error {
+func (in *input) TextErr() error {
 	g := in.guard
 	if g.unlined || g.text.badLine == 0 {
 		return nil

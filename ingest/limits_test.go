@@ -11,11 +11,15 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/rewind-dev/rewind/ingest/format/chaostoolkit"
+	"github.com/rewind-dev/rewind/ingest/format/har"
+	"github.com/rewind-dev/rewind/ingest/format/traces"
 )
 
 // documentFormats read a file whole: the document cap applies to them.
-var documentFormats = map[string]bool{FormatHAR: true, FormatChaosToolkit: true, FormatOTLP: true, FormatJSON: true, FormatGunluk: true,
-	FormatJaeger: true, FormatZipkin: true}
+var documentFormats = map[string]bool{har.Name: true, chaostoolkit.Name: true, traces.OTLPName: true, FormatJSON: true, FormatGunluk: true,
+	traces.JaegerName: true, traces.ZipkinName: true}
 
 const testCap = 64 << 10
 

@@ -167,7 +167,7 @@ func absentValue(v []byte) bool { return len(v) == 0 || (len(v) == 1 && v[0] == 
 func (f *logField) timeUs(v []byte) (int64, error) {
 	s := string(v)
 	if f.epochUnitUs > 0 {
-		return epochUs(s, f.epochUnitUs, f.wholeEpoch)
+		return record.EpochUs(s, f.epochUnitUs, f.wholeEpoch)
 	}
 	t, err := time.Parse(f.goLayout, s)
 	if err != nil {
@@ -175,31 +175,6 @@ func (f *logField) timeUs(v []byte) (int64, error) {
 	}
 	return t.UnixMicro(), nil
 }
-
-// epochUs reads a decimal number of unitUs µs since the epoch, rounded to
-// the µs exactly (half up, on the decimal digits, not through a float).
-func epochUs(s string, unitUs int64, whole bool) (int64, error) {
-	bad := fmt.Errorf("want a number of %s since the epoch, got %q", map[int64]string{1e6: "seconds", 1e3: "ms", 1: "µs"}[unitUs], record.Truncate(s, 40))
-	intPart, frac, hasFrac := strings.Cut(s, ".")
-	if !digitsOnly(intPart) || (frac != "" && !digitsOnly(frac)) || (hasFrac && (whole || frac == "")) {
-		return 0, bad
-	}
-	shift := map[int64]int{1e6: 6, 1e3: 3, 1: 0}[unitUs]
-	frac += strings.Repeat("0", max(0, shift-len(frac)))
-	digits, next := intPart+frac[:shift], frac[shift:]
-	us, err := strconv.ParseInt(strings.TrimLeft(digits, "0")+"0", 10, 64)
-	if err != nil || us/10 > maxEpochUs {
-		return 0, bad
-	}
-	us /= 10
-	if next != "" && next[0] >= '5' {
-		us++
-	}
-	return us, nil
-}
-
-// maxEpochUs is the year 9999 in µs since the epoch.
-const maxEpochUs = 253402300799999999
 
 // latencyMs reads a duration field in ms, exactly: the value's decimal
 // exponent is shifted, never multiplied.
@@ -221,7 +196,7 @@ func (f *logField) latencyMs(v []byte) (float64, error) {
 // would take.
 func logDecimal(s string, frac bool) bool {
 	whole, fraction, dot := strings.Cut(s, ".")
-	return digitsOnly(whole) && (!dot || frac && digitsOnly(fraction))
+	return record.DigitsOnly(whole) && (!dot || frac && record.DigitsOnly(fraction))
 }
 
 func (f *logField) latencyUnit() string {

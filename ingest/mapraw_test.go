@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/rewind-dev/rewind/ingest/format/caddy"
 )
 
 const caddyReal = "testdata/real/caddy/caddy-2.6-reverse-proxy/input.log"
@@ -28,7 +30,7 @@ func canonicalRows(t *testing.T, db *sql.DB) []string {
 func TestMapRawCaddy(t *testing.T) {
 	data := readInput(t, caddyReal)
 	db, _ := openDB(t)
-	mustIngest(t, db, Options{From: FormatCaddy}, writeBytes(t, t.TempDir(), "input.log", data))
+	mustIngest(t, db, Options{From: caddy.Name}, writeBytes(t, t.TempDir(), "input.log", data))
 	want := canonicalRows(t, db)
 
 	db2, _ := openDB(t)

@@ -15,9 +15,11 @@ import (
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+
+	"github.com/rewind-dev/rewind/ingest/format/traces"
 )
 
-func FuzzOTLP(f *testing.F) { fuzzFormat(f, FormatOTLP, "testdata/real/otlp/*/input*") }
+func FuzzOTLP(f *testing.F) { fuzzFormat(f, traces.OTLPName, "testdata/real/otlp/*/input*") }
 
 func TestOtlpDetect(t *testing.T) {
 	cases := []struct {
@@ -34,7 +36,7 @@ func TestOtlpDetect(t *testing.T) {
 		{"a.bin", "\x0a\x00", false},
 	}
 	for _, c := range cases {
-		if got := detectOtlp(c.name, []byte(c.head)); got != c.want {
+		if got := (traces.OTLP{}).Detect(c.name, []byte(c.head)); got != c.want {
 			t.Errorf("detectOtlp(%q, %q) = %v, want %v", c.name, c.head, got, c.want)
 		}
 	}
@@ -95,7 +97,7 @@ func TestOtlpProtoStreams(t *testing.T) {
 				t.Fatal(err)
 			}
 			res := mustIngest(t, db, Options{}, path)
-			if res[0].Format != FormatOTLP {
+			if res[0].Format != traces.OTLPName {
 				t.Errorf("format %q", res[0].Format)
 			}
 			want := otlpWantRows
@@ -190,7 +192,7 @@ func TestOtlpErrors(t *testing.T) {
 			mustIngest(t, db, Options{}, chaosFixture)
 			before := snapshot(t, db)
 			path := writeFile(t, "in.json", c.in)
-			_, err := Files(context.Background(), db, Options{From: FormatOTLP}, []string{path})
+			_, err := Files(context.Background(), db, Options{From: traces.OTLPName}, []string{path})
 			if err == nil || !strings.HasPrefix(err.Error(), path+c.want) {
 				t.Errorf("error %v, want %s%s", err, path, c.want)
 			}

@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"bytes"
-	"encoding/json"
 
 	"github.com/rewind-dev/rewind/ingest/record"
 	"github.com/rewind-dev/rewind/internal/param"
@@ -59,49 +58,22 @@ func refused(head []byte) error {
 	return nil
 }
 
-// topKeys lists the members of the JSON object head starts with, as far as
-// head reaches (the head is cut at 64 KiB: a member it cuts ends the list).
-func topKeys(head []byte) map[string]bool {
-	t := record.JSONText(head)
-	if len(t) == 0 || t[0] != '{' {
-		return nil
-	}
-	d := json.NewDecoder(bytes.NewReader(t))
-	keys := map[string]bool{}
-	if _, err := d.Token(); err != nil {
-		return nil
-	}
-	for d.More() {
-		tok, err := d.Token()
-		k, ok := tok.(string)
-		if err != nil || !ok {
-			break
-		}
-		keys[k] = true
-		var skip json.RawMessage
-		if d.Decode(&skip) != nil {
-			break
-		}
-	}
-	return keys
-}
-
 // k6's summary export has root_group and metrics; the handleSummary data
 // adds options and state (k6 >= 0.30).
 func isK6SummaryExport(head []byte) bool {
-	k := topKeys(head)
+	k := record.TopKeys(head)
 	return k["root_group"] && k["metrics"] && !k["state"] && !k["options"]
 }
 
 func isK6HandleSummary(head []byte) bool {
-	k := topKeys(head)
+	k := record.TopKeys(head)
 	return (k["root_group"] || k["metrics"]) && k["state"] && bytes.Contains(head, []byte(`"testRunDurationMs"`))
 }
 
 // Artillery reports: {"aggregate": ..., "intermediate": [...]}; 1.x
 // aggregates count scenariosCreated, 2.x keep counters and summaries.
 func isArtilleryReport(head []byte) bool {
-	k := topKeys(head)
+	k := record.TopKeys(head)
 	return k["aggregate"] && k["intermediate"] || k["aggregate"] && len(k) == 1
 }
 
@@ -116,28 +88,28 @@ func isArtillery2Report(head []byte) bool {
 // Nighthawk's output: {"options": ..., "results": [{"name", "statistics",
 // "counters"}], ...}.
 func isNighthawkOutput(head []byte) bool {
-	k := topKeys(head)
+	k := record.TopKeys(head)
 	return k["options"] && k["results"] && bytes.Contains(head, []byte(`"statistics"`))
 }
 
 // isNighthawkOutput's wrapped form: the nighthawk_service response
 // {"output": {"options", "results"}}.
 func isNighthawkWrapped(head []byte) bool {
-	k := topKeys(head)
+	k := record.TopKeys(head)
 	return k["output"] && bytes.Contains(head, []byte(`"results"`)) && bytes.Contains(head, []byte(`"statistics"`)) &&
 		bytes.Contains(head, []byte(`"options"`))
 }
 
 // Fortio's result JSON (and Nighthawk's fortio output format).
 func isFortioResult(head []byte) bool {
-	k := topKeys(head)
+	k := record.TopKeys(head)
 	return k["DurationHistogram"] && (k["RetCodes"] || k["ActualQPS"])
 }
 
 // stdouttrace prints each span as Go's SpanStub: Name, SpanContext,
 // Parent, SpanKind, StartTime, EndTime, ….
 func isStdouttrace(head []byte) bool {
-	k := topKeys(head)
+	k := record.TopKeys(head)
 	return k["SpanContext"] && k["StartTime"] && k["EndTime"]
 }
 

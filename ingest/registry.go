@@ -2,10 +2,21 @@ package ingest
 
 import (
 	"github.com/rewind-dev/rewind/ingest/format/ab"
+	"github.com/rewind-dev/rewind/ingest/format/access"
+	"github.com/rewind-dev/rewind/ingest/format/aws"
+	"github.com/rewind-dev/rewind/ingest/format/caddy"
+	"github.com/rewind-dev/rewind/ingest/format/chaostoolkit"
+	"github.com/rewind-dev/rewind/ingest/format/envoytext"
 	"github.com/rewind-dev/rewind/ingest/format/gatling"
 	"github.com/rewind-dev/rewind/ingest/format/gcplb"
+	"github.com/rewind-dev/rewind/ingest/format/haproxy"
+	"github.com/rewind-dev/rewind/ingest/format/har"
+	"github.com/rewind-dev/rewind/ingest/format/jmeter"
+	"github.com/rewind-dev/rewind/ingest/format/k6"
 	"github.com/rewind-dev/rewind/ingest/format/locust"
+	"github.com/rewind-dev/rewind/ingest/format/traces"
 	"github.com/rewind-dev/rewind/ingest/format/traefik"
+	"github.com/rewind-dev/rewind/ingest/format/vegeta"
 	"github.com/rewind-dev/rewind/ingest/record"
 )
 
@@ -20,32 +31,32 @@ import (
 var formats = []record.Format{
 	format{name: FormatParquet, about: "Apache Parquet", detect: record.Magic("PAR1"), decode: decodeTypedInput(FormatParquet)},
 	format{name: FormatArrow, about: "Arrow IPC file or stream (.arrow, .feather, .arrows)", detect: detectArrow, decode: decodeTypedInput(FormatArrow)},
-	format{name: FormatOTLP, about: "OpenTelemetry traces: OTLP/JSON (resourceSpans) or OTLP protobuf", detect: detectOtlp, decode: decodeOtlp},
-	format{name: FormatJaeger, about: "Jaeger JSON traces: the UI's Download JSON or the query API ({\"data\": [trace]}), or one trace", detect: detectJaeger, decode: decodeJaeger},
-	format{name: FormatZipkin, about: "Zipkin v2 JSON spans (an array of spans, as /api/v2/trace returns)", detect: detectZipkin, decode: decodeZipkin},
-	format{name: FormatHAR, about: "HAR 1.2 (browser network export)", detect: detectHar, decode: decodeHar},
-	format{name: FormatChaosToolkit, about: "Chaos Toolkit journal.json (actions and probes become events)", detect: detectChaostoolkit, decode: decodeChaostoolkit},
+	traces.OTLP{},
+	traces.Jaeger{},
+	traces.Zipkin{},
+	har.Format{},
+	chaostoolkit.Format{},
 	format{name: FormatGunluk, about: "the chaos seed's gunluk.json", detect: detectGunluk, decode: wholeDoc(decodeGunluk)},
-	format{name: FormatK6, about: "k6 run --out json (NDJSON of Metric/Point records)", detect: detectK6, decode: decodeK6},
-	format{name: FormatVegeta, about: "Vegeta results: binary (vegeta attack), vegeta encode --to json, or its 12-column CSV", detect: detectVegeta, decode: decodeVegeta},
-	format{name: FormatCaddy, about: "Caddy 2 JSON access log (format json: ts and duration in seconds, request{})", detect: detectCaddy, decode: decodeCaddy},
-	format{name: FormatEnvoyText, about: "Envoy's default text access log, and Istio's text defaults", detect: detectEnvoyText, decode: decodeEnvoyText},
+	k6.Format{},
+	vegeta.Format{},
+	caddy.Format{},
+	envoytext.Format{},
 	traefik.Format{},
 	gcplb.Format{},
-	format{name: FormatAccess, about: "JSON access logs (Envoy default JSON, nginx log_format escape=json)", detect: detectAccess, decode: decodeAccess},
+	access.Format{},
 	format{name: FormatSquid, about: "Squid's native access log (logformat squid)", detect: detectSquidFormat(FormatSquid), decode: decodeSquidFormat(FormatSquid)},
 	format{name: FormatTrafficServer, about: "Apache Traffic Server's squid-format access log", detect: detectSquidFormat(FormatTrafficServer), decode: decodeSquidFormat(FormatTrafficServer)},
 	format{name: FormatCLF, about: "text access logs: NCSA common, combined, vhost_combined (nginx, Apache, Traefik) with their timing fields, or any layout given with {log-format}", detect: detectCLF, decode: decodeCLF("", ""), lineOrder: true, tsOnly: true},
 	format{name: FormatJSON, about: "a JSON array of canonical records", detect: detectJSONArray, decode: wholeDoc(decodeJSONArray)},
 	format{name: FormatNDJSON, about: "canonical NDJSON, one record per line (.ndjson, .jsonl)", detect: detectNDJSON, decode: decodeNDJSONInput, lineOrder: true},
-	format{name: FormatK6CSV, about: "k6 run --out csv", detect: detectK6csv, decode: decodeK6csv},
-	format{name: FormatJMeter, about: "JMeter .jtl results, CSV with a header or XML", detect: detectJmeter, decode: decodeJmeter},
+	k6.CSV{},
+	jmeter.Format{},
 	locust.Format{},
 	gatling.Format{},
 	ab.Format{},
-	format{name: FormatAWSALB, about: "AWS Application Load Balancer access logs", detect: detectAWSALB, decode: decodeAWSALB},
-	format{name: FormatAWSELB, about: "AWS Classic Load Balancer access logs", detect: detectAWSELB, decode: decodeAWSELB},
-	format{name: FormatCloudFront, about: "Amazon CloudFront standard access logs (W3C, tab-separated)", detect: detectCloudFront, decode: decodeCloudFront},
-	format{name: FormatHAProxy, about: "HAProxy option httplog lines, raw or behind an RFC 3164/5424 syslog prefix", detect: detectHaproxy, decode: decodeHaproxy},
+	aws.ALB{},
+	aws.ELB{},
+	aws.CloudFront{},
+	haproxy.Format{},
 	format{name: FormatCSV, about: "CSV with a header row of canonical column names", detect: detectCSV, decode: decodeCSVInput, lineOrder: true},
 }

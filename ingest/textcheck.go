@@ -12,7 +12,7 @@ import (
 // before any decoder sees them, once for every format. It does not fail the
 // read: a decoder that keeps the bytes names the field first
 // (validateBatch); what no decoder reported fails the file at the end
-// (input.textErr).
+// (input.TextErr).
 type textCheck struct {
 	pending []byte // an incomplete UTF-8 sequence, or the tail a surrogate escape may start in
 	badLine int64  // first line with bad text; 0: none

@@ -10,9 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
+	"github.com/rewind-dev/rewind/ingest/format/aws"
+	"github.com/rewind-dev/rewind/ingest/format/envoytext"
 	"github.com/rewind-dev/rewind/ingest/format/gcplb"
+	"github.com/rewind-dev/rewind/ingest/format/haproxy"
 	"github.com/rewind-dev/rewind/ingest/format/traefik"
 )
 
@@ -42,17 +43,6 @@ func checkErrors(t *testing.T, format, name string, cases map[string]errorCase) 
 	}
 }
 
-func TestFieldsQuoted(t *testing.T) {
-	got, ok := tokens([]byte(`a "b c" "" "d \" e" f`))
-	want := []token{{"a", false}, {"b c", true}, {"", true}, {`d \" e`, true}, {"f", false}}
-	if diff := cmp.Diff(want, got, cmp.AllowUnexported(token{})); !ok || diff != "" {
-		t.Errorf("tokens (-want +got), ok %v:\n%s", ok, diff)
-	}
-	if _, ok := tokens([]byte(`a "b`)); ok {
-		t.Error("an unclosed quote is ok")
-	}
-}
-
 // The fuzz engine runs few inputs on a loaded machine; this walks fixed
 // mutations of every real file of the line-oriented formats (cuts, flipped
 // bytes, stray quotes, brackets and tabs) through the decoders, which must
@@ -61,7 +51,7 @@ func TestFieldsQuoted(t *testing.T) {
 func TestTextFormatsSurviveMutations(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	junk := []byte("\"[]{}\t -+:/0\n\\")
-	for _, f := range []string{FormatHAProxy, FormatEnvoyText, FormatAWSALB, FormatAWSELB, FormatCloudFront, traefik.Name, gcplb.Name} {
+	for _, f := range []string{haproxy.Name, envoytext.Name, aws.ALBName, aws.ELBName, aws.CloudFrontName, traefik.Name, gcplb.Name} {
 		inputs, _ := filepath.Glob("testdata/real/" + f + "/*/input*")
 		for _, in := range inputs {
 			data, err := os.ReadFile(in)

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/rewind-dev/rewind/ingest/format/traces"
 )
 
 // TestTraceDetect: Jaeger's {"data": [...]} and one trace object, Zipkin's
@@ -13,12 +15,12 @@ import (
 // OTLP, a canonical array or a k6 summary.
 func TestTraceDetect(t *testing.T) {
 	for body, want := range map[string]string{
-		`{"data":[{"traceID":"a","spans":[],"processes":{}}],"total":0}`: FormatJaeger,
-		"{\n  \"traceID\": \"a\",\n  \"spans\": []\n}":                   FormatJaeger,
-		`[{"traceId":"a","id":"b","timestamp":1}]`:                       FormatZipkin,
-		`{"traceId":"a","id":"b"}`:                                       FormatZipkin,
-		`[[{"traceId":"a","id":"b"}],[{"traceId":"c","id":"d"}]]`:        FormatZipkin,
-		`{"resourceSpans":[]}`:                                           FormatOTLP,
+		`{"data":[{"traceID":"a","spans":[],"processes":{}}],"total":0}`: traces.JaegerName,
+		"{\n  \"traceID\": \"a\",\n  \"spans\": []\n}":                   traces.JaegerName,
+		`[{"traceId":"a","id":"b","timestamp":1}]`:                       traces.ZipkinName,
+		`{"traceId":"a","id":"b"}`:                                       traces.ZipkinName,
+		`[[{"traceId":"a","id":"b"}],[{"traceId":"c","id":"d"}]]`:        traces.ZipkinName,
+		`{"resourceSpans":[]}`:                                           traces.OTLPName,
 		`[{"run":"r","outcome":"ok"}]`:                                   FormatJSON,
 		`{"data":{"rows":[]}}`:                                           FormatNDJSON,
 	} {
@@ -75,5 +77,5 @@ func TestTraceErrors(t *testing.T) {
 	}
 }
 
-func FuzzJaeger(f *testing.F) { fuzzFormat(f, FormatJaeger, "testdata/real/jaeger/*/input*") }
-func FuzzZipkin(f *testing.F) { fuzzFormat(f, FormatZipkin, "testdata/real/zipkin/*/input*") }
+func FuzzJaeger(f *testing.F) { fuzzFormat(f, traces.JaegerName, "testdata/real/jaeger/*/input*") }
+func FuzzZipkin(f *testing.F) { fuzzFormat(f, traces.ZipkinName, "testdata/real/zipkin/*/input*") }

@@ -97,17 +97,9 @@ const (
 	maxLatencyMs = 1e11
 )
 
-// minTsUs and maxTsUs bound ts to the years 1900 to 2199: a request log's
-// times, with room for the windows and spans analyses add to them (years 0
-// and 9999 overflowed burn-rate's and thresholds' arithmetic).
-var (
-	minTsUs = time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro()
-	maxTsUs = time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro() - 1
-)
-
 func firstBadTime(a *array.Int64) (int, string) {
 	for i, v := range a.Int64Values() {
-		if a.IsValid(i) && (v < minTsUs || v > maxTsUs) {
+		if a.IsValid(i) && (v < record.MinTsUs || v > record.MaxTsUs) {
 			return i, "time " + time.UnixMicro(v).UTC().Format(time.RFC3339Nano) + " is out of range (want the years 1900 to 2199)"
 		}
 	}
@@ -120,7 +112,7 @@ func firstOutOfRange(n int, isNull func(int) bool, value func(int) int64, lo, hi
 			continue
 		}
 		if v := value(i); v < lo || v > hi {
-			return i, outOfRange(v, lo, hi)
+			return i, record.OutOfRange(v, lo, hi)
 		}
 	}
 	return 0, ""
@@ -147,8 +139,4 @@ func isASCII(b []byte) bool {
 		}
 	}
 	return true
-}
-
-func outOfRange(v, lo, hi int64) string {
-	return fmt.Sprintf("out of range %d (want %d..%d)", v, lo, hi)
 }

@@ -107,7 +107,7 @@ func intField(col int, lo, hi int64, set func(*record.Row, int64)) setter {
 			return fmt.Errorf("not an integer %s", v.Describe())
 		}
 		if n < lo || n > hi {
-			return errors.New(outOfRange(n, lo, hi))
+			return errors.New(record.OutOfRange(n, lo, hi))
 		}
 		set(r, n)
 		r.Set(col)

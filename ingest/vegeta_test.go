@@ -19,6 +19,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
+	vegetaformat "github.com/rewind-dev/rewind/ingest/format/vegeta"
 	"github.com/rewind-dev/rewind/internal/golden"
 )
 
@@ -321,7 +322,7 @@ func TestVegetaBadInput(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			db, _ := openDB(t)
 			before := snapshot(t, db)
-			_, err := Files(context.Background(), db, Options{From: FormatVegeta}, []string{writeFile(t, c.name, c.body)})
+			_, err := Files(context.Background(), db, Options{From: vegetaformat.Name}, []string{writeFile(t, c.name, c.body)})
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v, want one with %q", err, c.want)
 			}
@@ -363,7 +364,7 @@ func TestVegetaHugeHeaderCount(t *testing.T) {
 		out = append(append(out, gobLenBytes(len(msg))...), msg...)
 	}
 	db, _ := openDB(t)
-	_, err := Files(context.Background(), db, Options{From: FormatVegeta}, []string{writeFile(t, "huge.bin", string(out))})
+	_, err := Files(context.Background(), db, Options{From: vegetaformat.Name}, []string{writeFile(t, "huge.bin", string(out))})
 	if err == nil || !strings.Contains(err.Error(), "huge.bin:1: bad Vegeta binary record") {
 		t.Fatalf("error %v, want a bad record 1", err)
 	}
@@ -391,22 +392,6 @@ func gobLenBytes(n int) []byte {
 	return append([]byte{byte(256 - len(be))}, be...)
 }
 
-func TestVegetaDetect(t *testing.T) {
-	for name, body := range map[string]string{
-		"json": vegetaLine(0, 200, 1, "") + "\n", "csv": "1714557600000000000,200,1500,0,0,,,a,0,GET,http://x/,\n",
-		"gob": string(vegetaGob(t, 2)),
-	} {
-		if got := vegetaEncoding([]byte(body)); got != name {
-			t.Errorf("%s detected as %q", name, got)
-		}
-	}
-	for _, body := range []string{`{"run":"r","req":1}`, "timeStamp,elapsed,label\n1,2,x\n", "a,b,c\n", "\x00\x01garbage"} {
-		if got := vegetaEncoding([]byte(body)); got != "" {
-			t.Errorf("%q detected as vegeta %q", body, got)
-		}
-	}
-}
-
 func FuzzVegeta(f *testing.F) {
-	fuzzFormat(f, FormatVegeta, "testdata/real/vegeta/*/input*")
+	fuzzFormat(f, vegetaformat.Name, "testdata/real/vegeta/*/input*")
 }

@@ -5,7 +5,8 @@
 // A format's cases are folders under its testdata:
 //
 //	real/CASE/input.*   a file from the wild, cut small; real/README.md
-//	                    names each CASE and where it comes from
+//	                    names each CASE and where it comes from (a CASE
+//	                    with a server.txt is clf's, left out)
 //	golden/CASE.csv     the canonical rows the decoder makes of it (the
 //	                    staging columns of record.Schema, before the
 //	                    ingest's defaults); -update rewrites them
@@ -68,7 +69,7 @@ func Run(t *testing.T, s Suite) {
 	if realDir == "" {
 		realDir = filepath.Join(dir, "real")
 	}
-	real := cases(t, realDir)
+	real := ownCases(t, realDir)
 	if len(real) == 0 {
 		t.Fatalf("%s: no real sample (want CASE/input.*)", realDir)
 	}
@@ -236,6 +237,10 @@ func (in *Input) Unlined()                 {}
 func (in *Input) MaxRecord() int64         { return ingest.DefaultMaxRecord }
 func (in *Input) MapRaw() *record.FieldSet { return nil }
 
+// TextErr is nil: the decoder alone runs without the ingest's text check,
+// which Run's bad cases go through.
+func (in *Input) TextErr() error { return nil }
+
 // Decode runs f's decoder alone over data, read as the file name, and
 // renders its canonical rows as CSV: the staging columns of record.Schema,
 // an empty cell where the file gave nothing.
@@ -320,6 +325,20 @@ func detectName(path string) string {
 		path = strings.TrimSuffix(path, ext)
 	}
 	return path
+}
+
+// ownCases are the real cases of dir that the format reads itself: a case
+// with a server.txt is a server's log read by clf with that server's format
+// line (as the ingest's TestRealFiles reads it), not this format's.
+func ownCases(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	for _, c := range cases(t, dir) {
+		if _, err := os.Stat(filepath.Join(c, "server.txt")); err != nil {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 func cases(t *testing.T, dir string) []string {

@@ -11,6 +11,10 @@ import (
 // Stdin is the name standard input goes by among the inputs.
 const Stdin = "-"
 
+// HeadBytes is how much of a (decompressed) input detection looks at: a
+// Detect's head is shorter only when the whole input is.
+const HeadBytes = 64 << 10
+
 // JSONText is head without a byte-order mark and leading white space.
 func JSONText(head []byte) []byte {
 	return bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")

@@ -49,3 +49,8 @@ func FieldErr(line int64, field, format string, a ...any) *LineError {
 func LineErr(line int64, format string, a ...any) *LineError {
 	return FieldErr(line, "", format, a...)
 }
+
+// OutOfRange is the message of a whole number outside lo..hi.
+func OutOfRange(v, lo, hi int64) string {
+	return fmt.Sprintf("out of range %d (want %d..%d)", v, lo, hi)
+}

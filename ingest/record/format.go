@@ -59,6 +59,12 @@ type Input interface {
 	// MaxRecord is the record cap in bytes, for a decoder that cuts
 	// records itself.
 	MaxRecord() int64
+	// TextErr is the error of the first line of a text input that holds
+	// invalid UTF-8 (or a lone surrogate escape in JSON), once the input has
+	// been read; nil for a binary one. A decoder whose parser would mend such
+	// text (encoding/json makes it U+FFFD, and then misses a key) asks
+	// before parsing what All returned.
+	TextErr() error
 	// MapRaw are the canonical columns a mapping sets, whose source fields a
 	// decoder keeps undecoded in attrs.
 	MapRaw() *FieldSet

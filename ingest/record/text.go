@@ -65,3 +65,13 @@ func JSONQuote(s string) json.RawMessage {
 	b, _ := json.Marshal(s)
 	return b
 }
+
+// JSONString quotes s as JSON, leaving <, > and & as they are (attrs are
+// data, not HTML).
+func JSONString(s string) json.RawMessage {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return bytes.TrimRight(b.Bytes(), "\n")
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	json "github.com/goccy/go-json"
 )
@@ -92,6 +93,20 @@ func AllDigits(b []byte) bool {
 	return len(b) > 0
 }
 
+// DigitsOnly tells a string of one or more ASCII digits (AllDigits of a
+// string).
+func DigitsOnly(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // MaxCount bounds a row's count (the requests a pre-binned row stands for):
 // sums over 10^12-request rows stay far inside the 64-bit range analyses
 // use, while a count near 2^63 would overflow them.
@@ -103,3 +118,51 @@ const MaxCount = 1_000_000_000_000
 // document (JSON array, HAR, Chaos Toolkit, OTLP, gunluk) may be
 // docRecords times as large.
 const DefaultMaxRecord = 64 << 20
+
+// MinTsUs and MaxTsUs bound ts to the years 1900 to 2199: a request log's
+// times, with room for the windows and spans analyses add to them (years 0
+// and 9999 overflowed burn-rate's and thresholds' arithmetic).
+var (
+	MinTsUs = time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro()
+	MaxTsUs = time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro() - 1
+)
+
+// EpochUs reads a decimal number of unitUs µs since the epoch, rounded to
+// the µs exactly (half up, on the decimal digits, not through a float).
+func EpochUs(s string, unitUs int64, whole bool) (int64, error) {
+	bad := fmt.Errorf("want a number of %s since the epoch, got %q", map[int64]string{1e6: "seconds", 1e3: "ms", 1: "µs"}[unitUs], Truncate(s, 40))
+	intPart, frac, hasFrac := strings.Cut(s, ".")
+	if !DigitsOnly(intPart) || (frac != "" && !DigitsOnly(frac)) || (hasFrac && (whole || frac == "")) {
+		return 0, bad
+	}
+	shift := map[int64]int{1e6: 6, 1e3: 3, 1: 0}[unitUs]
+	frac += strings.Repeat("0", max(0, shift-len(frac)))
+	digits, next := intPart+frac[:shift], frac[shift:]
+	us, err := strconv.ParseInt(strings.TrimLeft(digits, "0")+"0", 10, 64)
+	if err != nil || us/10 > maxEpochUs {
+		return 0, bad
+	}
+	us /= 10
+	if next != "" && next[0] >= '5' {
+		us++
+	}
+	return us, nil
+}
+
+// maxEpochUs is the year 9999 in µs since the epoch.
+const maxEpochUs = 253402300799999999
+
+// ParseStatus reads an HTTP status of one to three digits.
+func ParseStatus(v []byte) (int32, bool) {
+	if len(v) == 0 || len(v) > 3 {
+		return 0, false
+	}
+	n := int32(0)
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int32(c-'0')
+	}
+	return n, true
+}
