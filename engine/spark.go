@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/spark-connect-go/spark/client/channel"
 	"github.com/apache/spark-connect-go/spark/sql"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -17,6 +18,7 @@ import (
 type Spark struct {
 	url     string
 	session sql.SparkSession
+	keeper  *keeper
 	stats   Stats
 }
 
@@ -37,11 +39,16 @@ func OpenSpark(ctx context.Context, url string) (*Spark, error) {
 	if !strings.HasPrefix(url, "sc://") {
 		return nil, fmt.Errorf("spark %q: want a Spark Connect URL, sc://HOST:PORT", url)
 	}
-	s, err := safely(func() (sql.SparkSession, error) { return sql.NewSessionBuilder().Remote(url).Build(ctx) })
+	cb, err := channel.NewBuilder(url)
 	if err != nil {
 		return nil, fmt.Errorf("spark %s: %w", url, err)
 	}
-	sp := &Spark{url: url, session: s}
+	k := &keeper{BaseBuilder: cb}
+	s, err := safely(func() (sql.SparkSession, error) { return sql.NewSessionBuilder().WithChannelBuilder(k).Build(ctx) })
+	if err != nil {
+		return nil, fmt.Errorf("spark %s: %w", url, err)
+	}
+	sp := &Spark{url: url, session: s, keeper: k}
 	// Hive partition values stay strings (run=1 is the run "1", not 1),
 	// and times are read in UTC, as rewind's DuckDB reads them.
 	for _, set := range []string{
@@ -49,6 +56,9 @@ func OpenSpark(ctx context.Context, url string) (*Spark, error) {
 		"SET spark.sql.session.timeZone=UTC",
 	} {
 		if err := sp.exec(ctx, set); err != nil {
+			if k.conn != nil {
+				k.conn.Close() // a server that did not answer holds no session
+			}
 			return nil, err
 		}
 	}
@@ -58,8 +68,19 @@ func OpenSpark(ctx context.Context, url string) (*Spark, error) {
 // Name is "Spark".
 func (s *Spark) Name() string { return "Spark" }
 
-// Close ends the session (the client's Stop does nothing today).
-func (s *Spark) Close() error { return s.session.Stop() }
+// Close ends the session: the client's Stop (which does nothing today),
+// then ReleaseSession on the server and the connection closed (keeper).
+// A server older than Spark 3.5, without ReleaseSession, keeps the session
+// until its idle timeout, as it would have anyway.
+func (s *Spark) Close() error {
+	err := s.session.Stop()
+	if e := s.keeper.release(); e != nil && err == nil {
+		if st, ok := status.FromError(e); !ok || st.Code() != codes.Unimplemented {
+			err = fmt.Errorf("spark %s: release session: %w", s.url, e)
+		}
+	}
+	return err
+}
 
 // tables are the dataset's folders an analysis reads, as views.
 var tables = []string{"requests", "runs", "experiments", "files"}
