@@ -69,6 +69,10 @@ var sparkAnalyses = [][]string{
 	{"falsification", "--metric", "p95", "--window", "20"},
 	{"falsification", "--metric", "error_rate", "--window", "2s", "--max", "5%"},
 	{"stop-damage", "--metric", "mean", "--window", "1s", "--tolerance", "20%"},
+	{"burn-rate", "--slo", "99.9%"},
+	{"burn-rate", "--slo", "99%", "--rules", "1s/10s>2,5s/30s>1,100ms/2s>14.4"},
+	{"burn-rate", "--slo", "95%", "--rules", "500ms/5s>1.5", "--step", "250ms", "--partial", "--period", "1h"},
+	{"burn-rate", "--slo", "99%", "--rules", "1ns/1s>2"},
 }
 
 func firstLine(s string) string {
