@@ -16,8 +16,17 @@ import (
 func checkBurnWindows(db store.Querier, exp string, rules []hypothesis.BurnRule) error {
 	var span sql.NullFloat64
 	err := db.QueryRow(`SELECT max(t_ms + coalesce(latency_ms, 0)) - min(t_ms) FROM requests WHERE experiment = ?`, exp).Scan(&span)
-	if err != nil || !span.Valid {
+	if err != nil {
 		return err
+	}
+	return checkBurnSpan(span, rules)
+}
+
+// checkBurnWindows's check of the experiment's span (the last end less the
+// first send, in ms).
+func checkBurnSpan(span sql.NullFloat64, rules []hypothesis.BurnRule) error {
+	if !span.Valid {
+		return nil
 	}
 	for _, r := range rules {
 		if n := math.Floor(span.Float64 / msOf(r.Short)); r.Short > 0 && n > maxTicks {

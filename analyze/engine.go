@@ -18,9 +18,10 @@ import (
 // dataset's small tables (experiments, runs) as well, and the analysis is
 // finished there.
 type Remote struct {
-	ctx context.Context
-	eng engine.Engine
-	db  *store.DB
+	ctx     context.Context
+	eng     engine.Engine
+	db      *store.DB
+	dataset string // the path the engine reads
 }
 
 // OpenRemote registers the dataset with eng and copies its experiments and
@@ -41,7 +42,7 @@ func OpenRemote(ctx context.Context, eng engine.Engine, dataset string) (*Remote
 	if err != nil {
 		return nil, err
 	}
-	r := &Remote{ctx: ctx, eng: eng, db: db}
+	r := &Remote{ctx: ctx, eng: eng, db: db, dataset: dataset}
 	for _, t := range smallTables {
 		if err := r.reduce("_remote_"+t.table, t.cols, "SELECT "+t.sel+" FROM "+t.table); err != nil {
 			db.Close()

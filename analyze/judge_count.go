@@ -32,8 +32,14 @@ func checkExpansion(db store.Querier, exp, analysis string) error {
 	if err := db.QueryRow(`SELECT run, seq, line, count FROM requests WHERE experiment = ? ORDER BY count DESC, run, seq LIMIT 1`, exp).Scan(&run, &seq, &line, &count); err != nil {
 		return err
 	}
+	return expansionError(exp, analysis, total.Float64, run, seq, line, count)
+}
+
+// expansionError is checkExpansion's refusal: the rows with count > 1
+// stand for total requests; the largest is run's seq from line.
+func expansionError(exp, analysis string, total float64, run string, seq, line, count int64) error {
 	return fmt.Errorf("experiment %q: its rows with count > 1 stand for %.0f requests, more than the %d that %s writes out one by one (the largest, run %q seq %d from line %d, has count %d): it needs one row per request, or fewer, larger steps",
-		exp, total.Float64, maxExpanded, analysis, run, seq, line, count)
+		exp, total, maxExpanded, analysis, run, seq, line, count)
 }
 
 // checkSteps refuses a {step} that cuts the experiment's span into more

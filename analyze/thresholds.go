@@ -286,6 +286,12 @@ func timeNotes(db store.Querier, exp string, o ThresholdsOptions) ([]*param.Erro
 	if err := db.QueryRow(`SELECT count(*) FILTER (WHERE t_ms IS NULL), count(t_ms) FROM requests WHERE experiment = ?`, exp).Scan(&untimed, &timed); err != nil {
 		return nil, err
 	}
+	return timeNotesOf(db, exp, o, untimed, timed)
+}
+
+// timeNotesOf is timeNotes with the experiment's request rows without and
+// with t_ms counted.
+func timeNotesOf(db store.Querier, exp string, o ThresholdsOptions, untimed, timed int64) ([]*param.Error, error) {
 	if timed == 0 {
 		return nil, fmt.Errorf("experiment %q has no t_ms: thresholds are evaluated over test time and need send times", exp)
 	}

@@ -160,28 +160,50 @@ type BurnQuery struct {
 
 // SQL is the query; its one parameter is the experiment.
 func (b BurnQuery) SQL() string {
-	rules := b.Rules
-	if len(rules) == 0 {
-		rules = DefaultBurnRules
+	call := "SELECT * FROM burn_rate(?, "
+	if b.Group != "" {
+		call = "SELECT " + b.Select + " FROM burn_rate_by(?, " + b.Group + ", "
 	}
+	return call + b.args() + ")"
+}
+
+// CandidateBucketsSQL is the query of the buckets whose points the first
+// firings need (_br_candidate_buckets: run, gk, k), with SQL's arguments;
+// its one parameter is the experiment. Group is not read.
+func (b BurnQuery) CandidateBucketsSQL() string {
+	return "SELECT run, k FROM _br_candidate_buckets(?, true, " + b.args() + ") ORDER BY run, k"
+}
+
+// BucketSizeSQL is the query of the bucket size in ns the macros cut time
+// into (_br_rules's g) for SQL's rules, over the table's span.
+func (b BurnQuery) BucketSizeSQL() string {
+	return fmt.Sprintf("SELECT min(g) FROM _br_rules('%s'::DECIMAL(18,9), %s, NULL)", b.SLO, b.rules())
+}
+
+// args are the macros' arguments after the experiment and the group.
+func (b BurnQuery) args() string {
 	good := b.Good
 	if good == "" {
 		good = "outcome = 'ok'"
+	}
+	period := b.Period
+	if period == 0 {
+		period = DefaultPeriod
+	}
+	return fmt.Sprintf(`(%s), slo := '%s'::DECIMAL(18,9), rules := %s, period_ms := %s, step_ms := %s, partial := %t`,
+		good, b.SLO, b.rules(), sqllit.Ms(period), sqllit.MsOrNull(b.Step), b.Partial)
+}
+
+// rules is the list of rules as the macros read it.
+func (b BurnQuery) rules() string {
+	rules := b.Rules
+	if len(rules) == 0 {
+		rules = DefaultBurnRules
 	}
 	parts := make([]string, len(rules))
 	for i, r := range rules {
 		parts[i] = fmt.Sprintf("{name: %s, short_ms: %s, long_ms: %s, factor: '%s'::DECIMAL(18,6)}",
 			sqllit.String(r.Name), sqllit.Ms(r.Short), sqllit.Ms(r.Long), r.Factor)
 	}
-	period := b.Period
-	if period == 0 {
-		period = DefaultPeriod
-	}
-	step := sqllit.MsOrNull(b.Step)
-	call := "SELECT * FROM burn_rate(?, "
-	if b.Group != "" {
-		call = "SELECT " + b.Select + " FROM burn_rate_by(?, " + b.Group + ", "
-	}
-	return fmt.Sprintf(call+`(%s), slo := '%s'::DECIMAL(18,9), rules := [%s], period_ms := %s, step_ms := %s, partial := %t)`,
-		good, b.SLO, strings.Join(parts, ", "), sqllit.Ms(period), step, b.Partial)
+	return "[" + strings.Join(parts, ", ") + "]"
 }

@@ -56,6 +56,21 @@ func RequireLatency(db store.Querier, what *param.Error, use, where string, args
 	return &NoLatencyError{What: what, Whose: strings.Join(runs, "; "), Use: use}
 }
 
+// RequireLatencyCounted is RequireLatency over experiment exp's runs as
+// an engine counted them (rows, and rows with a latency_ms).
+func RequireLatencyCounted(what *param.Error, use, exp string, runs []RunRows) error {
+	var out []string
+	for _, r := range runs {
+		if r.Rows > 0 && r.Latencies == 0 {
+			out = append(out, noLatencyRun(exp, r.Run, r.Rows, r.Formats))
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return &NoLatencyError{What: what, Whose: strings.Join(out, "; "), Use: use}
+}
+
 // noLatencyRuns names the runs among the rows where selects that have rows
 // and not one latency_ms, in (experiment, run) order. Most logs have a
 // latency on every row, which one count without grouping tells; else the

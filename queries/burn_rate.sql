@@ -89,9 +89,19 @@ CREATE OR REPLACE MACRO _br_points(exp, good, grp) AS TABLE
     FROM requests
     WHERE experiment = exp AND t_ms IS NOT NULL;
 
-CREATE OR REPLACE MACRO burn_rate_by(exp, grp, good, slo := 0.999, rules := _br_default_rules(),
-                                     period_ms := 2592000000, step_ms := NULL, partial := false,
-                                     bucket_ns := NULL) AS TABLE
+-- The table's times: the span of its sends and ends in ns, which bounds
+-- the bucket size below, and its longest latency in ms, how far before its
+-- bucket a point's send can lie (min and max of a column come from its
+-- statistics).
+CREATE OR REPLACE MACRO _br_span() AS TABLE
+    SELECT round((max(t_ms) - min(t_ms) + coalesce(max(latency_ms), 0)) * 1e6)::BIGINT AS span_ns,
+           coalesce(max(latency_ms), 0) AS max_latency_ms
+    FROM requests;
+
+-- The rules checked, each with its windows in ns, its threshold thr, the
+-- bucket size g (bounded below by the table's span) and its windows in
+-- buckets: rounded up (the union) and down (the intersection).
+CREATE OR REPLACE MACRO _br_rules(slo, rules, bucket_ns) AS TABLE
     WITH r AS (SELECT id, unnest(s) FROM (SELECT unnest(rules) AS s, generate_subscripts(rules, 1) AS id)),
     rr AS (
         SELECT id, name, round(short_ms * 1e6)::BIGINT AS short_ns, round(long_ms * 1e6)::BIGINT AS long_ns,
@@ -100,24 +110,34 @@ CREATE OR REPLACE MACRO burn_rate_by(exp, grp, good, slo := 0.999, rules := _br_
         WHERE CASE WHEN NOT (short_ms > 0 AND long_ms > 0 AND factor >= 0 AND slo > 0 AND slo < 1)
                    THEN error('burn_rate: windows must be positive, factor not negative, slo in (0, 1)') ELSE true END
     ),
-    step AS (SELECT round(step_ms * 1e6)::BIGINT AS ns),
-    -- the bucket size, bounded below by the span of the whole table's
-    -- times (min and max of a column come from its statistics)
     gs AS (
         SELECT greatest(coalesce(bucket_ns::BIGINT, (SELECT min(short_ns) FROM rr) // 64),
-                        (SELECT round((max(t_ms) - min(t_ms) + coalesce(max(latency_ms), 0)) * 1e6)::BIGINT FROM requests) // 4194304,
+                        (SELECT span_ns FROM _br_span()) // 4194304,
                         1) AS g
-    ),
-    rb AS (
-        SELECT rr.*, g, (short_ns + g - 1) // g AS s_up, short_ns // g AS s_dn, (long_ns + g - 1) // g AS l_up, long_ns // g AS l_dn
-        FROM rr, gs
-    ),
-    -- one pass over the requests: per run, group and bucket of end times
-    bsum AS MATERIALIZED (
-        SELECT run, gk, _br_floor(end_ns, g) AS k, sum(n) AS n, sum(bad) AS bad, sum(none) AS none, min(send_ns) AS s0, max(end_ns) AS e1
-        FROM _br_points(exp, good, grp), gs
-        GROUP BY ALL
-    ),
+    )
+    SELECT rr.*, g, (short_ns + g - 1) // g AS s_up, short_ns // g AS s_dn, (long_ns + g - 1) // g AS l_up, long_ns // g AS l_dn
+    FROM rr, gs;
+
+-- One pass over the requests: per run, group and bucket k of end times
+-- (buckets of g ns), the SLI events, the bad ones, the rows with good
+-- NULL, the first send and the last end. An engine computes these rows
+-- over a dataset (analyze/engine_burn_rate.go).
+CREATE OR REPLACE MACRO _br_bucket_sums(exp, good, grp, g) AS TABLE
+    SELECT run, gk, _br_floor(end_ns, g) AS k, sum(n) AS n, sum(bad) AS bad, sum(none) AS none,
+           min(send_ns) AS s0, max(end_ns) AS e1
+    FROM _br_points(exp, good, grp)
+    GROUP BY run, gk, _br_floor(end_ns, g);
+
+-- The bound, over the buckets: a table of four parts, told apart by part:
+-- 'run' (per run and group: t0, e1, dur, total, bad_total, unjudged),
+-- 'pre' (per run, group and bucket k: the prefix sums cn, cb), 'poss' (per
+-- run, group, rule id and bucket k that may hold a firing: the moments lo,
+-- hi a candidate may take in it) and 'pb' (per run, group and bucket k:
+-- the buckets whose points the candidates need).
+CREATE OR REPLACE MACRO _br_plan(exp, grp, good, slo, rules, step_ms, partial, bucket_ns) AS TABLE
+    WITH rb AS (SELECT * FROM _br_rules(slo, rules, bucket_ns)),
+    step AS (SELECT round(step_ms * 1e6)::BIGINT AS ns),
+    bsum AS MATERIALIZED (SELECT * FROM _br_bucket_sums(exp, good, grp, (SELECT min(g) FROM rb))),
     -- a run's clock starts at its first send; it lasts to its last end
     runs AS (
         SELECT run, gk, min(s0) AS t0, max(e1) AS e1, max(e1) - min(s0) AS dur,
@@ -127,7 +147,8 @@ CREATE OR REPLACE MACRO burn_rate_by(exp, grp, good, slo := 0.999, rules := _br_
     -- prefix sums over every bucket of a run
     pre AS (
         SELECT b.run, b.gk, b.k, sum(coalesce(s.n, 0)) OVER o AS cn, sum(coalesce(s.bad, 0)) OVER o AS cb
-        FROM (SELECT run, gk, unnest(range(_br_floor(t0, g), _br_floor(e1, g) + 1)) AS k FROM runs, gs) b
+        FROM (SELECT run, gk, unnest(range(_br_floor(t0, g), _br_floor(e1, g) + 1)) AS k
+              FROM runs, (SELECT min(g) AS g FROM rb)) b
         LEFT JOIN bsum s USING (run, gk, k)
         WINDOW o AS (PARTITION BY b.run, b.gk ORDER BY b.k)
     ),
@@ -166,11 +187,41 @@ CREATE OR REPLACE MACRO burn_rate_by(exp, grp, good, slo := 0.999, rules := _br_
     pb AS (
         SELECT DISTINCT p.run, p.gk, p.k - unnest([0, rb.s_dn, rb.s_dn + 1, rb.l_dn, rb.l_dn + 1]) AS k
         FROM poss p JOIN rb USING (id)
-    ),
+    )
+    SELECT 'run' AS part, run, gk, NULL::BIGINT AS id, NULL::BIGINT AS k, NULL::BIGINT AS lo, NULL::BIGINT AS hi,
+           NULL::HUGEINT AS cn, NULL::HUGEINT AS cb, t0, e1, dur, total, bad_total, unjudged
+    FROM runs
+    UNION ALL
+    SELECT 'pre', run, gk, NULL, k, NULL, NULL, cn, cb, NULL, NULL, NULL, NULL, NULL, NULL FROM pre
+    UNION ALL
+    SELECT 'poss', run, gk, id, k, lo, hi, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM poss
+    UNION ALL
+    SELECT 'pb', run, gk, NULL, k, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM pb;
+
+-- The buckets whose points the candidates need (_br_plan's 'pb'), for an
+-- engine that brings back the points of those buckets only; the arguments
+-- are burn_rate_by's.
+CREATE OR REPLACE MACRO _br_candidate_buckets(exp, grp, good, slo := 0.999, rules := _br_default_rules(),
+                                              period_ms := 2592000000, step_ms := NULL, partial := false,
+                                              bucket_ns := NULL) AS TABLE
+    SELECT run, gk, k FROM _br_plan(exp, grp, good, slo, rules, step_ms, partial, bucket_ns) WHERE part = 'pb';
+
+CREATE OR REPLACE MACRO burn_rate_by(exp, grp, good, slo := 0.999, rules := _br_default_rules(),
+                                     period_ms := 2592000000, step_ms := NULL, partial := false,
+                                     bucket_ns := NULL) AS TABLE
+    WITH rr AS (SELECT * FROM _br_rules(slo, rules, bucket_ns)),
+    rb AS (SELECT * FROM rr),
+    gs AS (SELECT min(g) AS g FROM rr),
+    step AS (SELECT round(step_ms * 1e6)::BIGINT AS ns),
+    plan AS MATERIALIZED (SELECT * FROM _br_plan(exp, grp, good, slo, rules, step_ms, partial, bucket_ns)),
+    runs AS (SELECT run, gk, t0, e1, dur, total, bad_total, unjudged FROM plan WHERE part = 'run'),
+    pre AS (SELECT run, gk, k, cn, cb FROM plan WHERE part = 'pre'),
+    poss AS (SELECT run, gk, id, k, lo, hi FROM plan WHERE part = 'poss'),
+    pb AS (SELECT run, gk, k FROM plan WHERE part = 'pb'),
     -- (read within the sends those buckets can hold, so that a scan skips
     -- the row groups outside it)
     pr AS (
-        SELECT min(k) * g / 1e6 - (SELECT coalesce(max(latency_ms), 0) FROM requests) - 1 AS lo_ms, (max(k) + 1) * g / 1e6 + 1 AS hi_ms
+        SELECT min(k) * g / 1e6 - (SELECT max_latency_ms FROM _br_span()) - 1 AS lo_ms, (max(k) + 1) * g / 1e6 + 1 AS hi_ms
         FROM pb, gs GROUP BY g
     ),
     fp AS MATERIALIZED (

@@ -256,33 +256,53 @@ CREATE OR REPLACE MACRO _th_bucket(t, g, last_lo, end_ns) AS
          WHEN t <= last_lo THEN least((t + g - 1) // g * g, last_lo)
          ELSE least((t + g - 1) // g * g, end_ns) END;
 
+-- Each run's buckets: g, the bucket length; end_ns, where its last one
+-- ends; last_lo, for sliding windows the last window's start.
+CREATE OR REPLACE MACRO _th_grid(exp, every_ms, window_ms, sliding, duration_ms) AS TABLE
+    SELECT r.run, greatest(r.dur_ns, r.last_ns) AS end_ns,
+           CASE WHEN sliding THEN greatest(r.dur_ns, r.last_ns) - p.window_ns END AS last_lo,
+           CASE WHEN p.window_ns IS NULL THEN p.every_ns WHEN NOT sliding THEN p.window_ns
+                ELSE gcd(p.every_ns, p.window_ns) END AS g
+    FROM _th_runs(exp, duration_ms) r,
+         (SELECT round(every_ms * 1e6)::BIGINT AS every_ns, round(window_ms * 1e6)::BIGINT AS window_ns) p;
+
+-- Per run, spec and bucket t (its end): the samples' sums, counts and
+-- extremes _threshold_evals adds up over each (lo, t]. An engine computes
+-- these rows over a dataset (analyze/engine_thresholds.go).
+CREATE OR REPLACE MACRO _th_bucket_sums(exp, specs, every_ms, window_ms, sliding, duration_ms) AS TABLE
+    SELECT s.run, s.id, s.c AS t, count(s.ord) AS k, sum(s.total) AS n, sum(s.trues) AS trues,
+           sum(s.d) FILTER (WHERE s.sums) AS dsum,
+           min(s.v) FILTER (WHERE s.agg = 'min') AS vmin, max(s.v) FILTER (WHERE s.agg = 'max') AS vmax,
+           max(CASE WHEN s.agg = 'value' AND s.v IS NOT NULL THEN {t: s.t, ord: s.ord, v: s.v} END)
+               FILTER (WHERE s.agg = 'value') AS last,
+           count(s.v) FILTER (WHERE s.p AND s.v < s.vd) AS c_lt, count(s.v) FILTER (WHERE s.p AND s.v <= s.vd) AS c_le,
+           max(s.v) FILTER (WHERE s.p AND s.v < s.vd) AS a, max(s.v) FILTER (WHERE s.p AND s.v <= s.vd) AS b,
+           min(s.v) FILTER (WHERE s.p AND s.v >= s.vd) AS c, min(s.v) FILTER (WHERE s.p AND s.v > s.vd) AS e
+    FROM (SELECT s.*, _th_bucket(s.t, g.g, g.last_lo, g.end_ns) AS c, s.agg IN ('p', 'med') AS p,
+                 s.agg IN ('avg', 'count', 'rate') AS sums
+          FROM _th_samples(exp, specs, duration_ms) s  -- each sample carries its spec's agg and vd
+          JOIN _th_grid(exp, every_ms, window_ms, sliding, duration_ms) g USING (run)) s
+    GROUP BY s.run, s.id, s.c;
+
+-- Per run and bucket t: the requests not ok that end in it.
+CREATE OR REPLACE MACRO _th_failed_buckets(exp, every_ms, window_ms, sliding, duration_ms) AS TABLE
+    SELECT q.run, _th_bucket(q.end_ns - r.start_ns, g.g, g.last_lo, g.end_ns) AS t, sum(q.count)::BIGINT AS n
+    FROM _th_requests(exp) q JOIN _th_runs(exp, duration_ms) r USING (run)
+    JOIN _th_grid(exp, every_ms, window_ms, sliding, duration_ms) g USING (run)
+    WHERE q.outcome <> 'ok'
+    GROUP BY ALL;
+
+-- The samples the printed percentiles are read from: run, spec id, time t,
+-- value v and w, how many samples the row stands for (1 here; an engine
+-- brings back one row per bucket and distinct value, t the bucket's end,
+-- which selects the same samples for a window of whole buckets).
+CREATE OR REPLACE MACRO _th_value_samples(exp, specs, duration_ms) AS TABLE
+    SELECT run, id, t, v, 1 AS w FROM _th_samples(exp, specs, duration_ms);
+
 CREATE OR REPLACE MACRO _threshold_evals(exp, specs, every_ms := 2000, window_ms := NULL, sliding := false,
                                          duration_ms := NULL) AS TABLE
     WITH mo AS (SELECT * FROM _th_moments(exp, specs, every_ms, window_ms, sliding, duration_ms)),
-    g AS (
-        SELECT r.run, greatest(r.dur_ns, r.last_ns) AS end_ns,
-               CASE WHEN sliding THEN greatest(r.dur_ns, r.last_ns) - p.window_ns END AS last_lo,
-               CASE WHEN p.window_ns IS NULL THEN p.every_ns WHEN NOT sliding THEN p.window_ns
-                    ELSE gcd(p.every_ns, p.window_ns) END AS g
-        FROM _th_runs(exp, duration_ms) r,
-             (SELECT round(every_ms * 1e6)::BIGINT AS every_ns, round(window_ms * 1e6)::BIGINT AS window_ns) p
-    ),
-    bs AS (
-        SELECT s.*, _th_bucket(s.t, g.g, g.last_lo, g.end_ns) AS c
-        FROM _th_samples(exp, specs, duration_ms) s JOIN g USING (run)
-    ),
-    bk AS (
-        SELECT s.run, s.id, s.c AS t, count(s.ord) AS k, sum(s.total) AS n, sum(s.trues) AS trues,
-               sum(s.d) FILTER (WHERE s.sums) AS dsum,
-               min(s.v) FILTER (WHERE s.agg = 'min') AS vmin, max(s.v) FILTER (WHERE s.agg = 'max') AS vmax,
-               max(CASE WHEN s.agg = 'value' AND s.v IS NOT NULL THEN {t: s.t, ord: s.ord, v: s.v} END)
-                   FILTER (WHERE s.agg = 'value') AS last,
-               count(s.v) FILTER (WHERE s.p AND s.v < s.vd) AS c_lt, count(s.v) FILTER (WHERE s.p AND s.v <= s.vd) AS c_le,
-               max(s.v) FILTER (WHERE s.p AND s.v < s.vd) AS a, max(s.v) FILTER (WHERE s.p AND s.v <= s.vd) AS b,
-               min(s.v) FILTER (WHERE s.p AND s.v >= s.vd) AS c, min(s.v) FILTER (WHERE s.p AND s.v > s.vd) AS e
-        FROM (SELECT *, agg IN ('p', 'med') AS p, agg IN ('avg', 'count', 'rate') AS sums FROM bs) s
-        GROUP BY s.run, s.id, s.c
-    ),
+    bk AS (SELECT * FROM _th_bucket_sums(exp, specs, every_ms, window_ms, sliding, duration_ms)),
     rows AS (
         SELECT run, id, t, k, n, trues, dsum, vmin, vmax, last, c_lt, c_le, a, b, c, e,
                NULL::BOOLEAN AS final, NULL::BIGINT AS lo, NULL::BIGINT AS covered
@@ -329,12 +349,7 @@ CREATE OR REPLACE MACRO _threshold_evals(exp, specs, every_ms := 2000, window_ms
     ),
     -- requests not ok by each moment: a running sum over the failures'
     -- buckets with the moments sorted in (a failure at a moment counts)
-    fb AS (
-        SELECT q.run, _th_bucket(q.end_ns - r.start_ns, g.g, g.last_lo, g.end_ns) AS t, sum(q.count)::BIGINT AS n
-        FROM _th_requests(exp) q JOIN _th_runs(exp, duration_ms) r USING (run) JOIN g USING (run)
-        WHERE q.outcome <> 'ok'
-        GROUP BY ALL
-    ),
+    fb AS (SELECT * FROM _th_failed_buckets(exp, every_ms, window_ms, sliding, duration_ms)),
     failed AS (
         SELECT run, t, failed FROM (
             SELECT run, t, m, sum(n) OVER (PARTITION BY run ORDER BY t) AS failed
@@ -378,9 +393,9 @@ CREATE OR REPLACE MACRO thresholds(exp, specs, every_ms := 2000, duration_ms := 
     -- the percentile printed: the window's values counted per distinct value,
     -- the two ranks read off the running counts (no list of every sample)
     pc AS (
-        SELECT v.run, v.id, v.t_ns, any_value(v.q) AS q, s.v, count(*) AS m
+        SELECT v.run, v.id, v.t_ns, any_value(v.q) AS q, s.v, sum(s.w) AS m
         FROM verdict v
-        JOIN _th_samples(exp, specs, duration_ms) s ON s.run = v.run AND s.id = v.id AND s.t > v.lo AND s.t <= v.t_ns
+        JOIN _th_value_samples(exp, specs, duration_ms) s ON s.run = v.run AND s.id = v.id AND s.t > v.lo AND s.t <= v.t_ns
         WHERE v.agg IN ('p', 'med')
         GROUP BY v.run, v.id, v.t_ns, s.v
     ),
@@ -418,10 +433,10 @@ CREATE OR REPLACE MACRO threshold_windows(exp, specs, window_ms, sliding := fals
         FROM e GROUP BY run, id
     ),
     pc AS (  -- the percentile printed, as thresholds computes it
-        SELECT p.run, p.id, any_value(sp.q) AS q, s.v, count(*) AS m
+        SELECT p.run, p.id, any_value(sp.q) AS q, s.v, sum(s.w) AS m
         FROM per p
         JOIN _th_specs(specs) sp ON sp.id = p.id
-        JOIN _th_samples(exp, specs, duration_ms) s ON s.run = p.run AND s.id = p.id AND s.t > p.first.lo AND s.t <= p.first.t
+        JOIN _th_value_samples(exp, specs, duration_ms) s ON s.run = p.run AND s.id = p.id AND s.t > p.first.lo AND s.t <= p.first.t
         WHERE sp.agg IN ('p', 'med')
         GROUP BY p.run, p.id, s.v
     ),

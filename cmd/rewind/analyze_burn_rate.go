@@ -63,6 +63,7 @@ func runBurnRate(ctx context.Context, e *env, args []string) error {
 	if o.Step, err = optionalDuration("step", step); err != nil {
 		return err
 	}
+	a.eng.remote = one(func(r *analyze.Remote) (*analyze.Result, error) { return analyze.BurnRateOn(r, o) })
 	return a.run(ctx, func(q store.Querier) (*analyze.Result, error) {
 		return analyze.BurnRate(q, o)
 	})

@@ -84,6 +84,7 @@ func runThresholds(ctx context.Context, e *env, args []string) error {
 	case (abort || fs.Changed("delay-abort-eval")) && len(specs) == 0:
 		return usagef("--abort-on-fail applies to --threshold: give one")
 	}
+	a.eng.remote = one(func(r *analyze.Remote) (*analyze.Result, error) { return analyze.ThresholdsOn(r, o) })
 	return a.run(ctx, func(q store.Querier) (*analyze.Result, error) {
 		return analyze.Thresholds(q, o)
 	})

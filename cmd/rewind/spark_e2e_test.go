@@ -69,6 +69,17 @@ var sparkAnalyses = [][]string{
 	{"falsification", "--metric", "p95", "--window", "20"},
 	{"falsification", "--metric", "error_rate", "--window", "2s", "--max", "5%"},
 	{"stop-damage", "--metric", "mean", "--window", "1s", "--tolerance", "20%"},
+	{"burn-rate", "--slo", "99.9%"},
+	{"burn-rate", "--slo", "99%", "--rules", "1s/10s>2,5s/30s>1,100ms/2s>14.4"},
+	{"burn-rate", "--slo", "95%", "--rules", "500ms/5s>1.5", "--step", "250ms", "--partial", "--period", "1h"},
+	{"burn-rate", "--slo", "99%", "--rules", "1ns/1s>2"},
+	{"thresholds"},
+	{"thresholds", "--threshold", "http_req_duration: p(95)<300", "--threshold", "http_req_failed: rate<0.05", "--threshold", "http_reqs: count>100"},
+	{"thresholds", "--threshold", "http_req_duration: med<=100", "--threshold", "http_req_duration: max<1000", "--threshold", "http_reqs: rate>5", "--every", "1s"},
+	{"thresholds", "--threshold", "http_req_duration: p(99)<500", "--threshold", "http_req_failed: rate<0.02", "--abort-on-fail", "--delay-abort-eval", "3s"},
+	{"thresholds", "--threshold", "http_req_duration: p(90)<50", "--threshold", "http_req_failed: rate<0.02", "--window", "5s"},
+	{"thresholds", "--threshold", "http_req_duration: p(99.9)<80", "--threshold", "http_req_duration: min>5", "--window", "4s", "--sliding", "--every", "1s"},
+	{"thresholds", "--threshold", "http_reqs: count>1", "--every", "1ns"},
 }
 
 func firstLine(s string) string {
