@@ -98,6 +98,12 @@ func Judge(db store.Querier, o JudgeOptions) (metrics, scores *Result, err error
 	if err != nil {
 		return nil, nil, err
 	}
+	return judgeGroups(o, e.Name, groups, fields)
+}
+
+// judgeGroups judges each group's arrays (one group without --by): the
+// metrics' rows and the intervals' scores.
+func judgeGroups(o JudgeOptions, exp string, groups []judgeGroup, fields []Column) (metrics, scores *Result, err error) {
 	metrics = &Result{Name: "judge", Columns: append(slices.Clone(fields), judgeMetricColumns()...)}
 	scores = &Result{Name: "judge scores", Columns: append(slices.Clone(fields), judgeScoreColumns()...)}
 	if len(groups) == 0 { // no row with a role: the error below
@@ -110,7 +116,7 @@ func Judge(db store.Querier, o JudgeOptions) (metrics, scores *Result, err error
 				map[bool]string{true: "", false: " with t_ms"}[o.StepN > 0]))
 			continue
 		}
-		m, s, err := judgeOne(o, grp.arrays, e.Name)
+		m, s, err := judgeOne(o, grp.arrays, exp)
 		if err != nil {
 			return nil, nil, err
 		}
