@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/rewind-dev/rewind/engine"
@@ -95,12 +96,10 @@ FROM requests WHERE experiment = `+x)
 // same IEEE division; rows without t_ms skipped), and its position in
 // (run, seq) order within its side div step_n for count steps, the
 // positions counted per (run, seq div 65536) block as windowsStep counts
-// them. The rows are counted per (side, step, µs); a quantile is the
-// smallest latency whose running count c reaches max(1, ceil(q n)), q in
-// thousandths: c >= 1 and 1000 c >= q n, in DECIMAL (exact, as
-// _judge_steps_counted's DECIMAL ceil). Where the
-// local path writes rows out one per request (judgeShort), a row of count 0
-// adds no latency to the sum or the max, as there; else it does, as
+// them. The rows are counted per (side, step, µs), and the quantiles
+// picked by rank from those counts (quantilePicks). Where the local path
+// writes rows out one per request (judgeShort), a row of count 0 adds no
+// latency to the sum or the max, as there; else it does, as
 // _judge_steps_counted's.
 func judgeStep(exp string, o JudgeOptions, needQ bool) string {
 	rows := `SELECT role, run, seq, t_ms, count, outcome = 'ok' AS ok, CAST(round(latency_ms * 1000D) AS BIGINT) AS lat_us
@@ -122,17 +121,7 @@ p AS (SELECT s.*, (o.before + row_number() OVER (PARTITION BY s.role, s.run, s.s
 	q := `SELECT role, w, CAST(NULL AS BIGINT) AS q1, CAST(NULL AS BIGINT) AS q2, CAST(NULL AS BIGINT) AS q3,
        CAST(NULL AS BIGINT) AS q4, CAST(NULL AS BIGINT) AS q5, CAST(NULL AS BIGINT) AS q6 FROM g WHERE false`
 	if needQ {
-		q = `SELECT r.role, r.w`
-		for i, k := range []int64{500, 900, 950, 990, 999} {
-			q += fmt.Sprintf(`,
-       min(r.lat_us) FILTER (WHERE r.cum >= 1 AND CAST(r.cum AS DECIMAL(20,0)) * 1000 >= CAST(g.lat_n AS DECIMAL(20,0)) * %d) AS q%d`, k, i+1)
-		}
-		q += `,
-       max(r.lat_us) FILTER (WHERE ` + kept + `) AS q6
-FROM (SELECT role, w, lat_us, c, sum(c) OVER (PARTITION BY role, w ORDER BY lat_us ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS cum
-      FROM h WHERE lat_us IS NOT NULL) r
-JOIN g ON g.role = r.role AND g.w = r.w
-GROUP BY r.role, r.w`
+		q = quantilePicks("role, w", kept)
 	}
 	latN := "sum(c) FILTER (WHERE lat_us IS NOT NULL)"
 	if o.judgeShort() {
@@ -183,4 +172,30 @@ FROM span LEFT JOIN _remote_judge_raw g ON g.role = span.role AND g.w = span.w`)
                     OR need_q IS DISTINCT FROM `+fmt.Sprint(needQ)+`
                THEN error('_judge_steps: the engine''s steps were computed for other arguments') ELSE true END`)
 	return err
+}
+
+// quantilePicks is the nearest-rank quantiles q1..q6 (p50 p90 p95 p99 p99.9
+// max) per keys, over the counts c per (keys, lat_us) of CTE h and the
+// latency counts lat_n per keys of CTE g, in Spark SQL: the smallest
+// latency whose running count c reaches max(1, ceil(q n)), q in
+// thousandths, decided as c >= 1 and 1000 c >= q n in DECIMAL (exact, as
+// the local DECIMAL ceil); the max over h's latencies where kept holds.
+// Only the keys with a latency get a row. The running sum is partitioned
+// by keys: no window over all rows.
+func quantilePicks(keys, kept string) string {
+	on := []string{}
+	for _, k := range strings.Split(keys, ", ") {
+		on = append(on, "g."+k+" = r."+k)
+	}
+	q := "SELECT r." + strings.ReplaceAll(keys, ", ", ", r.")
+	for i, k := range []int64{500, 900, 950, 990, 999} {
+		q += fmt.Sprintf(`,
+       min(r.lat_us) FILTER (WHERE r.cum >= 1 AND CAST(r.cum AS DECIMAL(20,0)) * 1000 >= CAST(g.lat_n AS DECIMAL(20,0)) * %d) AS q%d`, k, i+1)
+	}
+	return q + `,
+       max(r.lat_us) FILTER (WHERE ` + kept + `) AS q6
+FROM (SELECT ` + keys + `, lat_us, c, sum(c) OVER (PARTITION BY ` + keys + ` ORDER BY lat_us ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS cum
+      FROM h WHERE lat_us IS NOT NULL) r
+JOIN g ON ` + strings.Join(on, " AND ") + `
+GROUP BY r.` + strings.ReplaceAll(keys, ", ", ", r.")
 }
