@@ -74,10 +74,23 @@ func TestGateStepOnSpark(t *testing.T) {
 	sparkURL(t)
 	db := logsDB(t, edgeLog(300), judgeEdgeLog())
 	r := onSpark(t, sparkDataset(t, db))
+	var every, everyU, off, offU, odd, oddU []string
+	for i := range 30000 { // a schedule of equal steps: one row of literals
+		every, everyU = append(every, fmt.Sprint(i-2000)), append(everyU, fmt.Sprint(i-1000))
+	}
+	for i := range 2500 { // off the µs: two batches of literal rows
+		off, offU = append(off, fmt.Sprintf("%g", float64(i)*1.5-2000.0005)), append(offU, fmt.Sprintf("%g", float64(i)*1.5+3))
+	}
+	for i := range 4100 { // on a grid, no two steps alike: three batches
+		odd, oddU = append(odd, fmt.Sprint(i*i%70000-2000)), append(oddU, fmt.Sprint(i*i%70000-2000+i%9*125))
+	}
 	for _, c := range []struct {
 		role        string
 		from, until []string
 	}{
+		{"", every, everyU},
+		{"experiment", off, offU},
+		{"control", odd, oddU},
 		{"", []string{"-2000", "0", "0", "5000", "-125"}, []string{"5000", "5000", "70000", "5000", "0"}},
 		{"experiment", []string{"0.0015", "2.5", "10"}, []string{"5000.0015", "7.5", "9"}},
 		{"control", []string{"-1e7", "1000"}, []string{"1e7", "2000"}},
