@@ -59,10 +59,10 @@ func (r *Remote) judgeChecks(exp string, o JudgeOptions) error {
 	return r.checksOn(exp, "judge", o.judgeShort(), o.checkSpan)
 }
 
-// checksOn is the span and expansion checks of judge and omission on r's
-// engine: span gets max(t_ms) - min(t_ms) of exp's rows, and with expand
-// the requests its rows with count > 1 stand for are bounded as
-// checkExpansion bounds them.
+// checksOn is the span and expansion checks on r's engine: span gets
+// max(t_ms) - min(t_ms) of exp's rows, and with expand the requests its
+// rows with count > 1 stand for are bounded as checkExpansion bounds them
+// (analysis names the analysis in its refusal).
 func (r *Remote) checksOn(exp, analysis string, expand bool, span func(sql.NullFloat64) error) error {
 	x := engine.String(exp)
 	err := r.reduce("_remote_span", "span_ms DOUBLE, expanded HUGEINT", `
