@@ -88,6 +88,7 @@ type gateSource struct {
 	db        store.Querier
 	exp, role string // role "" = every row
 	cache     map[gateWindow]gateValues
+	remote    *Remote // the engine that reads the requests, or nil (db reads them)
 }
 
 func (s *gateSource) fetch(ws []gateWindow) error {
@@ -102,6 +103,11 @@ func (s *gateSource) fetch(ws []gateWindow) error {
 	}
 	if len(from) == 0 {
 		return nil
+	}
+	if s.remote != nil {
+		if err := s.remote.gateWindowsOn(s.exp, s.role, from, until); err != nil {
+			return err
+		}
 	}
 	role := "NULL"
 	if s.role != "" {
@@ -129,6 +135,9 @@ func (s *gateSource) fetch(ws []gateWindow) error {
 
 // hurt counts the requests before a moment, and those not answered ok.
 func (s *gateSource) hurt(untilMs float64) (requests, notOK int64, err error) {
+	if s.remote != nil {
+		return s.remote.gateHurtOn(s.exp, s.role, untilMs)
+	}
 	role := "NULL"
 	if s.role != "" {
 		role = sqllit.String(s.role)
@@ -154,7 +163,11 @@ func Gate(db store.Querier, o GateOptions) (measurements, decision *Result, err 
 	if err != nil {
 		return nil, nil, err
 	}
-	src := &gateSource{db: db, exp: e.Name, role: o.Role, cache: map[gateWindow]gateValues{}}
+	return gateReplay(&gateSource{db: db, exp: e.Name, role: o.Role, cache: map[gateWindow]gateValues{}}, o)
+}
+
+// gateReplay replays o's gate over src's windows.
+func gateReplay(src *gateSource, o GateOptions) (measurements, decision *Result, err error) {
 	end, err := src.resolve(o)
 	if err != nil {
 		return nil, nil, err
@@ -183,10 +196,7 @@ func Gate(db store.Querier, o GateOptions) (measurements, decision *Result, err 
 
 // resolve picks the rows read and the replay's end (ms), in one scan.
 func (s *gateSource) resolve(o GateOptions) (float64, error) {
-	var hasExp bool
-	var lastExp, lastAll, lastRole sql.NullFloat64
-	err := s.db.QueryRow(`SELECT coalesce(bool_or(role = 'experiment'), false), max(t_ms) FILTER (WHERE role = 'experiment'),
-		max(t_ms), max(t_ms) FILTER (WHERE role = ?) FROM requests WHERE experiment = ?`, s.role, s.exp).Scan(&hasExp, &lastExp, &lastAll, &lastRole)
+	hasExp, lastExp, lastAll, lastRole, err := s.lastTimes()
 	if err != nil {
 		return 0, err
 	}
@@ -204,6 +214,17 @@ func (s *gateSource) resolve(o GateOptions) (float64, error) {
 		return msOf(o.Until), nil
 	}
 	return math.Floor(last.Float64/1000)*1000 + 1000, nil
+}
+
+// lastTimes is resolve's scan: whether the experiment has a row of role
+// experiment, and the last t_ms of that role, of every row and of s.role.
+func (s *gateSource) lastTimes() (hasExp bool, lastExp, lastAll, lastRole sql.NullFloat64, err error) {
+	if s.remote != nil {
+		return s.remote.lastTimes(s.exp, s.role)
+	}
+	err = s.db.QueryRow(`SELECT coalesce(bool_or(role = 'experiment'), false), max(t_ms) FILTER (WHERE role = 'experiment'),
+		max(t_ms), max(t_ms) FILTER (WHERE role = ?) FROM requests WHERE experiment = ?`, s.role, s.exp).Scan(&hasExp, &lastExp, &lastAll, &lastRole)
+	return hasExp, lastExp, lastAll, lastRole, err
 }
 
 func gateColumns() []Column {

@@ -39,8 +39,13 @@ func (s *gateSource) lastRow() string {
 	var run string
 	var seq, line int64
 	var t sql.NullFloat64
-	err := s.db.QueryRow(`SELECT run, seq, line, t_ms FROM requests WHERE experiment = ? AND (? = '' OR role = ?) AND t_ms IS NOT NULL
+	var err error
+	if s.remote != nil {
+		run, seq, line, t, err = s.remote.lastRowOn(s.exp, s.role)
+	} else {
+		err = s.db.QueryRow(`SELECT run, seq, line, t_ms FROM requests WHERE experiment = ? AND (? = '' OR role = ?) AND t_ms IS NOT NULL
 		ORDER BY t_ms DESC, run, seq LIMIT 1`, s.exp, s.role, s.role).Scan(&run, &seq, &line, &t)
+	}
 	if err != nil || !t.Valid {
 		return ""
 	}

@@ -98,19 +98,25 @@ func Judge(db store.Querier, o JudgeOptions) (metrics, scores *Result, err error
 	if err != nil {
 		return nil, nil, err
 	}
+	return judgeGroups(o, e.Name, groups, fields)
+}
+
+// judgeGroups judges each group's arrays (one group without --by): the
+// metrics' rows and the intervals' scores.
+func judgeGroups(o JudgeOptions, exp string, groups []judgeGroup, fields []Column) (metrics, scores *Result, err error) {
 	metrics = &Result{Name: "judge", Columns: append(slices.Clone(fields), judgeMetricColumns()...)}
 	scores = &Result{Name: "judge scores", Columns: append(slices.Clone(fields), judgeScoreColumns()...)}
-	if len(groups) == 0 { // no row with a role: the error below
+	if len(groups) == 0 { // no row with a role: the error below (with --by too: no group to note)
 		groups = []judgeGroup{{arrays: map[string]judgeArrays{}}}
 	}
 	for _, grp := range groups {
-		if role := missingRole(grp.arrays); role != "" && len(fields) > 0 {
+		if role := missingRole(grp.arrays); role != "" && len(fields) > 0 && len(grp.vals) > 0 {
 			// a group of one side only is not judged, and says so
 			scores.Notes = append(scores.Notes, param.Textf("%s: not judged: it has no %s request%s", groupText(fields, grp.vals), role,
 				map[bool]string{true: "", false: " with t_ms"}[o.StepN > 0]))
 			continue
 		}
-		m, s, err := judgeOne(o, grp.arrays, e.Name)
+		m, s, err := judgeOne(o, grp.arrays, exp)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -72,4 +73,15 @@ func groupRows(r *Result, vals []any) [][]any {
 		}
 	}
 	return out
+}
+
+// --by over an experiment with no row of either side is the judge's
+// missing-role error, as without --by (it indexed an empty group's
+// values and panicked).
+func TestJudgeByNoSides(t *testing.T) {
+	db := logsDB(t, `{"experiment":"solo","run":"a","req":1,"t_ms":5,"latency_ms":3,"outcome":"ok"}`+"\n")
+	_, _, err := Judge(db, JudgeOptions{Experiment: "solo", By: []string{"outcome"}})
+	if err == nil || !strings.Contains(err.Error(), "has no requests with t_ms with role control") {
+		t.Errorf("judge --by over no sides: %v", err)
+	}
 }

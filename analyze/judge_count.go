@@ -35,8 +35,8 @@ func checkExpansion(db store.Querier, exp, analysis string) error {
 	return expansionError(exp, analysis, total.Float64, run, seq, line, count)
 }
 
-// expansionError is checkExpansion's refusal: the rows with count > 1
-// stand for total requests; the largest is run's seq from line.
+// expansionError is checkExpansion's refusal: exp's rows with count > 1
+// stand for total requests; the largest is run's seq, from line.
 func expansionError(exp, analysis string, total float64, run string, seq, line, count int64) error {
 	return fmt.Errorf("experiment %q: its rows with count > 1 stand for %.0f requests, more than the %d that %s writes out one by one (the largest, run %q seq %d from line %d, has count %d): it needs one row per request, or fewer, larger steps",
 		exp, total, maxExpanded, analysis, run, seq, line, count)
@@ -50,8 +50,16 @@ func (o JudgeOptions) checkSteps(db store.Querier, exp string) error {
 		return nil
 	}
 	var span sql.NullFloat64
-	if err := db.QueryRow(`SELECT max(t_ms) - min(t_ms) FROM requests WHERE experiment = ?`, exp).Scan(&span); err != nil || !span.Valid {
+	if err := db.QueryRow(`SELECT max(t_ms) - min(t_ms) FROM requests WHERE experiment = ?`, exp).Scan(&span); err != nil {
 		return err
+	}
+	return o.checkSpan(span)
+}
+
+// checkSpan is checkSteps over the experiment's span of t_ms (max - min).
+func (o JudgeOptions) checkSpan(span sql.NullFloat64) error {
+	if o.StepN > 0 || !span.Valid {
+		return nil
 	}
 	n := math.Floor(span.Float64/msOf(o.Step)) + 1
 	if n <= maxTicks {

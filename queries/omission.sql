@@ -281,16 +281,19 @@ CREATE OR REPLACE MACRO _om_expected(exp, interval_us) AS TABLE
     UNION ALL
     SELECT run, interval_us::BIGINT, false FROM runs WHERE experiment = exp AND interval_us IS NOT NULL;
 
+-- Each run's requests per recorded latency (us): what the back-fill reads
+-- of the rows.
+CREATE OR REPLACE MACRO _om_hist(exp) AS TABLE
+    SELECT run, round(latency_ms * 1000)::BIGINT AS v, sum(count) AS c
+    FROM requests WHERE experiment = exp AND latency_ms IS NOT NULL GROUP BY ALL;
+
 CREATE OR REPLACE MACRO omission_backfill(exp, interval_us := NULL) AS TABLE
     WITH e AS (
         SELECT * FROM _om_expected(exp, interval_us)
         WHERE CASE WHEN e > 0 THEN true
                    ELSE error('run ' || run || ': the expected interval is ' || e || ' us: want one above 0') END
     ),
-    h AS (
-        SELECT run, round(latency_ms * 1000)::BIGINT AS v, sum(count) AS c
-        FROM requests WHERE experiment = exp AND latency_ms IS NOT NULL GROUP BY ALL
-    ),
+    h AS (SELECT * FROM _om_hist(exp)),
     hj AS (SELECT h.run, h.v, h.c, e.e, _om_floor(h.v, e.e) AS j, h.v - _om_floor(h.v, e.e) * e.e AS rho FROM h JOIN e USING (run)),
     s AS (SELECT run, j, sum(c) AS s FROM hj GROUP BY ALL),
     top AS (

@@ -107,6 +107,7 @@ func runGate(ctx context.Context, e *env, args []string) error {
 	if o.Every, err = positiveDuration("every", every); err != nil {
 		return err
 	}
+	a.eng.remote = func(r *analyze.Remote) (*analyze.Result, *analyze.Result, error) { return analyze.GateOn(r, o) }
 	return a.runTwo(ctx, func(q store.Querier) (*analyze.Result, *analyze.Result, error) {
 		return analyze.Gate(q, o) // the measurements, then the decision
 	})

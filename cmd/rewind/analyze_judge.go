@@ -95,12 +95,18 @@ func runJudge(ctx context.Context, e *env, args []string) error {
 	if err := f.options(&o); err != nil {
 		return err
 	}
-	return a.runTwo(ctx, func(q store.Querier) (*analyze.Result, *analyze.Result, error) {
-		m, s, err := analyze.Judge(q, o)
+	// pick prints the metrics' rows then the scores, or the scores only
+	pick := func(m, s *analyze.Result, err error) (*analyze.Result, *analyze.Result, error) {
 		if err != nil || f.scores {
 			return s, nil, err
 		}
 		return m, s, nil
+	}
+	a.eng.remote = func(r *analyze.Remote) (*analyze.Result, *analyze.Result, error) {
+		return pick(analyze.JudgeOn(r, o))
+	}
+	return a.runTwo(ctx, func(q store.Querier) (*analyze.Result, *analyze.Result, error) {
+		return pick(analyze.Judge(q, o))
 	})
 }
 

@@ -54,6 +54,7 @@ func runOmission(ctx context.Context, e *env, args []string) error {
 	if err := omissionOptions(&o, rate, window, expected); err != nil {
 		return err
 	}
+	a.eng.remote = func(r *analyze.Remote) (*analyze.Result, *analyze.Result, error) { return analyze.OmissionOn(r, o) }
 	err := a.runTwo(ctx, func(q store.Querier) (*analyze.Result, *analyze.Result, error) {
 		return analyze.Omission(q, o) // the quantiles, then the windows
 	})

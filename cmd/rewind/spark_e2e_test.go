@@ -80,6 +80,14 @@ var sparkAnalyses = [][]string{
 	{"thresholds", "--threshold", "http_req_duration: p(90)<50", "--threshold", "http_req_failed: rate<0.02", "--window", "5s"},
 	{"thresholds", "--threshold", "http_req_duration: p(99.9)<80", "--threshold", "http_req_duration: min>5", "--window", "4s", "--sliding", "--every", "1s"},
 	{"thresholds", "--threshold", "http_reqs: count>1", "--every", "1ns"},
+	{"judge"},
+	{"judge", "--step", "1s", "--metrics", "mean,p50,p99.9,max,error_rate,throughput", "--interval", "5s"},
+	{"judge", "--step-requests", "50", "--metrics", "p90,ok_share", "--scores"},
+	{"gate", "--argo", "../../analyze/testdata/gate/generated/argo-5s.yaml", "--metric", "success-rate=ok_share,latency-p95=p95"},
+	{"gate", "--flagger", "../../analyze/testdata/gate/generated/flagger-10s.yaml", "--role", "control"},
+	{"gate", "--keptn", "../../analyze/testdata/gate/keptn/lighthouse-slo.yaml", "--metric", "request_latency_p95=p99,error_rate=error_rate", "--every", "2s"},
+	{"omission", "--expected-interval", "10ms"},
+	{"omission", "--expected-interval", "1500ns"},
 }
 
 func firstLine(s string) string {

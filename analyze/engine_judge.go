@@ -1,0 +1,201 @@
+package analyze
+
+import (
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rewind-dev/rewind/engine"
+	"github.com/rewind-dev/rewind/internal/sqllit"
+	"github.com/rewind-dev/rewind/store"
+)
+
+// JudgeOn is Judge with the per-request work on r's engine: one step reads
+// the experiment's span of t_ms and what its rows with count > 1 stand for
+// (the local checks), one computes _judge_steps (queries/judge.sql): per
+// side and step its requests, ok, latency count and sum, and the quantiles
+// picked by rank from a histogram per (side, step, µs) that stays on the
+// cluster; one row per side and step comes back. The arrays and the
+// Mann-Whitney classification are the library's, in DuckDB and Go. --by
+// is refused.
+func JudgeOn(r *Remote, o JudgeOptions) (metrics, scores *Result, err error) {
+	if len(o.By) > 0 {
+		return nil, nil, r.NotOnEngine("judge by group", "the groups' steps (numbered within each group) have no reduce steps")
+	}
+	db := r.Querier()
+	e, err := store.FindExperiment(db, o.Experiment)
+	if err != nil {
+		return nil, nil, err
+	}
+	o = o.withDefaults()
+	if err := o.checkMetrics(); err != nil {
+		return nil, nil, err
+	}
+	if err := r.judgeChecks(e.Name, o); err != nil {
+		return nil, nil, err
+	}
+	if err := r.judgeStepsOn(e.Name, o); err != nil {
+		return nil, nil, err
+	}
+	groups, fields, err := judgeSteps(db, e.Name, o, grouping{})
+	if err != nil {
+		return nil, nil, err
+	}
+	return judgeGroups(o, e.Name, groups, fields)
+}
+
+// judgeShort reports whether the local _judge_steps writes a row out once
+// per request for these steps (count steps, or duration steps under 10 s),
+// rather than counting rows per latency: the one path refuses rows with
+// count > 1 past maxExpanded, and the two differ where a row has count 0.
+func (o JudgeOptions) judgeShort() bool { return o.StepN > 0 || o.Step < 10*time.Second }
+
+// judgeChecks are Judge's checkSteps and checkExpansion over one reduce
+// step of the experiment's rows (one row comes back; the largest row with
+// count > 1 is read in a second only when the first refuses).
+func (r *Remote) judgeChecks(exp string, o JudgeOptions) error {
+	return r.checksOn(exp, "judge", o.judgeShort(), o.checkSpan)
+}
+
+// checksOn is the span and expansion checks on r's engine: span gets
+// max(t_ms) - min(t_ms) of exp's rows, and with expand the requests its
+// rows with count > 1 stand for are bounded as checkExpansion bounds them
+// (analysis names the analysis in its refusal).
+func (r *Remote) checksOn(exp, analysis string, expand bool, span func(sql.NullFloat64) error) error {
+	x := engine.String(exp)
+	err := r.reduce("_remote_span", "span_ms DOUBLE, expanded HUGEINT", `
+SELECT max(t_ms) - min(t_ms) AS span_ms, sum(CAST(count AS DECIMAL(38,0))) FILTER (WHERE count > 1) AS expanded
+FROM requests WHERE experiment = `+x)
+	if err != nil {
+		return err
+	}
+	var s, total sql.NullFloat64
+	if err := r.Querier().QueryRow(`SELECT span_ms, expanded::DOUBLE FROM _remote_span`).Scan(&s, &total); err != nil {
+		return err
+	}
+	if err := span(s); err != nil || !expand || !total.Valid || total.Float64 <= maxExpanded {
+		return err
+	}
+	if err := r.reduce("_remote_largest", "run VARCHAR, seq BIGINT, line BIGINT, count BIGINT",
+		`SELECT run, seq, line, count FROM requests WHERE experiment = `+x+` ORDER BY count DESC, run, seq LIMIT 1`); err != nil {
+		return err
+	}
+	var run string
+	var seq, line, count int64
+	if err := r.Querier().QueryRow(`SELECT run, seq, line, count FROM _remote_largest`).Scan(&run, &seq, &line, &count); err != nil {
+		return err
+	}
+	return expansionError(exp, analysis, total.Float64, run, seq, line, count)
+}
+
+// judgeStep is _judge_steps in Spark SQL, without the steps a side's span
+// holds but no row does (added in DuckDB): one row per side and step with
+// a row. A row's step is floor(t_ms / step_ms) for duration steps (the
+// same IEEE division; rows without t_ms skipped), and its position in
+// (run, seq) order within its side div step_n for count steps, the
+// positions counted per (run, seq div 65536) block as windowsStep counts
+// them. The rows are counted per (side, step, µs), and the quantiles
+// picked by rank from those counts (quantilePicks). Where the local path
+// writes rows out one per request (judgeShort), a row of count 0 adds no
+// latency to the sum or the max, as there; else it does, as
+// _judge_steps_counted's.
+func judgeStep(exp string, o JudgeOptions, needQ bool) string {
+	rows := `SELECT role, run, seq, t_ms, count, outcome = 'ok' AS ok, CAST(round(latency_ms * 1000D) AS BIGINT) AS lat_us
+FROM requests WHERE experiment = ` + engine.String(exp) + ` AND role IN ('control', 'experiment')`
+	var p string
+	if o.StepN > 0 {
+		p = `b AS (SELECT role, run, seq div 65536 AS b, count(*) AS n FROM s GROUP BY role, run, seq div 65536),
+o AS (SELECT role, run, b, sum(n) OVER (PARTITION BY role ORDER BY run, b ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - n AS before FROM b),
+p AS (SELECT s.*, (o.before + row_number() OVER (PARTITION BY s.role, s.run, s.seq div 65536 ORDER BY s.seq) - 1) div ` + engine.Int(o.StepN) + ` AS w
+      FROM s JOIN o ON s.role = o.role AND s.run = o.run AND s.seq div 65536 = o.b)`
+	} else {
+		rows += " AND t_ms IS NOT NULL"
+		p = `p AS (SELECT *, CAST(floor(t_ms / ` + engine.Double(msOf(o.Step)) + `) AS BIGINT) AS w FROM s)`
+	}
+	kept := "true" // the latencies the sum and the max read
+	if o.judgeShort() {
+		kept = "c > 0"
+	}
+	q := `SELECT role, w, CAST(NULL AS BIGINT) AS q1, CAST(NULL AS BIGINT) AS q2, CAST(NULL AS BIGINT) AS q3,
+       CAST(NULL AS BIGINT) AS q4, CAST(NULL AS BIGINT) AS q5, CAST(NULL AS BIGINT) AS q6 FROM g WHERE false`
+	if needQ {
+		q = quantilePicks("role, w", kept)
+	}
+	latN := "sum(c) FILTER (WHERE lat_us IS NOT NULL)"
+	if o.judgeShort() {
+		latN = "coalesce(" + latN + ", 0)"
+	}
+	return `WITH s AS (` + rows + `),
+` + p + `,
+h AS (SELECT role, w, lat_us, sum(count) AS c, coalesce(sum(count) FILTER (WHERE ok), 0) AS c_ok FROM p GROUP BY role, w, lat_us),
+g AS (SELECT role, w, sum(c) AS requests, sum(c_ok) AS ok, ` + latN + ` AS lat_n,
+             sum(CAST(lat_us AS DECIMAL(38,0)) * c) FILTER (WHERE ` + kept + `) AS lat_sum
+      FROM h GROUP BY role, w),
+q AS (` + q + `)
+SELECT g.role, g.w, g.requests, g.ok, g.lat_n, g.lat_sum, q.q1, q.q2, q.q3, q.q4, q.q5, q.q6
+FROM g LEFT JOIN q ON g.role = q.role AND g.w = q.w`
+}
+
+// judgeStepsOn runs judgeStep and makes the in-memory database's
+// _judge_steps read its rows, each side's span of steps filled in as
+// locally, for these arguments only: judge_by and judge then run
+// unchanged. A call with other arguments raises an error rather than read
+// steps computed for others.
+func (r *Remote) judgeStepsOn(exp string, o JudgeOptions) error {
+	needQ := slices.ContainsFunc(o.Metrics, func(m MetricJudge) bool { return metricThousandths[m.Name] > 0 })
+	if err := r.reduce("_remote_judge_raw", "role VARCHAR, w BIGINT, requests BIGINT, ok BIGINT, lat_n HUGEINT, lat_sum HUGEINT, q1 BIGINT, q2 BIGINT, q3 BIGINT, q4 BIGINT, q5 BIGINT, q6 BIGINT",
+		judgeStep(exp, o, needQ)); err != nil {
+		return err
+	}
+	latN := "HUGEINT" // _judge_steps_counted's sum, _judge_steps_each's count
+	if o.judgeShort() {
+		latN = "BIGINT"
+	}
+	if _, err := r.db.ExecContext(r.ctx, `CREATE OR REPLACE TEMP TABLE _remote_judge_steps AS
+WITH span AS (SELECT role, unnest(range(min(w), max(w) + 1)) AS w FROM _remote_judge_raw GROUP BY role)
+SELECT {'v': true} AS gk, span.role, span.w, coalesce(g.requests, 0) AS requests, g.ok, g.lat_n::`+latN+` AS lat_n, g.lat_sum,
+       CASE WHEN g.q6 IS NOT NULL THEN [g.q1, g.q2, g.q3, g.q4, g.q5, g.q6] END AS lat_q
+FROM span LEFT JOIN _remote_judge_raw g ON g.role = span.role AND g.w = span.w`); err != nil {
+		return err
+	}
+	n, ms := "NULL", duckDouble(msOf(o.Step))
+	if o.StepN > 0 {
+		n = fmt.Sprint(o.StepN)
+	}
+	_, err := r.db.ExecContext(r.ctx, `CREATE OR REPLACE TEMP MACRO _judge_steps(exp, grp, step_ms, step_n, need_q) AS TABLE
+    SELECT * FROM _remote_judge_steps
+    WHERE CASE WHEN exp IS DISTINCT FROM `+sqllit.String(exp)+` OR grp IS DISTINCT FROM true
+                    OR step_n::BIGINT IS DISTINCT FROM `+n+`
+                    OR (step_n IS NULL AND step_ms::DOUBLE IS DISTINCT FROM `+ms+`)
+                    OR need_q IS DISTINCT FROM `+fmt.Sprint(needQ)+`
+               THEN error('_judge_steps: the engine''s steps were computed for other arguments') ELSE true END`)
+	return err
+}
+
+// quantilePicks is the nearest-rank quantiles q1..q6 (p50 p90 p95 p99 p99.9
+// max) per keys, over the counts c per (keys, lat_us) of CTE h and the
+// latency counts lat_n per keys of CTE g, in Spark SQL: the smallest
+// latency whose running count c reaches max(1, ceil(q n)), q in
+// thousandths, decided as c >= 1 and 1000 c >= q n in DECIMAL (exact, as
+// the local DECIMAL ceil); the max over h's latencies where kept holds.
+// Only the keys with a latency get a row. The running sum is partitioned
+// by keys: no window over all rows.
+func quantilePicks(keys, kept string) string {
+	on := []string{}
+	for _, k := range strings.Split(keys, ", ") {
+		on = append(on, "g."+k+" = r."+k)
+	}
+	q := "SELECT r." + strings.ReplaceAll(keys, ", ", ", r.")
+	for i, k := range []int64{500, 900, 950, 990, 999} {
+		q += fmt.Sprintf(`,
+       min(r.lat_us) FILTER (WHERE r.cum >= 1 AND CAST(r.cum AS DECIMAL(20,0)) * 1000 >= CAST(g.lat_n AS DECIMAL(20,0)) * %d) AS q%d`, k, i+1)
+	}
+	return q + `,
+       max(r.lat_us) FILTER (WHERE ` + kept + `) AS q6
+FROM (SELECT ` + keys + `, lat_us, c, sum(c) OVER (PARTITION BY ` + keys + ` ORDER BY lat_us ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS cum
+      FROM h WHERE lat_us IS NOT NULL) r
+JOIN g ON ` + strings.Join(on, " AND ") + `
+GROUP BY r.` + strings.ReplaceAll(keys, ", ", ", r.")
+}
