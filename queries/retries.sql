@@ -108,7 +108,14 @@ CREATE OR REPLACE MACRO _retry_ops(exp) AS TABLE
 -- The attempt counts need no pass of their own: the first attempts with a
 -- req are counted in the latency pass, and every other row (a retry, a
 -- row without a req) is among the grouped rows.
-CREATE OR REPLACE MACRO retries_by(exp, grp, affected_from_ms, affected_to_ms) AS TABLE
+-- _retry_sums is the per-request part of retries_by, reduced: per run and
+-- group one row of totals (c NULL: the attempt counts, affected_ops and
+-- affected_ok, the operations of affected_ops with an ok attempt), and the
+-- histogram of operation latencies, one row per distinct latency v (ms)
+-- with its count c of operations (c > 0; the other columns NULL). Another
+-- engine computes it (analyze/engine_retries.go) and a TEMP macro of the
+-- same name reads its rows, so retries_by finishes the same way on both.
+CREATE OR REPLACE MACRO _retry_sums(exp, grp, affected_from_ms, affected_to_ms) AS TABLE
     WITH g AS MATERIALIZED (SELECT * FROM _retry_grouped(exp, grp)),
     bases AS (SELECT run, gk, _op_base(min(t_ms), max(t_ms)) AS base FROM g GROUP BY run, gk),
     mops AS (
@@ -160,11 +167,22 @@ CREATE OR REPLACE MACRO retries_by(exp, grp, affected_from_ms, affected_to_ms) A
     affected AS (
         SELECT run, gk, coalesce(sum(aff), 0)::BIGINT AS affected_ops, coalesce(sum(aff_ok), 0)::BIGINT AS affected_ok
         FROM parts GROUP BY run, gk
-    ),
+    )
+    SELECT run, gk, NULL::DOUBLE AS v, NULL::BIGINT AS c, a.requests, a.first_attempts, a.retries, a.budget_denied,
+           f.affected_ops, f.affected_ok
+    FROM attempts a JOIN affected f USING (run, gk)
+    UNION ALL
+    SELECT run, gk, v, sum(n)::BIGINT, NULL, NULL, NULL, NULL, NULL, NULL
+    FROM parts WHERE v IS NOT NULL GROUP BY run, gk, v HAVING sum(n) > 0;
+
+-- retries per group, finished from _retry_sums: the percentiles picked from
+-- each run's histogram as described above.
+CREATE OR REPLACE MACRO retries_by(exp, grp, affected_from_ms, affected_to_ms) AS TABLE
+    WITH s AS MATERIALIZED (SELECT * FROM _retry_sums(exp, grp, affected_from_ms, affected_to_ms)),
     ranked AS MATERIALIZED (
         SELECT run, gk, v, c, sum(c) OVER (PARTITION BY run, gk ORDER BY v ROWS UNBOUNDED PRECEDING) AS upto,
                sum(c) OVER (PARTITION BY run, gk) AS n
-        FROM (SELECT run, gk, v, sum(n) AS c FROM parts WHERE v IS NOT NULL GROUP BY run, gk, v HAVING sum(n) > 0)
+        FROM s WHERE c IS NOT NULL
     ),
     qs AS (
         SELECT run, gk, q, (n - 1)::DOUBLE * q AS r
@@ -178,11 +196,10 @@ CREATE OR REPLACE MACRO retries_by(exp, grp, affected_from_ms, affected_to_ms) A
         JOIN ranked hi ON hi.run = qs.run AND hi.gk = qs.gk AND hi.upto - hi.c <= ceil(qs.r) AND ceil(qs.r) < hi.upto
     )
     SELECT a.gk.v AS grp, a.run, a.requests, a.first_attempts, a.retries, a.budget_denied,
-           f.affected_ops,
-           CASE WHEN f.affected_ops > 0 THEN f.affected_ok / f.affected_ops END AS affected_success,
+           a.affected_ops,
+           CASE WHEN a.affected_ops > 0 THEN a.affected_ok / a.affected_ops END AS affected_success,
            p95.p AS p95_ms, p99.p AS p99_ms
-    FROM attempts a
-    JOIN affected f USING (run, gk)
+    FROM (SELECT * FROM s WHERE c IS NULL) a
     LEFT JOIN picked p95 ON p95.run = a.run AND p95.gk = a.gk AND p95.q = 0.95
     LEFT JOIN picked p99 ON p99.run = a.run AND p99.gk = a.gk AND p99.q = 0.99
     ORDER BY a.gk, a.run;
