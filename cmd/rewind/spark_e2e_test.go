@@ -69,6 +69,8 @@ var sparkAnalyses = [][]string{
 	{"falsification", "--metric", "p95", "--window", "20"},
 	{"falsification", "--metric", "error_rate", "--window", "2s", "--max", "5%"},
 	{"stop-damage", "--metric", "mean", "--window", "1s", "--tolerance", "20%"},
+	{"retries"},
+	{"retries", "--affected", "1s..1.3s"},
 }
 
 func firstLine(s string) string {
