@@ -89,7 +89,7 @@ func notesText(r *Result) string {
 func retryEdgeLog(n int) string {
 	var b, later strings.Builder
 	b.WriteString(`{"record":"experiment","experiment":"redge","params":{"affected_from_ms":-50,"affected_to_ms":600,"tick_ms":10,"normal_rate":3,"fault_from_ms":0,"fault_to_ms":500}}` + "\n")
-	b.WriteString(`{"record":"run","experiment":"redge","run":"o'b\\rien","role":"experiment","params":{"allowed":3}}` + "\n")
+	b.WriteString(`{"record":"run","experiment":"redge","run":"o'b\\rien","role":"experiment","params":{"allowed":3,"tick_ms":7}}` + "\n")
 	for _, run := range []string{"a", `o'b\\rien`} {
 		t0 := -100.0
 		if run == "a" {
