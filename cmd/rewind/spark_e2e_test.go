@@ -71,6 +71,9 @@ var sparkAnalyses = [][]string{
 	{"stop-damage", "--metric", "mean", "--window", "1s", "--tolerance", "20%"},
 	{"retries"},
 	{"retries", "--affected", "1s..1.3s"},
+	{"amplification"},
+	{"amplification", "--tick", "250ms", "--fault", "1s..2s", "--normal-rate", "2"},
+	{"amplification", "--runs", "nothing*"},
 }
 
 func firstLine(s string) string {
