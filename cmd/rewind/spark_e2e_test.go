@@ -74,6 +74,8 @@ var sparkAnalyses = [][]string{
 	{"amplification"},
 	{"amplification", "--tick", "250ms", "--fault", "1s..2s", "--normal-rate", "2"},
 	{"amplification", "--runs", "nothing*"},
+	{"peaks", "--sliding"},
+	{"peaks", "--sliding", "--resolutions", "1ms,250ms,10s"},
 }
 
 func firstLine(s string) string {
