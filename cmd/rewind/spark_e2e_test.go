@@ -76,6 +76,8 @@ var sparkAnalyses = [][]string{
 	{"amplification", "--runs", "nothing*"},
 	{"peaks", "--sliding"},
 	{"peaks", "--sliding", "--resolutions", "1ms,250ms,10s"},
+	{"peaks", "--by", "status_class"},
+	{"peaks", "--sliding", "--by", "outcome,tagged"},
 }
 
 func firstLine(s string) string {
