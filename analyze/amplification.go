@@ -35,16 +35,14 @@ func Amplification(db store.Querier, o AmplificationOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var runs, from, to any // NULL: the macro falls back to stored params
-	if o.Runs != "" {
-		runs = o.Runs
-	}
-	if !o.Fault.IsZero() {
-		from, to = o.Fault.FromMs, o.Fault.ToMs
-	}
+	return amplificationQuery(db, e, g, o)
+}
+
+// amplificationQuery runs the library's amplification.
+func amplificationQuery(db store.Querier, e store.Experiment, g grouping, o AmplificationOptions) (*Result, error) {
 	res, err := Query(db, "amplification", store.Units("amplification"),
 		`SELECT `+g.sel("*")+` FROM `+g.call("amplification")+`, runs_glob := ?, tick_ms := ?, fault_from_ms := ?, fault_to_ms := ?, normal_rate := ?)`,
-		e.Name, runs, positive(o.TickMs), from, to, positive(o.NormalRate))
+		append([]any{e.Name}, o.args()...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -52,6 +50,20 @@ func Amplification(db store.Querier, o AmplificationOptions) (*Result, error) {
 		return nil, fmt.Errorf("experiment %q has no run matching %q", e.Name, o.Runs)
 	}
 	return res, nil
+}
+
+// args are the macro's runs_glob, tick_ms, fault_from_ms, fault_to_ms and
+// normal_rate: NULL where not given, and the macro falls back to stored
+// params.
+func (o AmplificationOptions) args() []any {
+	var runs, from, to any
+	if o.Runs != "" {
+		runs = o.Runs
+	}
+	if !o.Fault.IsZero() {
+		from, to = o.Fault.FromMs, o.Fault.ToMs
+	}
+	return []any{runs, positive(o.TickMs), from, to, positive(o.NormalRate)}
 }
 
 func (o AmplificationOptions) check() error {

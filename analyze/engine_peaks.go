@@ -2,28 +2,33 @@ package analyze
 
 import (
 	"cmp"
+	"fmt"
+	"math"
 	"strings"
 
 	"github.com/rewind-dev/rewind/engine"
 	"github.com/rewind-dev/rewind/internal/param"
+	"github.com/rewind-dev/rewind/internal/sqllit"
 	"github.com/rewind-dev/rewind/store"
 )
 
-// PeaksOn is Peaks (aligned buckets) with the per-request work on r's
-// engine in one reduce step: each run's buckets at each resolution summed
-// (bucket k of res holds floor(t_ms / res) = k, as in _aligned_peaks) and,
-// per run and resolution, the fullest bucket (the earliest of equals) and
-// the total; one row per run and resolution comes back. Sliding windows
-// and --by are refused.
+// PeaksOn is Peaks with the per-request work on r's engine: one reduce
+// step for the aligned buckets (each run's buckets at each resolution
+// summed, bucket k of res holding floor(t_ms / res) = k, as in
+// _aligned_peaks, and per run and resolution the fullest bucket, the
+// earliest of equals, and the total; one row per run and resolution comes
+// back) and, with Sliding, one for the sliding windows (slidingStep). With
+// --by, the group's fields are computed on the cluster and are one more
+// key of each step (engine_by.go). With Sliding or --by, TEMP macros of
+// _aligned_peaks and _sliding_peaks read those rows and the library's
+// peaks finishes.
 func PeaksOn(r *Remote, o PeaksOptions) (*Result, error) {
-	if o.Sliding {
-		return nil, r.NotOnEngine("peaks with sliding windows", "the sliding pass's bucket bounds and running sums have no reduce steps")
-	}
-	if len(o.By) > 0 {
-		return nil, r.NotOnEngine("peaks by group", "the groups have no reduce steps")
-	}
 	db := r.Querier()
 	e, err := store.FindExperiment(db, o.Experiment)
+	if err != nil {
+		return nil, err
+	}
+	eg, err := r.groupOn("peaks", db, e.Name, o.By)
 	if err != nil {
 		return nil, err
 	}
@@ -44,14 +49,16 @@ func PeaksOn(r *Remote, o PeaksOptions) (*Result, error) {
 	for i, x := range res {
 		lits[i] = engine.Int(x)
 	}
-	err = r.reduce("_peak_runs", "run VARCHAR, res BIGINT, peak BIGINT, k BIGINT, total BIGINT", `
-SELECT run, res, n AS peak, k, total
-FROM (SELECT run, res, k, n, sum(n) OVER (PARTITION BY run, res) AS total,
-             row_number() OVER (PARTITION BY run, res ORDER BY n DESC, k) AS rn
-      FROM (SELECT q.run, rs.res, CAST(floor(q.t_ms / rs.res) AS BIGINT) AS k, sum(q.count) AS n
-            FROM requests q CROSS JOIN (SELECT explode(array(`+strings.Join(lits, ", ")+`)) AS res) rs
-            WHERE q.experiment = `+engine.String(e.Name)+` AND q.t_ms IS NOT NULL
-            GROUP BY q.run, rs.res, CAST(floor(q.t_ms / rs.res) AS BIGINT)))
+	keys := eg.keys()
+	err = r.reduce("_peak_runs", "run VARCHAR"+eg.cols()+", res BIGINT, peak BIGINT, k BIGINT, total BIGINT", `
+SELECT run`+keys+`, res, n AS peak, k, total
+FROM (SELECT run`+keys+`, res, k, n, sum(n) OVER (PARTITION BY run`+keys+`, res) AS total,
+             row_number() OVER (PARTITION BY run`+keys+`, res ORDER BY n DESC, k) AS rn
+      FROM (SELECT q.run`+qualified(keys)+`, rs.res, CAST(floor(q.t_ms / rs.res) AS BIGINT) AS k, sum(q.count) AS n
+            FROM (SELECT run, t_ms, count`+eg.sel()+` FROM requests
+                  WHERE experiment = `+engine.String(e.Name)+` AND t_ms IS NOT NULL) q
+            CROSS JOIN (SELECT explode(array(`+strings.Join(lits, ", ")+`)) AS res) rs
+            GROUP BY q.run`+qualified(keys)+`, rs.res, CAST(floor(q.t_ms / rs.res) AS BIGINT)))
 WHERE rn = 1`)
 	if err != nil {
 		return nil, err
@@ -63,10 +70,96 @@ WHERE rn = 1`)
 	if !timed {
 		return nil, noTimesError(e.Name)
 	}
-	out, err := Query(db, "peaks", store.Units("peaks"), `
+	var out *Result
+	if o.Sliding || len(o.By) > 0 {
+		out, err = r.libraryPeaks(e.Name, eg, res, o.Sliding)
+	} else {
+		out, err = Query(db, "peaks", store.Units("peaks"), `
 SELECT run, res AS resolution_ms, peak, k * res AS peak_at_ms, total FROM _peak_runs ORDER BY run, resolution_ms`)
+	}
 	if out != nil && note != nil {
 		out.Notes = append(out.Notes, note)
 	}
 	return out, err
+}
+
+// qualified is keys (", g0, g1") with the prefix q.
+func qualified(keys string) string { return strings.ReplaceAll(keys, ", g", ", q.g") }
+
+// libraryPeaks runs, with sliding, the sliding windows' step over exp's
+// rows at the resolutions res, and the library's peaks over it and the
+// aligned step's rows (_peak_runs), through TEMP macros of _aligned_peaks
+// and _sliding_peaks that read them (for these arguments only: a call
+// with others raises an error; without sliding, _sliding_peaks has no
+// rows). The aligned peaks all come from the aligned step: the shadowed
+// _sliding_peaks rolls none up.
+func (r *Remote) libraryPeaks(exp string, eg engineGroup, res []int64, sliding bool) (*Result, error) {
+	none := " AND false"
+	if sliding {
+		none = ""
+		if err := r.reduce("_remote_sliding", "run VARCHAR"+eg.cols()+", res BIGINT, n BIGINT, t_ms DOUBLE", slidingStep(exp, eg, res)); err != nil {
+			return nil, err
+		}
+	} else if _, err := r.db.ExecContext(r.ctx, `CREATE OR REPLACE TEMP TABLE _remote_sliding AS
+SELECT * EXCLUDE (peak, k, total), NULL::BIGINT AS n, NULL::DOUBLE AS t_ms FROM _peak_runs WHERE false`); err != nil {
+		return nil, err
+	}
+	list := bigintList(res)
+	check := `exp IS DISTINCT FROM ` + sqllit.String(exp) + ` OR resolutions_ms::BIGINT[] IS DISTINCT FROM ` + list
+	if len(eg.fields) == 0 {
+		check += ` OR key IS DISTINCT FROM true`
+	}
+	other := ` THEN error('peaks: the engine''s rows were computed for other arguments') ELSE true END`
+	for _, q := range []string{
+		`CREATE OR REPLACE TEMP MACRO _aligned_peaks(exp, key, resolutions_ms, done) AS TABLE
+    SELECT run, ` + eg.gk() + ` AS gk, res, peak, k * res AS peak_at_ms, total FROM _peak_runs
+    WHERE NOT list_contains(done, res) AND CASE WHEN ` + check + other,
+		`CREATE OR REPLACE TEMP MACRO _sliding_peaks(exp, key, resolutions_ms, sliding) AS TABLE
+    SELECT run, ` + eg.gk() + ` AS gk, res, n, t_ms, NULL::BIGINT AS peak, NULL::BIGINT AS peak_at_ms, NULL::BIGINT AS total
+    FROM _remote_sliding
+    WHERE CASE WHEN ` + check + ` OR sliding IS DISTINCT FROM ` + fmt.Sprint(sliding) + other + none,
+	} {
+		if _, err := r.db.ExecContext(r.ctx, q); err != nil {
+			return nil, err
+		}
+	}
+	return peaksQuery(r.Querier(), exp, eg.g, res, sliding)
+}
+
+// slidingStep is the sliding windows' reduce step: per run and resolution
+// the fullest window [t, t + res) from a row's t_ms, and the earliest t of
+// equals (_sliding_peaks's n and t_ms); one row per run and resolution
+// comes back. The rows are summed per (run, t_ms) first. Time is cut into
+// buckets of g ms, the smallest power of two not below res: bucket k is
+// exactly [k g, (k + 1) g) (a division by a power of two is exact), and a
+// window from a t in bucket k ends at t + res (rounded, monotonically)
+// <= (k + 2) g, so it holds only rows of buckets k and k + 1. Each point
+// is read in its own bucket's partition, as a start, and in the one
+// before, and a window's count is a RANGE frame over (run, bucket)
+// partitions only: [t, t + res] less the points at t + res exactly (the
+// same IEEE sum as the local t_ms + res). The earliest fullest start per
+// run is a min over (-count, t), an aggregate rather than a window over
+// the run's rows.
+func slidingStep(exp string, eg engineGroup, res []int64) string {
+	keys := eg.keys()
+	parts := make([]string, len(res))
+	for i, x := range res {
+		g := engine.Double(math.Pow(2, math.Ceil(math.Log2(float64(x)))))
+		rd := engine.Double(float64(x))
+		parts[i] = `SELECT run` + keys + `, ` + engine.Int(x) + ` AS res, -m.neg_n AS n, m.t AS t_ms
+FROM (SELECT run` + keys + `, min(named_struct('neg_n', -n, 't', t_ms)) AS m
+      FROM (SELECT run` + keys + `, t_ms, start,
+                   sum(n) OVER (PARTITION BY run` + keys + `, part ORDER BY t_ms RANGE BETWEEN CURRENT ROW AND ` + rd + ` FOLLOWING)
+                   - coalesce(sum(n) OVER (PARTITION BY run` + keys + `, part ORDER BY t_ms RANGE BETWEEN ` + rd + ` FOLLOWING AND ` + rd + ` FOLLOWING), 0L) AS n
+            FROM (SELECT run` + keys + `, t_ms, n, CAST(floor(t_ms / ` + g + `) AS BIGINT) AS part, true AS start FROM pt
+                  UNION ALL
+                  SELECT run` + keys + `, t_ms, n, CAST(floor(t_ms / ` + g + `) AS BIGINT) - 1L, false FROM pt))
+      WHERE start
+      GROUP BY run` + keys + `) s`
+	}
+	return `WITH pt AS (SELECT run` + keys + `, t_ms, sum(count) AS n
+            FROM (SELECT run, t_ms, count` + eg.sel() + ` FROM requests
+                  WHERE experiment = ` + engine.String(exp) + ` AND t_ms IS NOT NULL)
+            GROUP BY run` + keys + `, t_ms)
+` + strings.Join(parts, "\nUNION ALL\n")
 }

@@ -49,16 +49,21 @@ func Peaks(db store.Querier, o PeaksOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	cols := "run, resolution_ms, peak, peak_at_ms, total"
-	if o.Sliding {
-		cols += ", sliding_peak, sliding_at_ms"
-	}
-	q := fmt.Sprintf(`SELECT %s FROM %s, %s, sliding := ?)`, g.sel(cols), g.call("peaks"), bigintList(res))
-	r, err := Query(db, "peaks", store.Units("peaks"), q, e.Name, o.Sliding)
+	r, err := peaksQuery(db, e.Name, g, res, o.Sliding)
 	if r != nil && note != nil {
 		r.Notes = append(r.Notes, note)
 	}
 	return r, err
+}
+
+// peaksQuery runs the library's peaks (peaks_by with a group).
+func peaksQuery(db store.Querier, exp string, g grouping, res []int64, sliding bool) (*Result, error) {
+	cols := "run, resolution_ms, peak, peak_at_ms, total"
+	if sliding {
+		cols += ", sliding_peak, sliding_at_ms"
+	}
+	q := fmt.Sprintf(`SELECT %s FROM %s, %s, sliding := ?)`, g.sel(cols), g.call("peaks"), bigintList(res))
+	return Query(db, "peaks", store.Units("peaks"), q, exp, sliding)
 }
 
 // noTimesError refuses peaks over an experiment without times.

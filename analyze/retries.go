@@ -37,14 +37,25 @@ func Retries(db store.Querier, o RetriesOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	span, err := AffectedSpan(e, o.Affected)
-	var note *param.Error
-	if errors.Is(err, ErrNoAffected) {
-		span, note, err = wholeRun(db, e.Name)
-	}
+	span, note, err := retriesSpan(e, o, func() (hypothesis.Span, *param.Error, error) { return wholeRun(db, e.Name) })
 	if err != nil {
 		return nil, err
 	}
+	return retriesQuery(db, e, g, span, note)
+}
+
+// retriesSpan is the affected interval: the option, else the stored one,
+// else the whole run (whole says it, with its note).
+func retriesSpan(e store.Experiment, o RetriesOptions, whole func() (hypothesis.Span, *param.Error, error)) (hypothesis.Span, *param.Error, error) {
+	span, err := AffectedSpan(e, o.Affected)
+	if errors.Is(err, ErrNoAffected) {
+		return whole()
+	}
+	return span, nil, err
+}
+
+// retriesQuery runs the library's retries over span.
+func retriesQuery(db store.Querier, e store.Experiment, g grouping, span hypothesis.Span, note *param.Error) (*Result, error) {
 	r, err := Query(db, "retries", store.Units("retries"), `SELECT `+g.sel("*")+` FROM `+g.call("retries")+`, ?, ?)`, e.Name, span.FromMs, span.ToMs)
 	if r != nil && note != nil {
 		r.Notes = append(r.Notes, note)
@@ -67,6 +78,12 @@ func wholeRun(db store.Querier, exp string) (hypothesis.Span, *param.Error, erro
 	if only {
 		q, args = `SELECT min(t_ms), max(t_ms) FROM requests`, nil
 	}
+	return wholeRunOf(db, exp, q, args...)
+}
+
+// wholeRunOf is wholeRun with the experiment's first and last t_ms read by
+// q.
+func wholeRunOf(db store.Querier, exp, q string, args ...any) (hypothesis.Span, *param.Error, error) {
 	var from, to sql.NullFloat64
 	if err := db.QueryRow(q, args...).Scan(&from, &to); err != nil {
 		return hypothesis.Span{}, nil, err

@@ -17,10 +17,16 @@ const maxRetriesSpanMs = 9e11
 // checkRetriesSpan names the first run whose times span more than retries
 // can take, instead of DuckDB's cast error.
 func checkRetriesSpan(db store.Querier, exp string) error {
+	return checkRetriesSpanOf(db, `SELECT run, min(t_ms) AS lo, max(t_ms) AS hi FROM requests WHERE experiment = ? GROUP BY run`, exp)
+}
+
+// checkRetriesSpanOf is checkRetriesSpan over the runs' first and last
+// t_ms (run, lo, hi) that spans reads.
+func checkRetriesSpanOf(db store.Querier, spans string, args ...any) error {
 	var run string
 	var lo, hi sql.NullFloat64
-	err := db.QueryRow(`SELECT run, min(t_ms), max(t_ms) FROM requests WHERE experiment = ? GROUP BY run
-		HAVING max(t_ms) - min(t_ms) > ? ORDER BY run LIMIT 1`, exp, maxRetriesSpanMs).Scan(&run, &lo, &hi)
+	err := db.QueryRow(`SELECT run, lo, hi FROM (`+spans+`) WHERE hi - lo > ? ORDER BY run LIMIT 1`,
+		append(args, maxRetriesSpanMs)...).Scan(&run, &lo, &hi)
 	if err == sql.ErrNoRows {
 		return nil
 	}

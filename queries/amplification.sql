@@ -134,17 +134,24 @@ CREATE OR REPLACE MACRO _amplification_dropped(exp, grp) AS TABLE
 -- parameters apply to each of its groups. Its first column is that value,
 -- grp; the others are those of amplification, ordered by grp, then as
 -- amplification orders them.
+-- The calls per (run, group, tick): the per-request part of
+-- amplification_by with _amplification_dropped. Another engine computes
+-- both (analyze/engine_amplification.go) and TEMP macros of the same names
+-- read its rows, so amplification_by finishes the same way on both.
+CREATE OR REPLACE MACRO _amplification_ticks(exp, grp, runs_glob, tick_ms, fault_from_ms, fault_to_ms, normal_rate) AS TABLE
+    SELECT run, gk, tick_no,
+           min(seq) AS first_seq,
+           coalesce(sum(count) FILTER (WHERE attempt = 0), 0)::BIGINT AS requests,
+           sum(count)::BIGINT AS calls,
+           coalesce(sum(count) FILTER (WHERE outcome = 'ok'), 0)::BIGINT AS succeeded,
+           coalesce(sum(count) FILTER (WHERE in_fault), 0)::BIGINT AS fault_calls
+    FROM _amplification_calls(exp, grp, runs_glob, tick_ms, fault_from_ms, fault_to_ms, normal_rate)
+    GROUP BY run, gk, tick_no;
+
 CREATE OR REPLACE MACRO amplification_by(exp, grp, runs_glob := NULL, tick_ms := NULL, fault_from_ms := NULL,
                                          fault_to_ms := NULL, normal_rate := NULL) AS TABLE
     WITH ticks AS (
-        SELECT run, gk, tick_no,
-               min(seq) AS first_seq,
-               coalesce(sum(count) FILTER (WHERE attempt = 0), 0)::BIGINT AS requests,
-               sum(count)::BIGINT AS calls,
-               coalesce(sum(count) FILTER (WHERE outcome = 'ok'), 0)::BIGINT AS succeeded,
-               coalesce(sum(count) FILTER (WHERE in_fault), 0) AS fault_calls
-        FROM _amplification_calls(exp, grp, runs_glob, tick_ms, fault_from_ms, fault_to_ms, normal_rate)
-        GROUP BY run, gk, tick_no
+        SELECT * FROM _amplification_ticks(exp, grp, runs_glob, tick_ms, fault_from_ms, fault_to_ms, normal_rate)
     ),
     g AS (
         SELECT run, gk, min(first_seq) AS first_seq, sum(requests)::BIGINT AS requests,

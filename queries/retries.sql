@@ -43,29 +43,29 @@
 -- false alarm only sends a block through the grouping), and rows without a
 -- req. Every other row is an operation by itself, whose latency is the
 -- same difference over one row: (t + latency) - t in DECIMAL is latency.
-CREATE OR REPLACE MACRO _retry_multi(exp, key) AS TABLE
+CREATE OR REPLACE MACRO _retry_multi(exp, grp) AS TABLE
     WITH twice AS (
-        SELECT run, key AS gk, req >> 6 AS b
+        SELECT run, {'v': grp} AS gk, req >> 6 AS b
         FROM requests
         WHERE experiment = exp AND attempt = 0 AND req IS NOT NULL
         GROUP BY ALL
         HAVING count(*) > bit_count(bit_or(1::UBIGINT << (req & 63)::UBIGINT))
     )
-    SELECT run, key AS gk, req FROM requests
+    SELECT run, {'v': grp} AS gk, req FROM requests
     WHERE experiment = exp AND req IS NOT NULL AND attempt <> 0
     UNION
-    SELECT r.run, t.gk, r.req FROM requests r JOIN twice t ON t.run = r.run AND t.gk = key AND t.b = r.req >> 6
+    SELECT r.run, t.gk, r.req FROM requests r JOIN twice t ON t.run = r.run AND t.gk = {'v': grp} AND t.b = r.req >> 6
     WHERE r.experiment = exp AND r.attempt = 0;
 
 -- The rows that are grouped into operations: those of the reqs above, and
 -- the rows without a req. With a grp (retries_by), the reqs are those of
 -- each run's group: an operation is the attempts of one run and group.
-CREATE OR REPLACE MACRO _retry_grouped(exp, key) AS TABLE
-    SELECT run, key AS gk, req, req_text, seq, attempt, t_ms, latency_ms, outcome, count, drop_reason
-    FROM requests r SEMI JOIN _retry_multi(exp, key) m ON m.run = r.run AND m.gk = key AND m.req = r.req
+CREATE OR REPLACE MACRO _retry_grouped(exp, grp) AS TABLE
+    SELECT run, {'v': grp} AS gk, req, req_text, seq, attempt, t_ms, latency_ms, outcome, count, drop_reason
+    FROM requests r SEMI JOIN _retry_multi(exp, grp) m ON m.run = r.run AND m.gk = {'v': grp} AND m.req = r.req
     WHERE r.experiment = exp
     UNION ALL
-    SELECT run, key AS gk, req, req_text, seq, attempt, t_ms, latency_ms, outcome, count, drop_reason
+    SELECT run, {'v': grp} AS gk, req, req_text, seq, attempt, t_ms, latency_ms, outcome, count, drop_reason
     FROM requests
     WHERE experiment = exp AND req IS NULL;
 
@@ -108,12 +108,15 @@ CREATE OR REPLACE MACRO _retry_ops(exp) AS TABLE
 -- The attempt counts need no pass of their own: the first attempts with a
 -- req are counted in the latency pass, and every other row (a retry, a
 -- row without a req) is among the grouped rows.
--- The body of retries and retries_by, keyed by key: the group as a struct
--- {'v': grp} for retries_by, the constant true for retries (a struct key
--- costs its hashing and comparing in every GROUP BY and join, issue 41);
--- its first column is the key, gk.
-CREATE OR REPLACE MACRO _retries(exp, key, affected_from_ms, affected_to_ms) AS TABLE
-    WITH g AS MATERIALIZED (SELECT * FROM _retry_grouped(exp, key)),
+-- _retry_sums is the per-request part of retries_by, reduced: per run and
+-- group one row of totals (c NULL: the attempt counts, affected_ops and
+-- affected_ok, the operations of affected_ops with an ok attempt), and the
+-- histogram of operation latencies, one row per distinct latency v (ms)
+-- with its count c of operations (c > 0; the other columns NULL). Another
+-- engine computes it (analyze/engine_retries.go) and a TEMP macro of the
+-- same name reads its rows, so retries_by finishes the same way on both.
+CREATE OR REPLACE MACRO _retry_sums(exp, grp, affected_from_ms, affected_to_ms) AS TABLE
+    WITH g AS MATERIALIZED (SELECT * FROM _retry_grouped(exp, grp)),
     bases AS (SELECT run, gk, _op_base(min(t_ms), max(t_ms)) AS base FROM g GROUP BY run, gk),
     mops AS (
         SELECT run, gk, min(t_ms) AS start_ms, _op_ms(t_ms, latency_ms, base) AS op_ms, bool_or(outcome = 'ok') AS ok
@@ -130,7 +133,7 @@ CREATE OR REPLACE MACRO _retries(exp, key, affected_from_ms, affected_to_ms) AS 
                sum(sign) FILTER (WHERE t_ms >= affected_from_ms AND t_ms < affected_to_ms) AS aff,
                sum(sign) FILTER (WHERE t_ms >= affected_from_ms AND t_ms < affected_to_ms AND outcome = 'ok') AS aff_ok,
                sum(count) AS cnt, sum(count) FILTER (WHERE drop_reason = 'budget') AS budget
-        FROM (SELECT run, key AS gk, latency_ms, t_ms, outcome, 1 AS sign, count, drop_reason FROM requests
+        FROM (SELECT run, {'v': grp} AS gk, latency_ms, t_ms, outcome, 1 AS sign, count, drop_reason FROM requests
               WHERE experiment = exp AND attempt = 0 AND req IS NOT NULL
               UNION ALL
               SELECT run, gk, latency_ms, t_ms, outcome, -1, 0, NULL FROM g WHERE attempt = 0 AND req IS NOT NULL)
@@ -164,11 +167,22 @@ CREATE OR REPLACE MACRO _retries(exp, key, affected_from_ms, affected_to_ms) AS 
     affected AS (
         SELECT run, gk, coalesce(sum(aff), 0)::BIGINT AS affected_ops, coalesce(sum(aff_ok), 0)::BIGINT AS affected_ok
         FROM parts GROUP BY run, gk
-    ),
+    )
+    SELECT run, gk, NULL::DOUBLE AS v, NULL::BIGINT AS c, a.requests, a.first_attempts, a.retries, a.budget_denied,
+           f.affected_ops, f.affected_ok
+    FROM attempts a JOIN affected f USING (run, gk)
+    UNION ALL
+    SELECT run, gk, v, sum(n)::BIGINT, NULL, NULL, NULL, NULL, NULL, NULL
+    FROM parts WHERE v IS NOT NULL GROUP BY run, gk, v HAVING sum(n) > 0;
+
+-- retries per group, finished from _retry_sums: the percentiles picked from
+-- each run's histogram as described above.
+CREATE OR REPLACE MACRO retries_by(exp, grp, affected_from_ms, affected_to_ms) AS TABLE
+    WITH s AS MATERIALIZED (SELECT * FROM _retry_sums(exp, grp, affected_from_ms, affected_to_ms)),
     ranked AS MATERIALIZED (
         SELECT run, gk, v, c, sum(c) OVER (PARTITION BY run, gk ORDER BY v ROWS UNBOUNDED PRECEDING) AS upto,
                sum(c) OVER (PARTITION BY run, gk) AS n
-        FROM (SELECT run, gk, v, sum(n) AS c FROM parts WHERE v IS NOT NULL GROUP BY run, gk, v HAVING sum(n) > 0)
+        FROM s WHERE c IS NOT NULL
     ),
     qs AS (
         SELECT run, gk, q, (n - 1)::DOUBLE * q AS r
@@ -181,12 +195,11 @@ CREATE OR REPLACE MACRO _retries(exp, key, affected_from_ms, affected_to_ms) AS 
         JOIN ranked lo ON lo.run = qs.run AND lo.gk = qs.gk AND lo.upto - lo.c <= floor(qs.r) AND floor(qs.r) < lo.upto
         JOIN ranked hi ON hi.run = qs.run AND hi.gk = qs.gk AND hi.upto - hi.c <= ceil(qs.r) AND ceil(qs.r) < hi.upto
     )
-    SELECT a.gk, a.run, a.requests, a.first_attempts, a.retries, a.budget_denied,
-           f.affected_ops,
-           CASE WHEN f.affected_ops > 0 THEN f.affected_ok / f.affected_ops END AS affected_success,
+    SELECT a.gk.v AS grp, a.run, a.requests, a.first_attempts, a.retries, a.budget_denied,
+           a.affected_ops,
+           CASE WHEN a.affected_ops > 0 THEN a.affected_ok / a.affected_ops END AS affected_success,
            p95.p AS p95_ms, p99.p AS p99_ms
-    FROM attempts a
-    JOIN affected f USING (run, gk)
+    FROM (SELECT * FROM s WHERE c IS NULL) a
     LEFT JOIN picked p95 ON p95.run = a.run AND p95.gk = a.gk AND p95.q = 0.95
     LEFT JOIN picked p99 ON p99.run = a.run AND p99.gk = a.gk AND p99.q = 0.99
     ORDER BY a.gk, a.run;
@@ -197,10 +210,6 @@ CREATE OR REPLACE MACRO _retries(exp, key, affected_from_ms, affected_to_ms) AS 
 -- group, NULL included, is read as a log of its own, so an operation whose
 -- attempts fall in two groups is two operations. Its first column is that
 -- value, grp; the others are those of retries, ordered by grp, then run.
-CREATE OR REPLACE MACRO retries_by(exp, grp, affected_from_ms, affected_to_ms) AS TABLE
-    SELECT gk.v AS grp, * EXCLUDE (gk) FROM _retries(exp, {'v': grp}, affected_from_ms, affected_to_ms)
-    ORDER BY gk, run;
-
 CREATE OR REPLACE MACRO retries(exp, affected_from_ms, affected_to_ms) AS TABLE
-    SELECT * EXCLUDE (gk) FROM _retries(exp, true, affected_from_ms, affected_to_ms)
+    SELECT * EXCLUDE (grp) FROM retries_by(exp, true, affected_from_ms, affected_to_ms)
     ORDER BY run;

@@ -69,6 +69,7 @@ func runAmplification(ctx context.Context, e *env, args []string) error {
 		}
 		o.Fault = span
 	}
+	a.eng.remote = one(func(r *analyze.Remote) (*analyze.Result, error) { return analyze.AmplificationOn(r, o) })
 	return a.run(ctx, func(q store.Querier) (*analyze.Result, error) {
 		return analyze.Amplification(q, o)
 	})

@@ -46,6 +46,7 @@ func runRetries(ctx context.Context, e *env, args []string) error {
 		}
 		o.Affected = span
 	}
+	a.eng.remote = one(func(r *analyze.Remote) (*analyze.Result, error) { return analyze.RetriesOn(r, o) })
 	err := a.run(ctx, func(q store.Querier) (*analyze.Result, error) {
 		return analyze.Retries(q, o)
 	})

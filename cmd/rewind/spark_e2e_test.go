@@ -88,6 +88,15 @@ var sparkAnalyses = [][]string{
 	{"gate", "--keptn", "../../analyze/testdata/gate/keptn/lighthouse-slo.yaml", "--metric", "request_latency_p95=p99,error_rate=error_rate", "--every", "2s"},
 	{"omission", "--expected-interval", "10ms"},
 	{"omission", "--expected-interval", "1500ns"},
+	{"retries"},
+	{"retries", "--affected", "1s..1.3s"},
+	{"amplification"},
+	{"amplification", "--tick", "250ms", "--fault", "1s..2s", "--normal-rate", "2"},
+	{"amplification", "--runs", "nothing*"},
+	{"peaks", "--sliding"},
+	{"peaks", "--sliding", "--resolutions", "1ms,250ms,10s"},
+	{"peaks", "--by", "status_class"},
+	{"peaks", "--sliding", "--by", "outcome,tagged"},
 }
 
 func firstLine(s string) string {

@@ -25,7 +25,7 @@ func TestSparkFailures(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"analyze", "blast-radius", "--spark", down, "--dataset", t.TempDir(), "--format", "json"}, 1, "no Spark Connect server answers"},
-		{[]string{"analyze", "retries", "--spark", down, "--dataset", t.TempDir()}, 1, "retries does not run on Spark yet"},
+		{[]string{"analyze", "changes", "--spark", down, "--dataset", t.TempDir()}, 1, "changes does not run on Spark yet"},
 		{[]string{"analyze", "peaks", "--sliding", "--spark", down, "--dataset", t.TempDir()}, 1, "no Spark Connect server answers"},
 		{[]string{"analyze", "blast-radius", "--spark", down}, 2, "give --dataset PATH too"},
 		{[]string{"report", "--spark", down, "--dataset", t.TempDir()}, 1, "report does not run on Spark yet"},

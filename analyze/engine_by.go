@@ -1,0 +1,93 @@
+package analyze
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rewind-dev/rewind/internal/sqllit"
+	"github.com/rewind-dev/rewind/store"
+)
+
+// engineGroup is a --by group on an engine: each field's value computed
+// on the cluster as one more key of every step (columns g0, g1, …), and
+// in the in-memory database the same struct as the local group's key.
+type engineGroup struct {
+	g      grouping // the local grouping: the library's NAME_by is called with it
+	fields []string
+	spark  []string // each field's Spark SQL over requests
+	types  []string // each field's DuckDB type
+}
+
+// sparkByColumns are the by fields translated to Spark SQL, with their
+// DuckDB types: the columns of byColumns, and status_class as its local
+// CASE. An attrs key is not: DuckDB's ->> and Spark's get_json_object
+// write a value that is not a JSON string differently.
+var sparkByColumns = map[string][2]string{
+	"role": {"role", "VARCHAR"}, "status": {"status", "INTEGER"}, "outcome": {"outcome", "VARCHAR"},
+	"tagged": {"tagged", "BOOLEAN"}, "attempt": {"attempt", "INTEGER"}, "retried": {"retried", "BOOLEAN"},
+	"drop_reason": {"drop_reason", "VARCHAR"}, "user_id": {"user_id", "VARCHAR"},
+	"batch_id": {"batch_id", "VARCHAR"}, "client_id": {"client_id", "VARCHAR"},
+	"status_class": {"CASE WHEN status BETWEEN 100 AND 599 THEN concat(CAST(status div 100 AS STRING), 'xx') ELSE 'none' END", "VARCHAR"},
+}
+
+// groupOn checks the fields as groupBy does (the same refusals of an
+// empty, repeated or per-run field) and translates them; a field without
+// a translation is refused by name.
+func (r *Remote) groupOn(analysis string, db store.Querier, exp string, fields []string) (engineGroup, error) {
+	eg := engineGroup{fields: fields}
+	seen := map[string]bool{}
+	for _, f := range fields {
+		if err := fieldName(fields, f, seen); err != nil {
+			return eg, err
+		}
+		c, ok := sparkByColumns[f]
+		if !ok {
+			return eg, r.NotOnEngine(fmt.Sprintf("%s by %q", analysis, f), "a group by an attrs key has no Spark SQL yet (by a column or status_class it has)")
+		}
+		eg.spark = append(eg.spark, c[0])
+		eg.types = append(eg.types, c[1])
+	}
+	var err error
+	eg.g, err = groupBy(db, exp, fields)
+	return eg, err
+}
+
+// sel is ", expr AS g0, …" over the columns of requests.
+func (eg engineGroup) sel() string {
+	var b strings.Builder
+	for i, x := range eg.spark {
+		fmt.Fprintf(&b, ", %s AS g%d", x, i)
+	}
+	return b.String()
+}
+
+// keys is ", g0, g1, …".
+func (eg engineGroup) keys() string {
+	var b strings.Builder
+	for i := range eg.spark {
+		fmt.Fprintf(&b, ", g%d", i)
+	}
+	return b.String()
+}
+
+// cols is the keys' DuckDB column definitions, ", g0 TYPE, …".
+func (eg engineGroup) cols() string {
+	var b strings.Builder
+	for i, t := range eg.types {
+		fmt.Fprintf(&b, ", g%d %s", i, t)
+	}
+	return b.String()
+}
+
+// gk is the group's key in the in-memory database, as the library's
+// NAME_by makes it: {'v': {'field': value, …}}, or true without a group.
+func (eg engineGroup) gk() string {
+	if len(eg.fields) == 0 {
+		return "true"
+	}
+	parts := make([]string, len(eg.fields))
+	for i, f := range eg.fields {
+		parts[i] = fmt.Sprintf("%s: g%d", sqllit.String(f), i)
+	}
+	return "{'v': {" + strings.Join(parts, ", ") + "}}"
+}
