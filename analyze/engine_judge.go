@@ -17,13 +17,11 @@ import (
 // (the local checks), one computes _judge_steps (queries/judge.sql): per
 // side and step its requests, ok, latency count and sum, and the quantiles
 // picked by rank from a histogram per (side, step, µs) that stays on the
-// cluster; one row per side and step comes back. The arrays and the
-// Mann-Whitney classification are the library's, in DuckDB and Go. --by
-// is refused.
+// cluster; one row per side (and group) and step comes back. The arrays
+// and the Mann-Whitney classification are the library's, in DuckDB and Go.
+// --by runs over the columns of requests (byColumns); an attrs key is
+// refused.
 func JudgeOn(r *Remote, o JudgeOptions) (metrics, scores *Result, err error) {
-	if len(o.By) > 0 {
-		return nil, nil, r.NotOnEngine("judge by group", "the groups' steps (numbered within each group) have no reduce steps")
-	}
 	db := r.Querier()
 	e, err := store.FindExperiment(db, o.Experiment)
 	if err != nil {
@@ -36,10 +34,14 @@ func JudgeOn(r *Remote, o JudgeOptions) (metrics, scores *Result, err error) {
 	if err := r.judgeChecks(e.Name, o); err != nil {
 		return nil, nil, err
 	}
+	g, err := r.byColumns(e.Name, o.By)
+	if err != nil {
+		return nil, nil, err
+	}
 	if err := r.judgeStepsOn(e.Name, o); err != nil {
 		return nil, nil, err
 	}
-	groups, fields, err := judgeSteps(db, e.Name, o, grouping{})
+	groups, fields, err := judgeSteps(db, e.Name, o, g)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -102,14 +104,22 @@ FROM requests WHERE experiment = `+x)
 // latency to the sum or the max, as there; else it does, as
 // _judge_steps_counted's.
 func judgeStep(exp string, o JudgeOptions, needQ bool) string {
-	rows := `SELECT role, run, seq, t_ms, count, outcome = 'ok' AS ok, CAST(round(latency_ms * 1000D) AS BIGINT) AS lat_us
+	// k: the side and its group's columns (g0, g1, ...: byColumns in Spark SQL)
+	k, gs, on := "role", "", "s.role = o.role"
+	for i, f := range o.By {
+		k += fmt.Sprintf(", g%d", i)
+		gs += fmt.Sprintf(", %s AS g%d", sparkByColumns[f][0], i)
+		on += fmt.Sprintf(" AND s.g%d <=> o.g%d", i, i)
+	}
+	rows := `SELECT role, run, seq, t_ms, count, outcome = 'ok' AS ok, CAST(round(latency_ms * 1000D) AS BIGINT) AS lat_us` + gs + `
 FROM requests WHERE experiment = ` + engine.String(exp) + ` AND role IN ('control', 'experiment')`
 	var p string
 	if o.StepN > 0 {
-		p = `b AS (SELECT role, run, seq div 65536 AS b, count(*) AS n FROM s GROUP BY role, run, seq div 65536),
-o AS (SELECT role, run, b, sum(n) OVER (PARTITION BY role ORDER BY run, b ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - n AS before FROM b),
-p AS (SELECT s.*, (o.before + row_number() OVER (PARTITION BY s.role, s.run, s.seq div 65536 ORDER BY s.seq) - 1) div ` + engine.Int(o.StepN) + ` AS w
-      FROM s JOIN o ON s.role = o.role AND s.run = o.run AND s.seq div 65536 = o.b)`
+		sk := "s." + strings.ReplaceAll(k, ", ", ", s.")
+		p = `b AS (SELECT ` + k + `, run, seq div 65536 AS b, count(*) AS n FROM s GROUP BY ` + k + `, run, seq div 65536),
+o AS (SELECT ` + k + `, run, b, sum(n) OVER (PARTITION BY ` + k + ` ORDER BY run, b ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - n AS before FROM b),
+p AS (SELECT s.*, (o.before + row_number() OVER (PARTITION BY ` + sk + `, s.run, s.seq div 65536 ORDER BY s.seq) - 1) div ` + engine.Int(o.StepN) + ` AS w
+      FROM s JOIN o ON ` + on + ` AND s.run = o.run AND s.seq div 65536 = o.b)`
 	} else {
 		rows += " AND t_ms IS NOT NULL"
 		p = `p AS (SELECT *, CAST(floor(t_ms / ` + engine.Double(msOf(o.Step)) + `) AS BIGINT) AS w FROM s)`
@@ -118,10 +128,14 @@ p AS (SELECT s.*, (o.before + row_number() OVER (PARTITION BY s.role, s.run, s.s
 	if o.judgeShort() {
 		kept = "c > 0"
 	}
-	q := `SELECT role, w, CAST(NULL AS BIGINT) AS q1, CAST(NULL AS BIGINT) AS q2, CAST(NULL AS BIGINT) AS q3,
+	q := `SELECT ` + k + `, w, CAST(NULL AS BIGINT) AS q1, CAST(NULL AS BIGINT) AS q2, CAST(NULL AS BIGINT) AS q3,
        CAST(NULL AS BIGINT) AS q4, CAST(NULL AS BIGINT) AS q5, CAST(NULL AS BIGINT) AS q6 FROM g WHERE false`
 	if needQ {
-		q = quantilePicks("role, w", kept)
+		q = quantilePicks(k+", w", kept)
+	}
+	gq := "g.role = q.role AND g.w = q.w"
+	for i := range o.By {
+		gq += fmt.Sprintf(" AND g.g%d <=> q.g%d", i, i)
 	}
 	latN := "sum(c) FILTER (WHERE lat_us IS NOT NULL)"
 	if o.judgeShort() {
@@ -129,35 +143,56 @@ p AS (SELECT s.*, (o.before + row_number() OVER (PARTITION BY s.role, s.run, s.s
 	}
 	return `WITH s AS (` + rows + `),
 ` + p + `,
-h AS (SELECT role, w, lat_us, sum(count) AS c, coalesce(sum(count) FILTER (WHERE ok), 0) AS c_ok FROM p GROUP BY role, w, lat_us),
-g AS (SELECT role, w, sum(c) AS requests, sum(c_ok) AS ok, ` + latN + ` AS lat_n,
+h AS (SELECT ` + k + `, w, lat_us, sum(count) AS c, coalesce(sum(count) FILTER (WHERE ok), 0) AS c_ok FROM p GROUP BY ` + k + `, w, lat_us),
+g AS (SELECT ` + k + `, w, sum(c) AS requests, sum(c_ok) AS ok, ` + latN + ` AS lat_n,
              sum(CAST(lat_us AS DECIMAL(38,0)) * c) FILTER (WHERE ` + kept + `) AS lat_sum
-      FROM h GROUP BY role, w),
+      FROM h GROUP BY ` + k + `, w),
 q AS (` + q + `)
-SELECT g.role, g.w, g.requests, g.ok, g.lat_n, g.lat_sum, q.q1, q.q2, q.q3, q.q4, q.q5, q.q6
-FROM g LEFT JOIN q ON g.role = q.role AND g.w = q.w`
+SELECT g.` + strings.ReplaceAll(k, ", ", ", g.") + `, g.w, g.requests, g.ok, g.lat_n, g.lat_sum, q.q1, q.q2, q.q3, q.q4, q.q5, q.q6
+FROM g LEFT JOIN q ON ` + gq
 }
 
 // judgeStepsOn runs judgeStep and makes the in-memory database's
 // _judge_steps read its rows, each side's span of steps filled in as
 // locally, for these arguments only: judge_by and judge then run
 // unchanged. A call with other arguments raises an error rather than read
-// steps computed for others.
+// steps computed for others (the group is not compared: with --by it is an
+// expression over the columns of requests, which the table lacks).
 func (r *Remote) judgeStepsOn(exp string, o JudgeOptions) error {
 	needQ := slices.ContainsFunc(o.Metrics, func(m MetricJudge) bool { return metricThousandths[m.Name] > 0 })
-	if err := r.reduce("_remote_judge_raw", "role VARCHAR, w BIGINT, requests BIGINT, ok BIGINT, lat_n HUGEINT, lat_sum HUGEINT, q1 BIGINT, q2 BIGINT, q3 BIGINT, q4 BIGINT, q5 BIGINT, q6 BIGINT",
+	// the group: its columns g0, g1, ... as byColumns types them, the
+	// key judge_by makes of them, {'v': grp} (judge's is true)
+	gcols, gk, gon := "", "true", ""
+	for i, f := range o.By {
+		gcols += fmt.Sprintf("g%d %s, ", i, sparkByColumns[f][1])
+		if i == 0 {
+			gk = ""
+		} else {
+			gk += ", "
+		}
+		gk += fmt.Sprintf("%s: g.g%d", sqllit.String(f), i)
+		gon += fmt.Sprintf(" AND g.g%d IS NOT DISTINCT FROM span.g%d", i, i)
+	}
+	if len(o.By) > 0 {
+		gk = "{'v': {" + gk + "}}" // judge_by's key, {'v': grp}; judge's is true
+	}
+	if err := r.reduce("_remote_judge_raw", "role VARCHAR, "+gcols+"w BIGINT, requests BIGINT, ok BIGINT, lat_n HUGEINT, lat_sum HUGEINT, q1 BIGINT, q2 BIGINT, q3 BIGINT, q4 BIGINT, q5 BIGINT, q6 BIGINT",
 		judgeStep(exp, o, needQ)); err != nil {
 		return err
+	}
+	keys := "role" // the side and the group, for each side's span of steps
+	for i := range o.By {
+		keys += fmt.Sprintf(", g%d", i)
 	}
 	latN := "HUGEINT" // _judge_steps_counted's sum, _judge_steps_each's count
 	if o.judgeShort() {
 		latN = "BIGINT"
 	}
 	if _, err := r.db.ExecContext(r.ctx, `CREATE OR REPLACE TEMP TABLE _remote_judge_steps AS
-WITH span AS (SELECT role, unnest(range(min(w), max(w) + 1)) AS w FROM _remote_judge_raw GROUP BY role)
-SELECT {'v': true} AS gk, span.role, span.w, coalesce(g.requests, 0) AS requests, g.ok, g.lat_n::`+latN+` AS lat_n, g.lat_sum,
+WITH span AS (SELECT `+keys+`, unnest(range(min(w), max(w) + 1)) AS w FROM _remote_judge_raw GROUP BY `+keys+`)
+SELECT `+strings.ReplaceAll(gk, "g.g", "span.g")+` AS gk, span.role, span.w, coalesce(g.requests, 0) AS requests, g.ok, g.lat_n::`+latN+` AS lat_n, g.lat_sum,
        CASE WHEN g.q6 IS NOT NULL THEN [g.q1, g.q2, g.q3, g.q4, g.q5, g.q6] END AS lat_q
-FROM span LEFT JOIN _remote_judge_raw g ON g.role = span.role AND g.w = span.w`); err != nil {
+FROM span LEFT JOIN _remote_judge_raw g ON g.role = span.role AND g.w = span.w`+gon); err != nil {
 		return err
 	}
 	n, ms := "NULL", duckDouble(msOf(o.Step))
@@ -166,7 +201,7 @@ FROM span LEFT JOIN _remote_judge_raw g ON g.role = span.role AND g.w = span.w`)
 	}
 	_, err := r.db.ExecContext(r.ctx, `CREATE OR REPLACE TEMP MACRO _judge_steps(exp, grp, step_ms, step_n, need_q) AS TABLE
     SELECT * FROM _remote_judge_steps
-    WHERE CASE WHEN exp IS DISTINCT FROM `+sqllit.String(exp)+` OR grp IS DISTINCT FROM true
+    WHERE CASE WHEN exp IS DISTINCT FROM `+sqllit.String(exp)+`
                     OR step_n::BIGINT IS DISTINCT FROM `+n+`
                     OR (step_n IS NULL AND step_ms::DOUBLE IS DISTINCT FROM `+ms+`)
                     OR need_q IS DISTINCT FROM `+fmt.Sprint(needQ)+`
@@ -185,7 +220,7 @@ FROM span LEFT JOIN _remote_judge_raw g ON g.role = span.role AND g.w = span.w`)
 func quantilePicks(keys, kept string) string {
 	on := []string{}
 	for _, k := range strings.Split(keys, ", ") {
-		on = append(on, "g."+k+" = r."+k)
+		on = append(on, "g."+k+" <=> r."+k) // a group's key may be NULL
 	}
 	q := "SELECT r." + strings.ReplaceAll(keys, ", ", ", r.")
 	for i, k := range []int64{500, 900, 950, 990, 999} {
@@ -198,4 +233,30 @@ FROM (SELECT ` + keys + `, lat_us, c, sum(c) OVER (PARTITION BY ` + keys + ` ORD
       FROM h WHERE lat_us IS NOT NULL) r
 JOIN g ON ` + strings.Join(on, " AND ") + `
 GROUP BY r.` + strings.ReplaceAll(keys, ", ", ", r.")
+}
+
+// byColumns is groupBy for an engine: fields of the columns of requests
+// (byColumns) only, checked as locally; an attrs key is refused (its
+// values are JSON read by DuckDB's ->>, which Spark's JSON functions do not
+// reproduce byte for byte).
+func (r *Remote) byColumns(exp string, fields []string) (grouping, error) {
+	seen := map[string]bool{}
+	for _, f := range fields {
+		if err := fieldName(fields, f, seen); err != nil {
+			return grouping{}, err
+		}
+		if _, ok := sparkByColumns[f]; !ok {
+			return grouping{}, r.NotOnEngine("judge by an attrs key ("+f+")", "an attrs key's value is read as DuckDB's ->> reads JSON, which Spark's JSON functions do not reproduce byte for byte; group by a column of requests ("+strings.Join(byColumnNames(), ", ")+")")
+		}
+	}
+	return groupBy(r.Querier(), exp, fields)
+}
+
+func byColumnNames() []string {
+	var out []string
+	for c := range byColumns {
+		out = append(out, c)
+	}
+	slices.Sort(out)
+	return out
 }

@@ -22,7 +22,8 @@ import (
 // shadow _th_runs, _th_bucket_sums, _th_failed_buckets and
 // _th_value_samples, so that the library's thresholds and
 // threshold_windows finish unchanged. Thresholds on request metrics only,
-// without tags, and not avg of a trend; the rest is refused by name.
+// with no tag but status and expected_response, and not avg of a trend;
+// the rest is refused by name.
 func ThresholdsOn(r *Remote, o ThresholdsOptions) (*Result, error) {
 	db := r.Querier()
 	e, err := store.FindExperiment(db, o.Experiment)
@@ -101,14 +102,15 @@ func ThresholdsOn(r *Remote, o ThresholdsOptions) (*Result, error) {
 
 // thresholdsOnEngine refuses what the reduce steps do not compute: a
 // metric other than the request rows' three, one that k6 points also
-// sample, tags, and the mean of a trend (its sum of DOUBLEs as DECIMAL).
+// sample, a tag read from attrs, and the mean of a trend (its sum of
+// DOUBLEs as DECIMAL).
 func (r *Remote) thresholdsOnEngine(ts []Threshold, points []string) error {
 	for _, t := range ts {
 		switch {
 		case !slices.Contains(requestMetrics, t.Base) || slices.Contains(points, t.Base):
 			return r.NotOnEngine("thresholds on "+t.Base, "k6's points (events) are not read as samples on the engine, only the request rows' http_req_duration, http_req_failed and http_reqs")
-		case len(t.Tags) > 0:
-			return r.NotOnEngine("thresholds with tags ("+t.Metric+")", "the tags' matches have no reduce steps")
+		case slices.ContainsFunc(t.Tags, func(g Tag) bool { return g.K != "status" && g.K != "expected_response" }):
+			return r.NotOnEngine("thresholds with tags other than status and expected_response ("+t.Metric+")", "a tag read from attrs has no reduce steps")
 		case t.Agg == "avg":
 			return r.NotOnEngine("thresholds with avg ("+t.String()+")", "the sum of a trend's DOUBLE values as DECIMAL(38,9) is not computed on the engine")
 		}
@@ -303,16 +305,31 @@ func thRows(exp string, grid []string) string {
 		grid = []string{"(CAST(NULL AS STRING), 0L, 1L, CAST(NULL AS BIGINT), 0L)"}
 	}
 	return `WITH g AS (SELECT * FROM VALUES ` + strings.Join(grid, ", ") + ` AS g(run, start_ns, g, last_lo, end_ns)),
-s AS (SELECT r.run, r.count, r.outcome, r.latency_ms AS v,
+s AS (SELECT r.run, r.count, r.outcome, r.status, r.latency_ms AS v,
              CAST(round(r.t_ms * 1000000D) AS BIGINT) + coalesce(CAST(round(r.latency_ms * 1000000D) AS BIGINT), 0L) - g.start_ns AS t,
              g.g, g.last_lo, g.end_ns
       FROM requests r JOIN g ON r.run = g.run
       WHERE r.experiment = ` + engine.String(exp) + ` AND r.t_ms IS NOT NULL),
-q AS (SELECT run, count, outcome, v, t,
+q AS (SELECT run, count, outcome, status, v, t,
              CASE WHEN t <= 0 THEN t
                   WHEN t <= last_lo THEN least((t + g - 1) div g * g, last_lo)
                   ELSE least((t + g - 1) div g * g, end_ns) END AS c
       FROM s)`
+}
+
+// thTags is t's tags as a Spark SQL condition over q's rows: as
+// _th_req_tag, the status as text, expected_response as outcome = 'ok'
+// ('true' or 'false'; no sample without an outcome); "true" without tags.
+func thTags(t Threshold) string {
+	cond := "true"
+	for _, g := range t.Tags {
+		v := "CAST(status AS STRING)"
+		if g.K == "expected_response" {
+			v = "CASE WHEN outcome IS NOT NULL THEN CAST(outcome = 'ok' AS STRING) END"
+		}
+		cond += " AND coalesce(" + v + " = " + engine.String(g.V) + ", false)"
+	}
+	return cond
 }
 
 // thBucketSums is _th_bucket_sums's select over q, one branch per
@@ -340,17 +357,17 @@ func thBucketSums(ts []Threshold) string {
 			parts[i] = `SELECT run, ` + id + ` AS id, c AS t, sum(count) AS k, sum(count) AS n, CAST(NULL AS BIGINT) AS trues,
        CAST(NULL AS DECIMAL(38,9)) AS dsum, ` + vmin + ` AS vmin, ` + vmax + ` AS vmax, ` + clt + ` AS c_lt, ` + cle + ` AS c_le,
        ` + a + ` AS a, ` + b + ` AS b, ` + c + ` AS c, ` + e + ` AS e
-FROM q WHERE v IS NOT NULL AND count >= 1 GROUP BY run, c`
+FROM q WHERE v IS NOT NULL AND count >= 1 AND ` + thTags(t) + ` GROUP BY run, c`
 		case "http_req_failed":
 			parts[i] = `SELECT run, ` + id + ` AS id, c AS t, count(*) AS k, sum(count) AS n,
        sum(CASE WHEN outcome <> 'ok' THEN count ELSE 0L END) AS trues, CAST(NULL AS DECIMAL(38,9)) AS dsum,
        ` + nul + ` AS vmin, ` + nul + ` AS vmax, 0L AS c_lt, 0L AS c_le, ` + nul + ` AS a, ` + nul + ` AS b, ` + nul + ` AS c, ` + nul + ` AS e
-FROM q WHERE outcome IS NOT NULL GROUP BY run, c`
+FROM q WHERE outcome IS NOT NULL AND ` + thTags(t) + ` GROUP BY run, c`
 		default: // http_reqs
 			parts[i] = `SELECT run, ` + id + ` AS id, c AS t, count(*) AS k, sum(count) AS n, CAST(NULL AS BIGINT) AS trues,
        sum(CAST(count AS DECIMAL(38,9))) AS dsum,
        ` + nul + ` AS vmin, ` + nul + ` AS vmax, 0L AS c_lt, 0L AS c_le, ` + nul + ` AS a, ` + nul + ` AS b, ` + nul + ` AS c, ` + nul + ` AS e
-FROM q GROUP BY run, c`
+FROM q WHERE ` + thTags(t) + ` GROUP BY run, c`
 		}
 	}
 	return strings.Join(parts, "\nUNION ALL\n")
@@ -362,7 +379,7 @@ func thValueCounts(ts []Threshold) string {
 	var parts []string
 	for i, t := range ts {
 		if t.Base == "http_req_duration" && (t.Agg == "p" || t.Agg == "med") {
-			parts = append(parts, `SELECT run, `+fmt.Sprint(i+1)+` AS id, c AS t, v, sum(count) AS w FROM q WHERE v IS NOT NULL AND count >= 1 GROUP BY run, c, v`)
+			parts = append(parts, `SELECT run, `+fmt.Sprint(i+1)+` AS id, c AS t, v, sum(count) AS w FROM q WHERE v IS NOT NULL AND count >= 1 AND `+thTags(t)+` GROUP BY run, c, v`)
 		}
 	}
 	if len(parts) == 0 {

@@ -26,8 +26,9 @@ func thresholdLog() string {
 			case i%17 == 2:
 				outcome = `null`
 			}
-			fmt.Fprintf(&b, `{"experiment":"thr","run":"%s","req":%d,"t_ms":%d,"latency_ms":%s,"outcome":%s,"count":%d}`+"\n",
-				run, i, i*50-200, lat, outcome, 1+i%3/2)
+			status := []string{"200", "200", "500", "null", "404"}[i%5]
+			fmt.Fprintf(&b, `{"experiment":"thr","run":"%s","req":%d,"t_ms":%d,"latency_ms":%s,"outcome":%s,"status":%s,"count":%d}`+"\n",
+				run, i, i*50-200, lat, outcome, status, 1+i%3/2)
 		}
 	}
 	return b.String()
@@ -59,6 +60,9 @@ func thresholdCases(exp string, many bool) []ThresholdsOptions {
 		ThresholdsOptions{Experiment: exp, Thresholds: ts(true, 3*time.Second, "http_req_duration: p(99)<250", "http_req_failed: rate<0.08")},
 		ThresholdsOptions{Experiment: exp, Window: 2 * time.Second, Sliding: true, Every: 700 * time.Millisecond,
 			Thresholds: ts(false, 0, "http_req_duration: p(99.9)<250.5", "http_req_duration: p(50)>=200", "http_reqs: count<20", "http_req_failed: rate<=0.05")},
+		ThresholdsOptions{Experiment: exp, Thresholds: ts(false, 0, "http_req_duration{expected_response:true}: p(95)<200",
+			"http_req_failed{status:500}: rate<0.5", "http_reqs{status:200,expected_response:false}: count<5")},
+		ThresholdsOptions{Experiment: exp, Window: 3 * time.Second, Thresholds: ts(false, 0, "http_req_duration{status:404}: max<250")},
 		ThresholdsOptions{Experiment: exp, Every: time.Nanosecond, Thresholds: ts(false, 0, "http_reqs: count>1")}) // too many evaluations
 }
 
@@ -68,8 +72,8 @@ func thresholdCases(exp string, many bool) []ThresholdsOptions {
 // the edge and threshold logs: percentiles with ties at the threshold and
 // ends on bucket edges, min, max, med, rates, counts and counter rates,
 // abortOnFail with a delay, a duration, a refused --every; each reduce
-// step's rows equal their DuckDB twins'. avg, tags and k6's own metrics are
-// refused.
+// step's rows equal their DuckDB twins'; the status and expected_response
+// tags. avg, a tag from attrs and k6's own metrics are refused.
 func TestThresholdsOnSpark(t *testing.T) {
 	sparkURL(t)
 	local := ingestedDB(t, "../fixtures/chaos/gunluk.json", "../fixtures/k6/chaos.json", "../fixtures/peaks/sekil1.csv")
@@ -101,7 +105,7 @@ func TestThresholdsOnSpark(t *testing.T) {
 		t.Errorf("only %d thresholds failed: the cases do not reach the verdicts", failed)
 	}
 	r := onSpark(t, sparkDataset(t, local))
-	for _, s := range []string{"http_req_duration: avg<100", "http_req_duration{status:200}: p(95)<100", "http_req_waiting: p(95)<100"} {
+	for _, s := range []string{"http_req_duration: avg<100", "http_req_duration{method:GET}: p(95)<100", "http_req_waiting: p(95)<100"} {
 		th, err := ParseThreshold(s)
 		if err != nil {
 			t.Fatal(err)

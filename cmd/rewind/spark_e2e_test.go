@@ -83,6 +83,8 @@ var sparkAnalyses = [][]string{
 	{"judge"},
 	{"judge", "--step", "1s", "--metrics", "mean,p50,p99.9,max,error_rate,throughput", "--interval", "5s"},
 	{"judge", "--step-requests", "50", "--metrics", "p90,ok_share", "--scores"},
+	{"judge", "--by", "outcome"},
+	{"judge", "--by", "status_class,tagged", "--step", "1s", "--metrics", "p99,error_rate"},
 	{"gate", "--argo", "../../analyze/testdata/gate/generated/argo-5s.yaml", "--metric", "success-rate=ok_share,latency-p95=p95"},
 	{"gate", "--flagger", "../../analyze/testdata/gate/generated/flagger-10s.yaml", "--role", "control"},
 	{"gate", "--keptn", "../../analyze/testdata/gate/keptn/lighthouse-slo.yaml", "--metric", "request_latency_p95=p99,error_rate=error_rate", "--every", "2s"},
