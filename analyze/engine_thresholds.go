@@ -47,20 +47,7 @@ func ThresholdsOn(r *Remote, o ThresholdsOptions) (*Result, error) {
 	if err := r.thRuns(e.Name, o); err != nil {
 		return nil, err
 	}
-	if err := o.checkTicks(db, e.Name); err != nil {
-		return nil, err
-	}
-	ts := o.Thresholds
-	if len(ts) == 0 {
-		if ts, err = recordedThresholds(db, e.Name); err != nil {
-			return nil, err
-		}
-	}
-	kinds, err := metricKinds(db, e.Name)
-	if err != nil {
-		return nil, err
-	}
-	specs, err := thresholdSpecs(ts, kinds)
+	ts, specs, err := o.specs(db, e.Name)
 	if err != nil {
 		return nil, err
 	}

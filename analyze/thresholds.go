@@ -37,6 +37,29 @@ type ThresholdsOptions struct {
 // DefaultEvery is k6's threshold evaluation interval.
 const DefaultEvery = 2 * time.Second
 
+// specs checks o's evaluation ticks against experiment exp and reads the
+// thresholds (o's, or those the log recorded) with their metrics' kinds
+// into the specs the library's macros take: the part Thresholds and
+// ThresholdsOn share.
+func (o ThresholdsOptions) specs(db store.Querier, exp string) ([]Threshold, string, error) {
+	if err := o.checkTicks(db, exp); err != nil {
+		return nil, "", err
+	}
+	ts := o.Thresholds
+	if len(ts) == 0 {
+		var err error
+		if ts, err = recordedThresholds(db, exp); err != nil {
+			return nil, "", err
+		}
+	}
+	kinds, err := metricKinds(db, exp)
+	if err != nil {
+		return nil, "", err
+	}
+	specs, err := thresholdSpecs(ts, kinds)
+	return ts, specs, err
+}
+
 // Thresholds replays k6 thresholds over a recorded log: per run and
 // threshold, the verdict k6 prints, when it first failed and when an
 // abortOnFail threshold aborts the run; with Window, when a window first
@@ -52,20 +75,7 @@ func Thresholds(db store.Querier, o ThresholdsOptions) (*Result, error) {
 	if err := checkExpansion(db, e.Name, "thresholds"); err != nil {
 		return nil, err
 	}
-	if err := o.checkTicks(db, e.Name); err != nil {
-		return nil, err
-	}
-	ts := o.Thresholds
-	if len(ts) == 0 {
-		if ts, err = recordedThresholds(db, e.Name); err != nil {
-			return nil, err
-		}
-	}
-	kinds, err := metricKinds(db, e.Name)
-	if err != nil {
-		return nil, err
-	}
-	specs, err := thresholdSpecs(ts, kinds)
+	ts, specs, err := o.specs(db, e.Name)
 	if err != nil {
 		return nil, err
 	}
