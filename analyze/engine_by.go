@@ -70,6 +70,25 @@ func (eg engineGroup) keys() string {
 	return b.String()
 }
 
+// keysOf is keys with the prefix p: ", p.g0, p.g1, …".
+func (eg engineGroup) keysOf(p string) string {
+	var b strings.Builder
+	for i := range eg.spark {
+		fmt.Fprintf(&b, ", %s.g%d", p, i)
+	}
+	return b.String()
+}
+
+// on is the join condition of the same group in a and b, NULL being a
+// group like any other: " AND a.g0 <=> b.g0 …".
+func (eg engineGroup) on(a, b string) string {
+	var out strings.Builder
+	for i := range eg.spark {
+		fmt.Fprintf(&out, " AND %s.g%d <=> %s.g%d", a, i, b, i)
+	}
+	return out.String()
+}
+
 // cols is the keys' DuckDB column definitions, ", g0 TYPE, …".
 func (eg engineGroup) cols() string {
 	var b strings.Builder

@@ -18,9 +18,10 @@ import (
 // fixtures with times and on the edge logs (negative t_ms, rows on bucket
 // edges and exactly a resolution apart, times that are not whole ms,
 // count > 1, ties between buckets and between windows), at resolutions
-// from 1 ms up (powers of two and others); the sliding step's rows and the
-// aligned step's equal _sliding_peaks's and _aligned_peaks's; --by is
-// refused, never answered.
+// from 1 ms up (powers of two and others), and by groups of columns and
+// status_class (a NULL group among them); the sliding step's rows and the
+// aligned step's equal _sliding_peaks's and _aligned_peaks's; --by an
+// attrs key is refused by name, never answered.
 func TestPeaksOnSpark(t *testing.T) {
 	sparkURL(t)
 	// One dataset of several experiments (one session), and the storm
@@ -43,9 +44,17 @@ func TestPeaksOnSpark(t *testing.T) {
 	}
 	storm := ingestedDB(t, "../fixtures/storm/tiny.ndjson")
 	comparePeaks(t, "tiny", storm, onSpark(t, sparkDataset(t, storm)))
-	for _, o := range []PeaksOptions{{Sliding: true, By: []string{"outcome"}}, {By: []string{"outcome"}}} {
-		if _, err := PeaksOn(r, o); err == nil {
-			t.Errorf("%+v on Spark: want a refusal", o)
+	// a field with no Spark SQL is refused by name; one that is refused
+	// locally is refused alike
+	o := PeaksOptions{Experiment: "chaos", By: []string{"method"}, Sliding: true}
+	if _, err := PeaksOn(r, o); err == nil || !strings.Contains(err.Error(), `peaks by "method" does not run on Spark yet`) {
+		t.Errorf("%+v on Spark: %v, want a refusal by name", o, err)
+	}
+	for _, by := range [][]string{{"run"}, {"outcome", "outcome"}, {""}} {
+		o := PeaksOptions{Experiment: "chaos", By: by}
+		_, want := Peaks(local, o)
+		if _, err := PeaksOn(r, o); want == nil || err == nil || err.Error() != want.Error() {
+			t.Errorf("%+v: local error %v, on Spark %v", o, want, err)
 		}
 	}
 }
@@ -82,36 +91,56 @@ func comparePeaks(t *testing.T, name string, local store.Querier, r *Remote) {
 	t.Helper()
 	for _, res := range [][]int64{nil, {1, 7, 10, 100}, {3, 1000, 60000}} {
 		for _, sliding := range []bool{false, true} {
-			o := PeaksOptions{Experiment: name, ResolutionsMs: res, Sliding: sliding}
-			want, err := Peaks(local, o)
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			got, err := PeaksOn(r, o)
-			if err != nil {
-				t.Fatalf("%s on Spark: %v", name, err)
-			}
-			if a, b := asJSON(t, want), asJSON(t, got); a != b || len(want.Notes) != len(got.Notes) {
-				t.Errorf("%s %+v: local\n%s\nSpark\n%s", name, o, a, b)
-			}
-			if !sliding {
-				continue
-			}
-			// the resolutions the steps ran at: the result's
-			var kept []int64
-			for _, row := range got.Rows {
-				if x := row[1].(int64); !slices.Contains(kept, x) {
-					kept = append(kept, x)
-				}
-			}
-			slices.Sort(kept)
-			args := sqllit.String(name) + ", true, " + bigintList(kept)
-			q := `SELECT run, gk, res, n, t_ms FROM _sliding_peaks(` + args + `, true)`
-			sameStep(t, "_remote_sliding", local, q, r.Querier(), q)
-			q = `SELECT * FROM _aligned_peaks(` + args + `, []::BIGINT[])`
-			sameStep(t, "_peak_runs", local, q, r.Querier(), q)
+			comparePeaksWith(t, local, r, PeaksOptions{Experiment: name, ResolutionsMs: res, Sliding: sliding})
 		}
 	}
+	// groups (a NULL one among them), aligned and sliding
+	for _, o := range []PeaksOptions{{By: []string{"outcome"}}, {ResolutionsMs: []int64{1, 7, 10, 100}, Sliding: true, By: []string{"outcome"}},
+		{ResolutionsMs: []int64{1, 7, 10, 100}, Sliding: true, By: []string{"status_class", "tagged"}}} {
+		o.Experiment = name
+		comparePeaksWith(t, local, r, o)
+	}
+}
+
+func comparePeaksWith(t *testing.T, local store.Querier, r *Remote, o PeaksOptions) {
+	t.Helper()
+	name := o.Experiment
+	want, err := Peaks(local, o)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	got, err := PeaksOn(r, o)
+	if err != nil {
+		t.Fatalf("%s on Spark: %v", name, err)
+	}
+	if a, b := asJSON(t, want), asJSON(t, got); a != b || len(want.Notes) != len(got.Notes) {
+		t.Errorf("%s %+v: local\n%s\nSpark\n%s", name, o, a, b)
+	}
+	if !o.Sliding {
+		return
+	}
+	// the resolutions the steps ran at: the result's
+	col := slices.IndexFunc(got.Columns, func(c Column) bool { return c.Name == "resolution_ms" })
+	var kept []int64
+	for _, row := range got.Rows {
+		if x := row[col].(int64); !slices.Contains(kept, x) {
+			kept = append(kept, x)
+		}
+	}
+	slices.Sort(kept)
+	g, err := groupBy(local, name, o.By)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := "true"
+	if g.key != "" {
+		key = "{'v': " + g.key + "}"
+	}
+	args := sqllit.String(name) + ", " + key + ", " + bigintList(kept)
+	q := `SELECT run, gk, res, n, t_ms FROM _sliding_peaks(` + args + `, true)`
+	sameStep(t, "_remote_sliding", local, q, r.Querier(), q)
+	q = `SELECT * FROM _aligned_peaks(` + args + `, []::BIGINT[])`
+	sameStep(t, "_peak_runs", local, q, r.Querier(), q)
 }
 
 // An experiment without times is refused on Spark as it is locally, with
