@@ -1,9 +1,11 @@
 package analyze
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rewind-dev/rewind/hypothesis"
@@ -15,7 +17,8 @@ import (
 // fixtures, k6 and the retry edge log (runs with their own tick, one
 // tick for all, a run glob, a given fault window and normal rate); the
 // rows of _amplification_ticks and _amplification_dropped equal the local
-// macros'; a glob matching no run is refused alike, --by is refused.
+// macros', and by groups of columns and status_class; a glob matching no
+// run is refused alike, --by an attrs key by name.
 func TestAmplificationOnSpark(t *testing.T) {
 	sparkURL(t)
 	edge := filepath.Join(t.TempDir(), "redge.ndjson")
@@ -28,9 +31,10 @@ func TestAmplificationOnSpark(t *testing.T) {
 		exp  string
 		opts []AmplificationOptions
 	}{
-		{"tiny", []AmplificationOptions{{}, {TickMs: 250, Fault: hypothesis.Span{FromMs: 1000, ToMs: 2000}, NormalRate: 2}}},
+		{"tiny", []AmplificationOptions{{}, {TickMs: 250, Fault: hypothesis.Span{FromMs: 1000, ToMs: 2000}, NormalRate: 2}, {By: []string{"status_class"}}}},
 		{"chaos", []AmplificationOptions{{}, {TickMs: 1000}}},
-		{"redge", []AmplificationOptions{{}, {TickMs: 2.5}, {Runs: "a*"}, {Runs: "o*", Fault: hypothesis.Span{FromMs: -100, ToMs: -2.5}}}},
+		{"redge", []AmplificationOptions{{}, {TickMs: 2.5}, {Runs: "a*"}, {Runs: "o*", Fault: hypothesis.Span{FromMs: -100, ToMs: -2.5}},
+			{By: []string{"outcome"}}, {By: []string{"retried", "drop_reason"}, TickMs: 2.5}}},
 	} {
 		for _, o := range c.opts {
 			o.Experiment = c.exp
@@ -44,8 +48,9 @@ func TestAmplificationOnSpark(t *testing.T) {
 	if _, err := AmplificationOn(r, o); want == nil || err == nil || err.Error() != want.Error() {
 		t.Errorf("%+v: local error %v, on Spark %v", o, want, err)
 	}
-	if _, err := AmplificationOn(r, AmplificationOptions{Experiment: "tiny", By: []string{"outcome"}}); err == nil {
-		t.Error("amplification --by on Spark: want a refusal")
+	o = AmplificationOptions{Experiment: "chaos", By: []string{"method"}}
+	if _, err := AmplificationOn(r, o); err == nil || !strings.Contains(err.Error(), `amplification by "method" does not run on Spark yet`) {
+		t.Errorf("%+v on Spark: %v, want a refusal by name", o, err)
 	}
 }
 
@@ -62,7 +67,12 @@ func compareAmplification(t *testing.T, local store.Querier, r *Remote, o Amplif
 	if a, b := asJSON(t, want), asJSON(t, got); a != b {
 		t.Errorf("%+v: local\n%s\nSpark\n%s", o, a, b)
 	}
-	args := fmt.Sprintf("%s, true", sqllit.String(o.Experiment))
+	g, err := groupBy(local, o.Experiment, o.By)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := cmp.Or(g.key, "true")
+	args := fmt.Sprintf("%s, %s", sqllit.String(o.Experiment), key)
 	for _, v := range o.args() {
 		switch x := v.(type) {
 		case string:
@@ -75,6 +85,6 @@ func compareAmplification(t *testing.T, local store.Querier, r *Remote, o Amplif
 	}
 	q := `SELECT run, gk, tick_no, first_seq, requests, calls, succeeded, fault_calls FROM _amplification_ticks(` + args + `)`
 	sameStep(t, "_amplification_ticks", local, q, r.Querier(), q)
-	q = `SELECT run, gk, dropped FROM _amplification_dropped(` + sqllit.String(o.Experiment) + `, true)`
+	q = `SELECT run, gk, dropped FROM _amplification_dropped(` + sqllit.String(o.Experiment) + `, ` + key + `)`
 	sameStep(t, "_amplification_dropped", local, q, r.Querier(), q)
 }

@@ -70,6 +70,25 @@ func (eg engineGroup) keys() string {
 	return b.String()
 }
 
+// keysOf is keys with the prefix p: ", p.g0, p.g1, …".
+func (eg engineGroup) keysOf(p string) string {
+	var b strings.Builder
+	for i := range eg.spark {
+		fmt.Fprintf(&b, ", %s.g%d", p, i)
+	}
+	return b.String()
+}
+
+// on is the join condition of the same group in a and b, NULL being a
+// group like any other: " AND a.g0 <=> b.g0 …".
+func (eg engineGroup) on(a, b string) string {
+	var out strings.Builder
+	for i := range eg.spark {
+		fmt.Fprintf(&out, " AND %s.g%d <=> %s.g%d", a, i, b, i)
+	}
+	return out.String()
+}
+
 // cols is the keys' DuckDB column definitions, ", g0 TYPE, …".
 func (eg engineGroup) cols() string {
 	var b strings.Builder
@@ -90,4 +109,14 @@ func (eg engineGroup) gk() string {
 		parts[i] = fmt.Sprintf("%s: g%d", sqllit.String(f), i)
 	}
 	return "{'v': {" + strings.Join(parts, ", ") + "}}"
+}
+
+// vk is gk for the library's macros whose key wraps the group even
+// without --by, {'v': grp} with grp true (retries_by's, amplification_by's;
+// peaks' and judge's key is true alone).
+func (eg engineGroup) vk() string {
+	if len(eg.fields) == 0 {
+		return "{'v': true}"
+	}
+	return eg.gk()
 }

@@ -99,6 +99,8 @@ var sparkAnalyses = [][]string{
 	{"peaks", "--sliding", "--resolutions", "1ms,250ms,10s"},
 	{"peaks", "--by", "status_class"},
 	{"peaks", "--sliding", "--by", "outcome,tagged"},
+	{"retries", "--by", "outcome"},
+	{"amplification", "--by", "status_class,tagged"},
 }
 
 func firstLine(s string) string {
