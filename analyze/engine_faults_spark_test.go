@@ -64,7 +64,13 @@ func TestSparkWorkerKilled(t *testing.T) {
 	}
 	t.Logf("data ready")
 	r := onSpark(t, ds)
+	var pid int
 	t.Cleanup(func() {
+		// a JVM killed with SIGKILL takes a while to go: until it has,
+		// .ci/spark sees the worker running and does not start it again
+		for i := 0; pid > 0 && i < 300 && syscall.Kill(pid, 0) == nil; i++ {
+			time.Sleep(100 * time.Millisecond)
+		}
 		up := exec.Command("../.ci/spark", "up")
 		if out, err := up.CombinedOutput(); err != nil {
 			t.Errorf(".ci/spark up after the kill: %v\n%s", err, out)
@@ -90,7 +96,6 @@ func TestSparkWorkerKilled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var pid int
 	fmt.Sscan(string(b), &pid)
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
 		t.Fatal(err)
