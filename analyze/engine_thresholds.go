@@ -73,18 +73,7 @@ func ThresholdsOn(r *Remote, o ThresholdsOptions) (*Result, error) {
 	if err := r.thSteps(e.Name, o, ts, specs); err != nil {
 		return nil, err
 	}
-	units := map[string]string{"value": Measured}
-	for c, u := range store.Units(o.macro()) {
-		if c != "value" {
-			units[c] = u
-		}
-	}
-	res, err := Query(db, o.name(), units, o.sql(specs), e.Name)
-	if err != nil {
-		return nil, err
-	}
-	res.Notes = append(notes, abortNotes(res)...)
-	return res, nil
+	return o.finish(db, e.Name, specs, notes)
 }
 
 // thresholdsOnEngine refuses what the reduce steps do not compute: a

@@ -86,13 +86,20 @@ func Thresholds(db store.Querier, o ThresholdsOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	return o.finish(db, e.Name, specs, notes)
+}
+
+// finish runs the thresholds' query over specs for experiment exp, the
+// notes first and the aborts' after them: the end Thresholds and
+// ThresholdsOn share.
+func (o ThresholdsOptions) finish(db store.Querier, exp, specs string, notes []*param.Error) (*Result, error) {
 	units := map[string]string{"value": Measured} // its unit is the metric's: ms, a share or a count
 	for c, u := range store.Units(o.macro()) {
 		if c != "value" {
 			units[c] = u
 		}
 	}
-	res, err := Query(db, o.name(), units, o.sql(specs), e.Name)
+	res, err := Query(db, o.name(), units, o.sql(specs), exp)
 	if err != nil {
 		return nil, err
 	}
