@@ -1,48 +1,91 @@
 #!/usr/bin/env bash
-# Spark: the analyses that run on Spark (blast-radius, peaks) through Spark
-# Connect on the local standalone cluster of .ci/spark, with 1 and with 2
-# one-core workers, beside local DuckDB on the database file. For each: the
-# median wall time of 3 runs of the CLI end to end (a new session each, so
-# the views' registration and the small tables' copy are in it), the
-# client's peak RSS and the bytes of Arrow it pulled (REWIND_SPARK_STATS).
-# The generated chaos-shaped log (bench/genlog), its database and dataset
-# are kept in $TMPDIR/rewind-bench-spark-ROWS (delete to regenerate). The
-# cluster is restarted for each worker count and stopped at the end.
+# Spark: every analysis that runs on Spark, through Spark Connect on the
+# local standalone cluster of .ci/spark with 1 and with 2 one-core workers,
+# beside local DuckDB on the database file and in place on the dataset.
+# For each: the median wall time of REWIND_BENCH_RUNS runs (default 3) of
+# the CLI end to end (a new Spark session each, so the views' registration
+# and the small tables' copy are in it), the client's peak RSS and the
+# bytes of Arrow it pulled (REWIND_SPARK_STATS). The log is bench/genlog's
+# chaos-shaped one (interleaved, its seeded plan stored), ingested with
+# --experiment bench and written as a dataset by rewind export; the log,
+# database and dataset are kept in $TMPDIR/rewind-bench-spark-ROWS (delete
+# to regenerate). The cluster is restarted for each worker count and
+# stopped at the end. Export and conversion throughput are bench/dataset.sh's.
 # Prints a Markdown table for bench/README.md.
 # Usage: bench/spark.sh [ROWS...]        (default: 10000000)
+#   REWIND_BENCH_ONLY=REGEX measures only the analyses whose names match;
+#   REWIND_BENCH_WORKERS (default "1 2") the worker counts ("" for none).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GOFLAGS="-buildvcs=false -tags=duckdb_arrow"
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(10000000)
-bin=$(mktemp -d)/rewind
+runs=${REWIND_BENCH_RUNS:-3}
+only=${REWIND_BENCH_ONLY:-.}
+tmp=$(mktemp -d)
+bin=$tmp/rewind
 go build -o "$bin" ./cmd/rewind
+go build -o "$tmp/genlog" ./bench/genlog
 url=sc://127.0.0.1:15002
-analyses=(blast-radius peaks)
-trap '.ci/spark down' EXIT
+trap '.ci/spark down >/dev/null 2>&1; rm -rf "$tmp"' EXIT
 
-# dataset DB DIR: the database's tables as a hive-partitioned Parquet dataset
-# (TODO(merge): rewind export writes it).
-dataset() {
-	mkdir -p "$2/files"
-	"$bin" sql --db "$1" --write "COPY (SELECT * FROM requests) TO '$2/requests' (FORMAT parquet, PARTITION_BY (experiment, run))" >/dev/null
-	"$bin" sql --db "$1" --write "COPY (SELECT * FROM runs) TO '$2/runs' (FORMAT parquet, PARTITION_BY (experiment))" >/dev/null
-	"$bin" sql --db "$1" --write "COPY (SELECT * FROM experiments) TO '$2/experiments' (FORMAT parquet, PARTITION_BY (experiment))" >/dev/null
-	"$bin" sql --db "$1" --write "COPY (SELECT * FROM files) TO '$2/files/part-0.parquet' (FORMAT parquet)" >/dev/null
-}
+# The gate's Argo template (bench/icount_lib.sh's, BenchmarkGate's).
+cat >"$tmp/argo.yaml" <<'EOF'
+kind: AnalysisTemplate
+spec:
+  metrics:
+  - name: success-rate
+    interval: 30s
+    failureLimit: 3
+    successCondition: result[0] >= 0.5
+    provider: {prometheus: {query: "sum(rate(ok[1m])) / sum(rate(all[1m]))"}}
+  - name: p95
+    interval: 30s
+    successCondition: result[0] < 100000
+    provider: {prometheus: {query: "histogram_quantile(0.95, rate(b[1m]))"}}
+EOF
 
-# timed ARGS...: "seconds peak-RSS-MB bytes" of one run of rewind ARGS
+# analyses: NAME|ARGS (shell words; $ARGO expanded), bench/icount_lib.sh's
+# commands in the forms Spark runs (omission's back-fill takes
+# --expected-interval there).
+analyses='blast-radius|blast-radius
+peaks|peaks
+peaks-sliding|peaks --resolutions 100ms,1s --sliding
+peaks-by|peaks --by outcome,tagged
+falsification|falsification
+falsification-p95|falsification --metric p95 --window 1s --tolerance 20%
+falsification-by|falsification --by outcome,tagged
+stop-damage|stop-damage
+stop-damage-by|stop-damage --by outcome,tagged
+thresholds|thresholds --threshold "http_req_duration: p(95)<200"
+burn-rate|burn-rate --slo 99% --rules "1s/10s>5"
+burn-rate-by|burn-rate --slo 99% --rules "1s/10s>5" --by outcome,tagged
+judge|judge --step 1s
+judge-by|judge --step 1s --by outcome,tagged
+gate-argo|gate --argo "$ARGO" --metric success-rate=ok_share,p95=p95
+omission|omission --expected-interval 2ms
+retries|retries
+retries-by|retries --by outcome,tagged
+amplification|amplification --tick 1s
+amplification-by|amplification --tick 1s --by outcome,tagged'
+ARGO=$tmp/argo.yaml
+
+# timed ARGS...: "seconds peak-RSS-MB bytes" of one run of rewind ARGS, or
+# "refused" when rewind refuses it (an option not on Spark yet)
 timed() {
-	local err
-	err=$(mktemp)
-	REWIND_SPARK_STATS=1 /usr/bin/time -f 'time %e %M' "$bin" "$@" >/dev/null 2>"$err" || { cat "$err" >&2; exit 1; }
+	local err=$tmp/err
+	if ! REWIND_SPARK_STATS=1 /usr/bin/time -f 'time %e %M' "$bin" "$@" >/dev/null 2>"$err"; then
+		grep -q 'does not run on Spark' "$err" && { echo refused; return; }
+		cat "$err" >&2
+		exit 1
+	fi
 	awk '/^time / { t = $2; m = $3 / 1024 } /^spark: / { b = $5 } END { printf "%s %.0f %s\n", t, m, (b == "" ? "-" : b) }' "$err"
-	rm -f "$err"
 }
 
-# median3 ARGS...: the run with the median time of 3
-median3() {
-	{ timed "$@"; timed "$@"; timed "$@"; } | sort -n | sed -n 2p
+# median ARGS...: the run with the median time of $runs
+median() {
+	local i
+	for ((i = 0; i < runs; i++)); do timed "$@"; done | sort -n | sed -n "$(((runs + 1) / 2))p"
 }
 
 rows=()
@@ -53,23 +96,29 @@ add() {
 }
 for n in "${sizes[@]}"; do
 	d=${TMPDIR:-/tmp}/rewind-bench-spark-$n
-	if [ ! -e "$d/rewind.duckdb" ]; then
-		mkdir -p "$d"
-		go run ./bench/genlog -rows "$n" -dir "$d/log" >/dev/null
-		"$bin" ingest --db "$d/rewind.duckdb" --quiet "$d"/log/* >/dev/null
-		rm -rf "$d/log" "$d/ds"
-		dataset "$d/rewind.duckdb" "$d/ds"
+	if [ ! -e "$d/complete" ]; then
+		rm -rf "$d" && mkdir -p "$d"
+		"$tmp/genlog" -rows "$n" -dir "$d/log" >/dev/null
+		"$bin" ingest --db "$d/rewind.duckdb" --quiet --experiment bench "$d"/log/* >/dev/null
+		rm -rf "$d/log"
+		"$bin" export --db "$d/rewind.duckdb" "$d/ds" >/dev/null
+		: >"$d/complete"
 	fi
-	for a in "${analyses[@]}"; do
-		add "$a $n local $(median3 analyze "$a" --db "$d/rewind.duckdb" --format json)"
-	done
-	for w in 1 2; do
+	while IFS='|' read -r name args; do
+		[[ $name =~ $only ]] || continue
+		eval "set -- $args"
+		add "$name $n local $(median analyze "$@" --db "$d/rewind.duckdb" --format json)"
+		add "$name $n inplace $(median analyze "$@" --dataset "$d/ds" --format json)"
+	done <<<"$analyses"
+	for w in ${REWIND_BENCH_WORKERS-1 2}; do
 		.ci/spark down >/dev/null 2>&1
 		REWIND_SPARK_WORKERS=$w .ci/spark up >/dev/null
-		for a in "${analyses[@]}"; do
-			"$bin" analyze "$a" --spark "$url" --dataset "$d/ds" --format json >/dev/null # warm the cluster
-			add "$a $n spark-$w $(median3 analyze "$a" --spark "$url" --dataset "$d/ds" --format json)"
-		done
+		while IFS='|' read -r name args; do
+			[[ $name =~ $only ]] || continue
+			eval "set -- $args"
+			"$bin" analyze "$@" --spark "$url" --dataset "$d/ds" --format json >/dev/null 2>&1 || true # warm the cluster
+			add "$name $n spark-$w $(median analyze "$@" --spark "$url" --dataset "$d/ds" --format json)"
+		done <<<"$analyses"
 	done
 done
 echo "| analysis | rows | engine | time (s) | client peak RSS (MB) | Arrow pulled (bytes) |"
@@ -78,8 +127,13 @@ for r in "${rows[@]}"; do
 	set -- $r
 	case $3 in
 	local) e="DuckDB, database file" ;;
+	inplace) e="DuckDB, dataset in place" ;;
 	spark-1) e="Spark, 1 worker" ;;
 	*) e="Spark, 2 workers" ;;
 	esac
-	echo "| $1 | $2 | $e | $4 | $5 | $6 |"
+	if [ "$4" = refused ]; then
+		echo "| $1 | $2 | $e | refused | | |"
+	else
+		echo "| $1 | $2 | $e | $4 | $5 | $6 |"
+	fi
 done
