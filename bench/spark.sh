@@ -27,7 +27,8 @@ bin=$tmp/rewind
 go build -o "$bin" ./cmd/rewind
 go build -o "$tmp/genlog" ./bench/genlog
 url=sc://127.0.0.1:15002
-trap '.ci/spark down >/dev/null 2>&1; rm -rf "$tmp"' EXIT
+cluster=0 # set once this script restarts the cluster: only then is it stopped at the end
+trap '[ $cluster = 0 ] || .ci/spark down >/dev/null 2>&1; rm -rf "$tmp"' EXIT
 
 # The gate's Argo template (bench/icount_lib.sh's, BenchmarkGate's).
 cat >"$tmp/argo.yaml" <<'EOF'
@@ -111,6 +112,7 @@ for n in "${sizes[@]}"; do
 		add "$name $n inplace $(median analyze "$@" --dataset "$d/ds" --format json)"
 	done <<<"$analyses"
 	for w in ${REWIND_BENCH_WORKERS-1 2}; do
+		cluster=1
 		.ci/spark down >/dev/null 2>&1
 		REWIND_SPARK_WORKERS=$w .ci/spark up >/dev/null
 		while IFS='|' read -r name args; do

@@ -19,7 +19,7 @@ import (
 func TestSparkSameAsLocal(t *testing.T) {
 	url := sparktest.URL(t)
 	gen := filepath.Join(t.TempDir(), "generated.ndjson")
-	if err := os.WriteFile(gen, []byte(generatedLog(60000)), 0o644); err != nil {
+	if err := os.WriteFile(gen, []byte(generatedLog(500000)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
