@@ -11,11 +11,14 @@ import (
 )
 
 // The analyses that run on Spark print what they print locally: over the
-// four seed fixtures, k6's two runs, a real access log and a generated log,
+// four seed fixtures, k6's two runs, a real access log and a generated log
+// of 1 M rows,
 // each analysis's --format json on the database and on Spark over the
 // dataset export writes are the same bytes, and where the local run is
 // refused the Spark run is refused with the same error line and exit code.
-// Needs the cluster at REWIND_SPARK (skipped without it, failed in CI).
+// Needs the cluster at REWIND_SPARK (skipped without it, failed in CI). The
+// inputs run side by side (go test's -parallel, GOMAXPROCS by default): a
+// Spark step's time is mostly the cluster's scheduling, which overlaps.
 func TestSparkSameAsLocal(t *testing.T) {
 	url := sparktest.URL(t)
 	gen := filepath.Join(t.TempDir(), "generated.ndjson")
@@ -36,6 +39,7 @@ func TestSparkSameAsLocal(t *testing.T) {
 		{"generated", []string{gen}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			db, ds := filepath.Join(dir, "rewind.duckdb"), filepath.Join(dir, "ds")
 			if _, errOut, code := runArgs(append([]string{"ingest", "--db", db}, c.ingest...)); code != 0 {
