@@ -127,9 +127,26 @@ func customVerdict(q store.Querier, e store.Experiment, o Options, w hypothesis.
 		return nil, err
 	}
 	m := o.Hypothesis.MetricOrDefault()
+	value, err := thresholdValue(r, o.Margin)
+	if err != nil {
+		return nil, err
+	}
 	threshold := fmt.Sprintf("%s (threshold %s) per %s window", th.Describe(m),
-		humanIn(toFloat(r.Rows[0][r.Col("threshold")]), hypothesis.MetricUnit(m)), windowName(w))
+		humanIn(value, hypothesis.MetricUnit(m)), windowName(w))
 	return judgedVerdict(q, e, w, r, threshold)
+}
+
+// thresholdValue is the first row's threshold: its column under a bound,
+// the baseline less the margin under a margin (a share metric's default,
+// whose sweep has a margin column and no threshold).
+func thresholdValue(r *analyze.Result, margin float64) (float64, error) {
+	if c := r.Col("threshold"); c >= 0 {
+		return toFloat(r.Rows[0][c]), nil
+	}
+	if c := r.Col("baseline"); c >= 0 && r.Col("margin") >= 0 {
+		return toFloat(r.Rows[0][c]) - margin, nil
+	}
+	return 0, fmt.Errorf("the falsification sweep has neither a threshold column nor a baseline and a margin")
 }
 
 // judgedVerdict reads a one-threshold falsification result.

@@ -49,3 +49,19 @@ func TestReportEscapesLogStrings(t *testing.T) {
 		}
 	}
 }
+
+// TestReportSplitRunAtDefaultMargin: --baseline-until with a share metric
+// and no bound judges at the default margin, whose sweep has a margin
+// column and no threshold one; the verdict names the threshold, the
+// baseline less the margin (the report panicked here: index -1).
+func TestReportSplitRunAtDefaultMargin(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "c.duckdb")
+	out, errOut, code := runArgs([]string{"report", "--db", db, "--baseline-until", "1s", "--window", "500ms", "--margin", "0.25",
+		"../../fixtures/hypotheses/checkout.ndjson"})
+	if code != exitOK {
+		t.Fatalf("report: exit %d\n%s", code, errOut)
+	}
+	if want := "a window with ok_share < baseline − 25 % falsifies (threshold 75.00 %) per 500ms window"; !strings.Contains(out, want) {
+		t.Errorf("the verdict lacks %q:\n%s", want, out)
+	}
+}
