@@ -94,12 +94,14 @@ CREATE OR REPLACE MACRO _judge_steps_counted(exp, key, step_ms, step_n, need_q) 
 -- join of every row cost a third of the pass, issue 41); a quantile is quantile_disc with a DECIMAL q over one value per
 -- request, the nearest rank ceil(q · n) (at least 1), exact
 -- (TestQuantileDiscNearestRank holds it so). The quantiles are taken only
--- when a quantile metric is asked for (need_q).
+-- when a quantile metric is asked for (need_q). lat_sum is sum(BIGINT),
+-- already a HUGEINT: a cast of every value to HUGEINT first cost 7 % of
+-- judge (issue 41).
 CREATE OR REPLACE MACRO _judge_steps_each(exp, key, step_ms, step_n, need_q) AS TABLE
     WITH g AS (
         SELECT r.gk, r.role, r.w, count(r.i)::BIGINT AS requests, count(r.i) FILTER (WHERE r.ok)::BIGINT AS ok,
                count(r.i) FILTER (WHERE r.lat_us IS NOT NULL) AS lat_n,
-               sum(r.lat_us::HUGEINT) FILTER (WHERE r.i IS NOT NULL) AS lat_sum,
+               sum(r.lat_us) FILTER (WHERE r.i IS NOT NULL) AS lat_sum,
                quantile_disc(r.lat_us, [0.5, 0.9, 0.95, 0.99, 0.999, 1.0]::DECIMAL(4, 3)[]) FILTER (WHERE r.i IS NOT NULL AND need_q) AS lat_q
         FROM (SELECT gk, role, w, ok, lat_us, 0 AS i FROM _judge_rows(exp, key, step_ms, step_n) WHERE count = 1
               UNION ALL

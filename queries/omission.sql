@@ -175,12 +175,20 @@ CREATE OR REPLACE MACRO _om_sched(exp, interval_num, interval_den, intervals) AS
 -- One pass over the rows: a quantile of lag = a - t0 is the quantile of a
 -- less t0 (a shift keeps the order), and so is the corrected latency's
 -- (l + a), so t0 is found in the same pass as the percentiles and no
--- row is joined to it.
+-- row is joined to it. A given interval is every run's (_om_interval), so
+-- its rows take it as a constant, not through a join per row (0.2 G
+-- instructions at 1 M rows, issue 41): a run that i lacks still drops
+-- out, with its group, in the join of qk with i.
 CREATE OR REPLACE MACRO omission(exp, interval_num := NULL, interval_den := 1, intervals := NULL) AS TABLE
     WITH i AS (SELECT * FROM _om_checked(exp, interval_num, interval_den, intervals)),
     r AS NOT MATERIALIZED (
         SELECT r.run, r.count, r.lat_us * i.den AS l, r.start_us * i.den - r.n * i.num AS a
         FROM _om_rows(exp) r JOIN i USING (run)
+        WHERE interval_num IS NULL
+        UNION ALL
+        SELECT r.run, r.count, r.lat_us * interval_den::BIGINT, r.start_us * interval_den::BIGINT - r.n * interval_num::BIGINT
+        FROM _om_rows(exp) r
+        WHERE interval_num IS NOT NULL
     ),
     -- One row per request: a row with count k is written out k times (most
     -- have 1); quantile_disc with DECIMAL quantiles is the nearest rank
@@ -214,15 +222,25 @@ CREATE OR REPLACE MACRO omission_requests(exp, interval_num := NULL, interval_de
 -- Expected ticks in a window [lo, hi) (scaled): the n >= n0 with
 -- t0 + n num in it and no later than the last send. One pass groups the
 -- rows by window; t0, n0 and the last send are the windows' extremes, and
--- a window's largest lag is its largest a less t0.
+-- a window's largest lag is its largest a less t0. A given interval is
+-- taken as a constant, as in omission: a run that i lacks drops out, with
+-- its windows, in the join of ws with i.
 CREATE OR REPLACE MACRO omission_windows(exp, interval_num := NULL, interval_den := 1, win_ms := 1000, intervals := NULL) AS TABLE
     WITH i AS (SELECT * FROM _om_checked(exp, interval_num, interval_den, intervals)),
     p AS (SELECT round(win_ms * 1000)::BIGINT AS win_us),
+    r AS NOT MATERIALIZED (
+        SELECT r.run, r.n, r.start_us, r.count, r.start_us * i.den - r.n * i.num AS a
+        FROM _om_rows(exp) r JOIN i USING (run)
+        WHERE interval_num IS NULL
+        UNION ALL
+        SELECT r.run, r.n, r.start_us, r.count, r.start_us * interval_den::BIGINT - r.n * interval_num::BIGINT
+        FROM _om_rows(exp) r
+        WHERE interval_num IS NOT NULL
+    ),
     ws AS (
         SELECT r.run, _om_floor(r.start_us, p.win_us) AS w, sum(r.count) AS sent,
-               min(r.start_us * i.den - r.n * i.num) AS min_a, max(r.start_us * i.den - r.n * i.num) AS max_a,
-               min(r.n) AS n0, max(r.start_us) AS last_us
-        FROM _om_rows(exp) r JOIN i USING (run), p
+               min(r.a) AS min_a, max(r.a) AS max_a, min(r.n) AS n0, max(r.start_us) AS last_us
+        FROM r, p
         GROUP BY ALL
     ),
     per_run AS (

@@ -156,8 +156,10 @@ CREATE OR REPLACE MACRO _th_samples(exp, specs, duration_ms) AS TABLE
         WHERE s.metric IN ('http_req_duration', 'http_req_failed', 'http_reqs', 'http_req_blocked',
                            'http_req_connecting', 'http_req_tls_handshaking', 'http_req_sending',
                            'http_req_waiting', 'http_req_receiving')
-          AND (len(s.tags) = 0 OR coalesce(list_bool_and(list_transform(s.tags,
-                  lambda g: coalesce(_th_req_tag(q.status, q.outcome, q.attrs, g.k) = g.v, false))), true))
+          -- CASE, not OR, in the per-row conditions: DuckDB sorts the selection of
+          -- an OR's matches, chunk by chunk (issue 41)
+          AND CASE WHEN len(s.tags) = 0 THEN true ELSE coalesce(list_bool_and(list_transform(s.tags,
+                  lambda g: coalesce(_th_req_tag(q.status, q.outcome, q.attrs, g.k) = g.v, false))), true) END
     ),
     pt AS (
         SELECT p.run, s.id, s.kind, s.agg, s.vd, p.at_ns - r.start_ns AS t, p.seq AS ord, p.v
@@ -174,7 +176,8 @@ CREATE OR REPLACE MACRO _th_samples(exp, specs, duration_ms) AS TABLE
            CASE WHEN kind = 'rate' THEN CASE WHEN outcome <> 'ok' THEN count ELSE 0 END END::BIGINT AS trues,
            CASE WHEN kind = 'trend' THEN 1 ELSE count END::BIGINT AS total
     FROM rq
-    WHERE kind = 'trend' AND v IS NOT NULL AND count = 1 OR kind = 'rate' AND outcome IS NOT NULL OR kind = 'counter'
+    WHERE CASE kind WHEN 'trend' THEN v IS NOT NULL AND count = 1 WHEN 'rate' THEN outcome IS NOT NULL
+                    ELSE kind = 'counter' END
     UNION ALL
     SELECT run, id, agg, vd, t, ord, v, CASE WHEN sums THEN v::DECIMAL(38,9) END, NULL, 1
     FROM (SELECT *, unnest(range(count)) FROM rq WHERE kind = 'trend' AND v IS NOT NULL AND count > 1)
@@ -257,12 +260,14 @@ CREATE OR REPLACE MACRO _th_bucket(t, g, last_lo, end_ns) AS
          ELSE least((t + g - 1) // g * g, end_ns) END;
 
 -- Each run's buckets: g, the bucket length; end_ns, where its last one
--- ends; last_lo, for sliding windows the last window's start.
+-- ends; last_lo, for sliding windows the last window's start; start_ns,
+-- the run's start (_th_runs').
 CREATE OR REPLACE MACRO _th_grid(exp, every_ms, window_ms, sliding, duration_ms) AS TABLE
     SELECT r.run, greatest(r.dur_ns, r.last_ns) AS end_ns,
            CASE WHEN sliding THEN greatest(r.dur_ns, r.last_ns) - p.window_ns END AS last_lo,
            CASE WHEN p.window_ns IS NULL THEN p.every_ns WHEN NOT sliding THEN p.window_ns
-                ELSE gcd(p.every_ns, p.window_ns) END AS g
+                ELSE gcd(p.every_ns, p.window_ns) END AS g,
+           r.start_ns
     FROM _th_runs(exp, duration_ms) r,
          (SELECT round(every_ms * 1e6)::BIGINT AS every_ns, round(window_ms * 1e6)::BIGINT AS window_ns) p;
 
@@ -284,11 +289,13 @@ CREATE OR REPLACE MACRO _th_bucket_sums(exp, specs, every_ms, window_ms, sliding
           JOIN _th_grid(exp, every_ms, window_ms, sliding, duration_ms) g USING (run)) s
     GROUP BY s.run, s.id, s.c;
 
--- Per run and bucket t: the requests not ok that end in it.
+-- Per run and bucket t: the requests not ok that end in it. The start comes
+-- with the grid: a join with _th_runs for it alone was a second pass over
+-- every request for the runs' starts, as DuckDB shares only a _th_runs
+-- whose columns are all read (issue 41).
 CREATE OR REPLACE MACRO _th_failed_buckets(exp, every_ms, window_ms, sliding, duration_ms) AS TABLE
-    SELECT q.run, _th_bucket(q.end_ns - r.start_ns, g.g, g.last_lo, g.end_ns) AS t, sum(q.count)::BIGINT AS n
-    FROM _th_requests(exp) q JOIN _th_runs(exp, duration_ms) r USING (run)
-    JOIN _th_grid(exp, every_ms, window_ms, sliding, duration_ms) g USING (run)
+    SELECT q.run, _th_bucket(q.end_ns - g.start_ns, g.g, g.last_lo, g.end_ns) AS t, sum(q.count)::BIGINT AS n
+    FROM _th_requests(exp) q JOIN _th_grid(exp, every_ms, window_ms, sliding, duration_ms) g USING (run)
     WHERE q.outcome <> 'ok'
     GROUP BY ALL;
 
