@@ -7,6 +7,7 @@ import (
 
 	"github.com/rewind-dev/rewind/engine"
 	"github.com/rewind-dev/rewind/hypothesis"
+	"github.com/rewind-dev/rewind/internal/sqllit"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -149,4 +150,14 @@ func (r *Remote) ResolveSides(what string, e store.Experiment, h hypothesis.Hypo
 	rr := &remoteRuns{r: r, byExp: map[string]runCounts{}}
 	s, _, err := rr.sides(e, h, absolute)
 	return s, err
+}
+
+// NoRequests makes the in-memory database's requests (empty: the rows are
+// on the engine) raise an error when read, so that a read of requests a
+// reduce step should have replaced fails instead of counting nothing.
+func (r *Remote) NoRequests(what string) error {
+	_, err := r.db.ExecContext(r.ctx, `CREATE OR REPLACE TEMP VIEW requests AS
+SELECT q.* FROM (SELECT 1 AS one) AS g LEFT JOIN (SELECT * FROM memory.main.requests) AS q ON true
+WHERE error(CASE WHEN g.one = 1 THEN `+sqllit.String(what+" read the requests of the in-memory database, whose rows are on the engine: a reduce step is missing")+` END) IS NULL`)
+	return err
 }

@@ -31,6 +31,9 @@ func (o Options) onEngine(e store.Experiment) error {
 	if o.remote == nil {
 		return nil
 	}
+	if err := o.remote.NoRequests("report"); err != nil {
+		return err
+	}
 	if err := o.remote.ReportRuns(e.Name); err != nil {
 		return err
 	}
