@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -131,6 +132,10 @@ func Build(q store.Querier, o Options) (Document, error) {
 	}
 	for i, s := range reportSections {
 		sec, err := s.build(q, e, o)
+		var refused *analyze.NotOnEngineError
+		if errors.As(err, &refused) {
+			return doc, err // it names what is refused
+		}
 		if err != nil {
 			return doc, fmt.Errorf("report section %s: %w", s.name, err)
 		}

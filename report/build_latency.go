@@ -38,7 +38,7 @@ func latencySection(q store.Querier, e store.Experiment, o Options) (*Section, e
 		if err != nil || n == 0 {
 			return nil, err
 		}
-		return nil, o.notOnEngine("latency section", "it draws every request as a dot (LTTB over the rows) and quantile_cont per time bucket, which have no reduce steps")
+		return nil, o.notOnEngine("latency section", "it draws a run's requests as dots (each request up to 100,000 a run) and quantile_cont per time bucket, which have no reduce steps")
 	}
 	sum, err := analyze.Query(q, "latency", latencyUnits, `SELECT run, count(*) AS requests,
 		       (count(*) FILTER (WHERE outcome = 'ok') / nullif(count(outcome), 0))::DOUBLE AS ok_share,

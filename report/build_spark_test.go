@@ -104,7 +104,8 @@ func reportOptionCases(exp string) []optionCase {
 		})},
 		{"margin 0.05", with(func(o *report.Options) { o.Margin, o.MarginSet = 0.05, true })},
 		{"baseline-until 1s", with(func(o *report.Options) {
-			o.Hypothesis = hypothesis.Hypothesis{Control: "experiment", BaselineUntil: "1s"}
+			o.Hypothesis = hypothesis.Hypothesis{Control: "experiment", BaselineUntil: "1s", Metric: "error_rate"}
+			o.Bound = &maxErr
 			o.Window = hypothesis.Window{Ms: 500}
 		})},
 		{"slo 99%", with(func(o *report.Options) { o.SLO = "0.99" })},
