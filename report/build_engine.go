@@ -206,14 +206,16 @@ func (o Options) remoteStartFault(q store.Querier, side hypothesis.Side, pos int
 	return f, nil
 }
 
-// remoteWindowStart is windowStart from the windows the engine just
-// computed for the verdict's falsification, when their treatment is the
-// experiment role (windows' side); another treatment is refused.
+// remoteWindowStart is windowStart from the experiment role's windows on
+// the engine: those the verdict's falsification just computed when its
+// treatment is that role, else those of the default hypothesis (control
+// role against experiment role), computed for it.
 func (o Options) remoteWindowStart(q store.Querier, e store.Experiment, window int64) (sql.NullFloat64, error) {
 	var at sql.NullFloat64
 	if t := o.chart.sides.Treatment; !o.chart.hasSides || t != (hypothesis.Side{Experiment: e.Name, Role: "experiment"}) {
-		return at, o.notOnEngine("verdict with a treatment other than the experiment role",
-			"the first window's start time is read from the experiment role's windows, which the engine computes only as the treatment")
+		if _, err := analyze.FalsificationOn(o.remote, analyze.FalsificationOptions{Experiment: e.Name, Window: o.Window, Margins: []float64{0}}); err != nil {
+			return at, err
+		}
 	}
 	err := q.QueryRow(`SELECT first_t_ms FROM _remote_hyp_windows WHERE role = 'experiment' AND window_no = ?`, window).Scan(&at)
 	if errors.Is(err, sql.ErrNoRows) {
