@@ -212,15 +212,19 @@ func remoteOf(t *testing.T, db *store.DB) *analyze.Remote {
 // runs (one named with a quote and a backslash), count > 1, NULL outcomes,
 // negative t_ms, rows on the 100 ms and 1 s bucket edges, tagged rows,
 // retries, and stored start, plan, window and affected interval.
-func reportEdgeLog() string {
+func reportEdgeLog() string { return reportEdgeLogN(420) }
+
+// reportEdgeLogN is reportEdgeLog with n rows a run (past 21846, each run's
+// seqs cross a block of 65536).
+func reportEdgeLogN(n int) string {
 	var b strings.Builder
 	b.WriteString(`{"record":"experiment","experiment":"edge","params":{"start":150,"window":40,"affected_from_ms":800,"affected_to_ms":1600,"planned":"tag_hash(7, req) < 0.25"}}` + "\n")
 	b.WriteString(`{"record":"run","experiment":"edge","run":"o'b\\rien","role":"experiment"}` + "\n")
-	for i := range 420 {
+	for i := range n {
 		for _, run := range []string{"control", "experiment", `o'b\\rien`} {
 			outcome := `"ok"`
 			switch {
-			case i%7 == 3 || (run != "control" && i > 200 && i%3 == 0):
+			case i%7 == 3 || (run != "control" && i > 200*n/420 && i%3 == 0):
 				outcome = `"error"`
 			case i%11 == 5:
 				outcome = `null`
@@ -252,6 +256,7 @@ func TestReportStepsOnSpark(t *testing.T) {
 		logs  []string
 	}{
 		{nil, []string{reportEdgeLog()}},
+		{nil, []string{reportEdgeLogN(22000)}},
 		{[]string{"../fixtures/chaos/gunluk.json", "../fixtures/k6/baseline.json"}, nil},
 	} {
 		db := reportDB(t, c.paths, c.logs)
@@ -312,7 +317,7 @@ func reportSteps(t *testing.T, db *store.DB, r *analyze.Remote, exp string, seen
 			{Experiment: c.exp, Run: "control"},
 			{Experiment: c.exp, Run: "control", FromMs: &from},
 		} {
-			for _, pos := range []int64{0, 150, 400, 419, 5000} {
+			for _, pos := range []int64{0, 150, 400, 419, 5000, 21840, 21846, 21999, 22000} {
 				if err := r.ReportFromPos(s, pos); err != nil {
 					t.Fatal(err)
 				}
