@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -60,6 +61,8 @@ type Options struct {
 	// role's run when it has one, else the role itself.
 	roles map[string]string
 	chart *chartContext // the sides and the fault window every chart shares
+	// remote, when set, is the engine the per-request work runs on (BuildOn).
+	remote *analyze.Remote
 }
 
 // say is a note's text, its parameters written {name} in format and named
@@ -118,7 +121,10 @@ func Build(q store.Querier, o Options) (Document, error) {
 		o.StopAfter = 1
 	}
 	doc := Document{Title: "rewind report: " + e.Name, Subtitle: subtitle(e, o), Null: "-", Footer: footer(o)}
-	if doc.Keys, o.roles, err = runKeys(q, e.Name); err != nil {
+	if err := o.onEngine(e); err != nil {
+		return doc, err
+	}
+	if doc.Keys, o.roles, err = runKeys(q, o, e.Name); err != nil {
 		return doc, err
 	}
 	if o.chart, err = newChartContext(q, e, o); err != nil {
@@ -126,6 +132,10 @@ func Build(q store.Querier, o Options) (Document, error) {
 	}
 	for i, s := range reportSections {
 		sec, err := s.build(q, e, o)
+		var refused *analyze.NotOnEngineError
+		if errors.As(err, &refused) {
+			return doc, err // it names what is refused
+		}
 		if err != nil {
 			return doc, fmt.Errorf("report section %s: %w", s.name, err)
 		}
@@ -147,9 +157,14 @@ func Build(q store.Querier, o Options) (Document, error) {
 // runKeys lists the experiment's runs in the order of the overview table:
 // each run keeps the colour of its place there in every chart. It also maps
 // each role to the key of its series (roleKey).
-func runKeys(q store.Querier, exp string) ([]string, map[string]string, error) {
-	r, err := analyze.Query(q, "runs", nil, `SELECT run, coalesce(role, '') AS role FROM requests WHERE experiment = ?
-		GROUP BY ALL ORDER BY min(seq), run`, exp)
+func runKeys(q store.Querier, o Options, exp string) ([]string, map[string]string, error) {
+	sql := `SELECT run, coalesce(role, '') AS role FROM requests WHERE experiment = ?
+		GROUP BY ALL ORDER BY min(seq), run`
+	if o.remote != nil {
+		sql = `SELECT run, coalesce(role, '') AS role FROM _report_runs WHERE ? IS NOT NULL
+		GROUP BY ALL ORDER BY min(min_seq), run`
+	}
+	r, err := analyze.Query(q, "runs", nil, sql, exp)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -258,11 +273,19 @@ func number(v any) float64 {
 // experiment; every report has it. A log without outcomes (e.g. bare counts
 // per t_ms) gets NULL ok, not a misleading 0 %.
 func overviewSection(q store.Querier, e store.Experiment, o Options) (*Section, error) {
-	runs, err := analyze.Query(q, "runs", map[string]string{"ok_share": "share"}, `
+	sql := `
 		SELECT run, role, sum(count)::BIGINT AS requests,
 		       CASE WHEN count(outcome) > 0 THEN coalesce(sum(count) FILTER (WHERE outcome = 'ok'), 0) END::BIGINT AS ok,
 		       (ok / sum(count))::DOUBLE AS ok_share
-		FROM requests WHERE experiment = ? GROUP BY ALL ORDER BY min(seq), run`, e.Name)
+		FROM requests WHERE experiment = ? GROUP BY ALL ORDER BY min(seq), run`
+	if o.remote != nil { // the same over the runs' step (one row per run and role)
+		sql = `
+		SELECT run, role, sum(requests)::BIGINT AS requests,
+		       CASE WHEN sum(outcomes) > 0 THEN coalesce(sum(ok_requests), 0) END::BIGINT AS ok,
+		       (ok / sum(requests))::DOUBLE AS ok_share
+		FROM _report_runs WHERE ? IS NOT NULL GROUP BY ALL ORDER BY min(min_seq), run`
+	}
+	runs, err := analyze.Query(q, "runs", map[string]string{"ok_share": "share"}, sql, e.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -287,10 +310,16 @@ func paramValue(v any) Value {
 }
 
 // hasRoles reports whether the experiment has requests in each role.
-func hasRoles(q store.Querier, exp string, roles ...string) (bool, error) {
+func hasRoles(q store.Querier, o Options, exp string, roles ...string) (bool, error) {
 	for _, r := range roles {
 		var n int64
-		if err := q.QueryRow(`SELECT count(*) FROM requests WHERE experiment = ? AND role = ?`, exp, r).Scan(&n); err != nil {
+		var err error
+		if o.remote != nil {
+			n, err = runTotal(q, "n_rows", "role = ?", r)
+		} else {
+			err = q.QueryRow(`SELECT count(*) FROM requests WHERE experiment = ? AND role = ?`, exp, r).Scan(&n)
+		}
+		if err != nil {
 			return false, err
 		}
 		if n == 0 {

@@ -44,6 +44,18 @@ func readSideStats(q store.Querier, s hypothesis.Side) (sideStats, error) {
 	return sideStats{f(0), f(1), f(2), f(3), f(4), f(5), f(6), f(7), f(8)}, err
 }
 
+// sideStats are both sides' (on an engine, from the sides' step).
+func (o Options) sideStats(q store.Querier, s hypothesis.Sides) (ctl, exp sideStats, err error) {
+	if o.remote != nil {
+		return o.remoteSideStats(q, s.Control, s.Treatment)
+	}
+	if ctl, err = readSideStats(q, s.Control); err != nil {
+		return ctl, exp, err
+	}
+	exp, err = readSideStats(q, s.Treatment)
+	return ctl, exp, err
+}
+
 // deltaMetrics are the table's rows: name, unit and the value of a side.
 var deltaMetrics = []struct {
 	name, unit string
@@ -66,11 +78,7 @@ func deltaSection(q store.Querier, e store.Experiment, o Options) (*Section, err
 	if !c.hasSides || !c.sides.HasControl {
 		return nil, nil
 	}
-	ctl, err := readSideStats(q, c.sides.Control)
-	if err != nil {
-		return nil, err
-	}
-	exp, err := readSideStats(q, c.sides.Treatment)
+	ctl, exp, err := o.sideStats(q, c.sides)
 	if err != nil {
 		return nil, err
 	}

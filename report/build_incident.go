@@ -23,6 +23,14 @@ const found = "(found, not planned)"
 
 // incidentVerdicts are the verdict's rows for a log without a plan.
 func incidentVerdicts(q store.Querier, e store.Experiment, o Options) ([][]Value, error) {
+	if o.remote != nil {
+		n, err := o.timedRows(q, e)
+		if err != nil || n == 0 {
+			return nil, err // no times: nothing to find, as changes says
+		}
+		return nil, o.notOnEngine("verdict for a log without a control and an experiment run and a window",
+			"its incidents are analyze changes', which has no reduce steps")
+	}
 	r, err := analyze.Changes(q, analyze.ChangesOptions{Experiment: e.Name})
 	var pe *param.Error
 	if errors.As(err, &pe) {

@@ -33,6 +33,13 @@ const (
 )
 
 func latencySection(q store.Querier, e store.Experiment, o Options) (*Section, error) {
+	if o.remote != nil {
+		n, err := runTotal(q, "latency_timed", "true")
+		if err != nil || n == 0 {
+			return nil, err
+		}
+		return nil, o.notOnEngine("latency section", "it draws a run's requests as dots (each request up to 100,000 a run) and quantile_cont per time bucket, which have no reduce steps")
+	}
 	sum, err := analyze.Query(q, "latency", latencyUnits, `SELECT run, count(*) AS requests,
 		       (count(*) FILTER (WHERE outcome = 'ok') / nullif(count(outcome), 0))::DOUBLE AS ok_share,
 		       quantile_cont(latency_ms, 0.5) AS p50_ms, quantile_cont(latency_ms, 0.95) AS p95_ms,

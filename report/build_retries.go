@@ -13,13 +13,19 @@ import (
 func amplificationSection(q store.Querier, e store.Experiment, o Options) (*Section, error) {
 	// Amplification reads any log, but without a retry it only says 1.00×.
 	var retried int64
-	if err := q.QueryRow(`SELECT count(*) FROM requests WHERE experiment = ? AND (attempt > 0 OR retried)`, e.Name).Scan(&retried); err != nil {
+	var err error
+	if o.remote != nil {
+		retried, err = runTotal(q, "retried", "true")
+	} else {
+		err = q.QueryRow(`SELECT count(*) FROM requests WHERE experiment = ? AND (attempt > 0 OR retried)`, e.Name).Scan(&retried)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if retried == 0 {
 		return nil, nil
 	}
-	r, err := analyze.Amplification(q, analyze.AmplificationOptions{Experiment: e.Name})
+	r, err := o.amplification(q, analyze.AmplificationOptions{Experiment: e.Name})
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +50,7 @@ func retriesSection(q store.Querier, e store.Experiment, o Options) (*Section, e
 	if _, err := analyze.AffectedSpan(e, hypothesis.Span{}); err != nil {
 		return nil, nil // no stored affected interval: not a retry experiment
 	}
-	r, err := analyze.Retries(q, analyze.RetriesOptions{Experiment: e.Name})
+	r, err := o.retries(q, analyze.RetriesOptions{Experiment: e.Name})
 	if err != nil {
 		return nil, err
 	}

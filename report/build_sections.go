@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/rewind-dev/rewind/analyze"
-	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -15,7 +14,7 @@ func blastSection(q store.Querier, e store.Experiment, o Options) (*Section, err
 	if ok, err := blastApplies(q, e, o); !ok || err != nil {
 		return nil, err
 	}
-	r, err := analyze.BlastRadius(q, analyze.BlastRadiusOptions{Experiment: e.Name, Planned: o.Planned})
+	r, err := o.blastRadius(q, analyze.BlastRadiusOptions{Experiment: e.Name, Planned: o.Planned})
 	if err != nil {
 		return nil, err
 	}
@@ -45,13 +44,13 @@ func blastSection(q store.Querier, e store.Experiment, o Options) (*Section, err
 // either the table is all zeros and NULLs, so the verdict says why it is
 // left out instead (blastVerdict).
 func blastApplies(q store.Querier, e store.Experiment, o Options) (bool, error) {
-	if ok, err := hasRoles(q, e.Name, "experiment"); !ok || err != nil {
+	if ok, err := hasRoles(q, o, e.Name, "experiment"); !ok || err != nil {
 		return false, err
 	}
 	if hasPlan(e, o) {
 		return true, nil
 	}
-	return hypothesis.HasTags(q, hypothesis.Side{Experiment: e.Name, Role: "experiment"})
+	return o.hasTags(q, e)
 }
 
 // hasPlan reports whether the report has a blast-radius plan: --planned or
@@ -67,14 +66,14 @@ func windowed(q store.Querier, e store.Experiment, o Options) (bool, error) {
 	if _, err := analyze.WindowFor(e, o.Window); err != nil {
 		return false, nil
 	}
-	return hasRoles(q, e.Name, "control", "experiment")
+	return hasRoles(q, o, e.Name, "control", "experiment")
 }
 
 func falsificationSection(q store.Querier, e store.Experiment, o Options) (*Section, error) {
 	if ok, err := windowed(q, e, o); !ok || err != nil {
 		return nil, err
 	}
-	r, err := analyze.Falsification(q, analyze.FalsificationOptions{Experiment: e.Name, Window: o.Window})
+	r, err := o.falsification(q, analyze.FalsificationOptions{Experiment: e.Name, Window: o.Window})
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +110,7 @@ func stopDamageSection(q store.Querier, e store.Experiment, o Options) (*Section
 		so.Hypothesis, so.Bound = o.Hypothesis, &th
 		judged = th.Describe(o.Hypothesis.MetricOrDefault())
 	}
-	r, err := analyze.StopDamage(q, so)
+	r, err := o.stopDamage(q, so)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +125,7 @@ func stopDamageSection(q store.Querier, e store.Experiment, o Options) (*Section
 	return &Section{
 		Title: "Stop-damage",
 		Note: fmt.Sprintf("Stop at the first window that completes k consecutive falsified windows (%s): "+
-			"%s until then.", judged, damageNoun(taggedLog(q, e))),
+			"%s until then.", judged, damageNoun(taggedLog(q, e, o))),
 		Tables: []Table{resultTable(r, "")},
 		Charts: []Chart{chart},
 	}, nil

@@ -19,6 +19,11 @@ func thresholdsApply(q store.Querier, e store.Experiment, o Options) (bool, erro
 	if len(o.Thresholds) > 0 {
 		return true, nil
 	}
+	if o.remote != nil {
+		var n int64
+		err := q.QueryRow(`SELECT recorded FROM _report_events`).Scan(&n)
+		return n > 0, err
+	}
 	return analyze.RecordsThresholds(q, e.Name)
 }
 
@@ -26,7 +31,7 @@ func thresholds(q store.Querier, e store.Experiment, o Options) (*analyze.Result
 	if ok, err := thresholdsApply(q, e, o); !ok || err != nil {
 		return nil, err
 	}
-	return analyze.Thresholds(q, analyze.ThresholdsOptions{Experiment: e.Name, Thresholds: o.Thresholds})
+	return o.thresholds(q, analyze.ThresholdsOptions{Experiment: e.Name, Thresholds: o.Thresholds})
 }
 
 func thresholdsSection(q store.Querier, e store.Experiment, o Options) (*Section, error) {
@@ -68,7 +73,7 @@ func burnRate(q store.Querier, e store.Experiment, o Options) (*analyze.Result, 
 	if o.SLO == "" {
 		return nil, nil
 	}
-	return analyze.BurnRate(q, analyze.BurnRateOptions{Experiment: e.Name, SLO: o.SLO, Rules: o.BurnRules, Good: o.Good, Period: o.Period})
+	return o.burnRate(q, analyze.BurnRateOptions{Experiment: e.Name, SLO: o.SLO, Rules: o.BurnRules, Good: o.Good, Period: o.Period})
 }
 
 func burnRateSection(q store.Querier, e store.Experiment, o Options) (*Section, error) {

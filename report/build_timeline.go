@@ -41,7 +41,7 @@ func newChartContext(q store.Querier, e store.Experiment, o Options) (*chartCont
 	if ok {
 		treatment = s.Treatment
 	}
-	runs, err := sideRuns(q, treatment)
+	runs, err := sideRuns(q, o, treatment)
 	if err != nil {
 		return nil, err
 	}
@@ -98,11 +98,12 @@ func timelineSection(q store.Querier, e store.Experiment, o Options) (*Section, 
 	if err != nil {
 		return nil, err
 	}
-	tl, err := judgedWindows(q, e, w, o.chart.sides, th)
+	// the stop first: on an engine, its windows are those the timeline reads
+	stop, err := stopWindow(q, e, o, th)
 	if err != nil {
 		return nil, err
 	}
-	stop, err := stopWindow(q, e, o, th)
+	tl, err := judgedWindows(q, e, w, o.chart.sides, th)
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +188,7 @@ func sideArgs(s hypothesis.Side) []any {
 
 // stopWindow is where stop_damage stops with k = StopAfter; NaN for none.
 func stopWindow(q store.Querier, e store.Experiment, o Options, th hypothesis.Bound) (float64, error) {
-	r, err := analyze.StopDamage(q, analyze.StopDamageOptions{Experiment: e.Name, Window: o.Window,
+	r, err := o.stopDamage(q, analyze.StopDamageOptions{Experiment: e.Name, Window: o.Window,
 		Ks: []int64{o.StopAfter}, Hypothesis: o.Hypothesis, Bound: &th})
 	if err != nil {
 		return math.NaN(), err
@@ -395,15 +396,23 @@ const maxResolutionCharts = 6
 // 100 ms and per 1 s bucket as rates, so both fit one axis.
 func resolutionSection(q store.Querier, e store.Experiment, o Options) (*Section, error) {
 	hi, sparse := 0.0, []string(nil)
-	fine, err := bucketRates(q, e.Name, 100)
+	if o.remote != nil {
+		if n, err := o.timedRows(q, e); err != nil || n == 0 {
+			return nil, err
+		}
+		if err := o.remote.ReportBuckets(e.Name, 100, 1000); err != nil {
+			return nil, err
+		}
+	}
+	fine, err := bucketRates(q, o, e.Name, 100)
 	if err != nil || len(fine) == 0 {
 		return nil, err
 	}
-	coarse, err := bucketRates(q, e.Name, 1000)
+	coarse, err := bucketRates(q, o, e.Name, 1000)
 	if err != nil {
 		return nil, err
 	}
-	cmp, err := peaks100msVs1s(q, e.Name)
+	cmp, err := peaks100msVs1s(q, o, e.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -484,9 +493,13 @@ func (b *bucketed) drawn() Series {
 
 // bucketRates returns, per run, the request rate in each bucket of bucketMs
 // milliseconds.
-func bucketRates(q store.Querier, exp string, bucketMs int64) (map[string]*bucketed, error) {
-	r, err := analyze.Query(q, "buckets", nil, `SELECT run, floor(t_ms / ?)::BIGINT AS bucket, sum(count)::BIGINT AS n
-		FROM requests WHERE experiment = ? AND t_ms IS NOT NULL GROUP BY ALL ORDER BY run, bucket`, bucketMs, exp)
+func bucketRates(q store.Querier, o Options, exp string, bucketMs int64) (map[string]*bucketed, error) {
+	sql := `SELECT run, floor(t_ms / ?)::BIGINT AS bucket, sum(count)::BIGINT AS n
+		FROM requests WHERE experiment = ? AND t_ms IS NOT NULL GROUP BY ALL ORDER BY run, bucket`
+	if o.remote != nil { // the buckets' step
+		sql = `SELECT run, bucket, n FROM _report_buckets WHERE width = ? AND ? IS NOT NULL ORDER BY run, bucket`
+	}
+	r, err := analyze.Query(q, "buckets", nil, sql, bucketMs, exp)
 	if err != nil {
 		return nil, err
 	}

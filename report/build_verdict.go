@@ -100,14 +100,14 @@ func hypothesisVerdict(q store.Querier, e store.Experiment, o Options) ([]Value,
 	if o.custom() {
 		return customVerdict(q, e, o, w)
 	}
-	r, err := analyze.Falsification(q, analyze.FalsificationOptions{Experiment: e.Name, Window: o.Window, Margins: []float64{o.Margin}})
+	r, err := o.falsification(q, analyze.FalsificationOptions{Experiment: e.Name, Window: o.Window, Margins: []float64{o.Margin}})
 	if err != nil || len(r.Rows) == 0 {
 		return nil, err
 	}
 	baseline := toFloat(r.Rows[0][r.Col("baseline")])
 	threshold := fmt.Sprintf("ok share ≥ %s (control baseline %s − margin %s) per %s window",
 		analyze.Human(baseline-o.Margin, "share"), analyze.Human(baseline, "share"), analyze.Human(o.Margin, "share"), windowName(w))
-	return judgedVerdict(q, e, w, r, threshold)
+	return judgedVerdict(q, e, o, w, r, threshold)
 }
 
 // custom reports a hypothesis named by flags (--metric, the sides, a
@@ -121,7 +121,7 @@ func customVerdict(q store.Querier, e store.Experiment, o Options, w hypothesis.
 	if err != nil {
 		return nil, err
 	}
-	r, err := analyze.Falsification(q, analyze.FalsificationOptions{Experiment: e.Name, Window: o.Window,
+	r, err := o.falsification(q, analyze.FalsificationOptions{Experiment: e.Name, Window: o.Window,
 		Hypothesis: o.Hypothesis, Bounds: []hypothesis.Bound{th}})
 	if err != nil || len(r.Rows) == 0 {
 		return nil, err
@@ -133,7 +133,7 @@ func customVerdict(q store.Querier, e store.Experiment, o Options, w hypothesis.
 	}
 	threshold := fmt.Sprintf("%s (threshold %s) per %s window", th.Describe(m),
 		humanIn(value, hypothesis.MetricUnit(m)), windowName(w))
-	return judgedVerdict(q, e, w, r, threshold)
+	return judgedVerdict(q, e, o, w, r, threshold)
 }
 
 // thresholdValue is the first row's threshold: its column under a bound,
@@ -150,7 +150,7 @@ func thresholdValue(r *analyze.Result, margin float64) (float64, error) {
 }
 
 // judgedVerdict reads a one-threshold falsification result.
-func judgedVerdict(q store.Querier, e store.Experiment, w hypothesis.Window, r *analyze.Result, threshold string) ([]Value, error) {
+func judgedVerdict(q store.Querier, e store.Experiment, o Options, w hypothesis.Window, r *analyze.Result, threshold string) ([]Value, error) {
 	row := r.Rows[0]
 	ctlF, ctlN := toInt(row[r.Col("control_falsified")]), toInt(row[r.Col("control_windows")])
 	expF, expN := toInt(row[r.Col("experiment_falsified")]), toInt(row[r.Col("experiment_windows")])
@@ -163,7 +163,7 @@ func judgedVerdict(q store.Querier, e store.Experiment, w hypothesis.Window, r *
 			fmt.Sprintf("%s; experiment: 0 of %s falsified; %s", threshold, hypothesis.Plural(expN, "window"), alarms)}, nil
 	}
 	first := toInt(row[r.Col("first_falsified_window")])
-	at, err := windowStart(q, e, w, first)
+	at, err := windowStart(q, e, o, w, first)
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +173,14 @@ func judgedVerdict(q store.Querier, e store.Experiment, w hypothesis.Window, r *
 
 // windowStart is " (from t = … ms)" for a window of the experiment run,
 // or "" when its rows carry no t_ms.
-func windowStart(q store.Querier, e store.Experiment, w hypothesis.Window, window int64) (string, error) {
+func windowStart(q store.Querier, e store.Experiment, o Options, w hypothesis.Window, window int64) (string, error) {
+	if o.remote != nil {
+		at, err := o.remoteWindowStart(q, e, window)
+		if err != nil || !at.Valid {
+			return "", err
+		}
+		return fmt.Sprintf(" (from t = %s ms)", trimFloatText(at.Float64)), nil
+	}
 	n, ms := w.SQLArgs()
 	r, err := analyze.Query(q, "window", nil, `SELECT first_t_ms FROM windows(?, 'experiment', size_n := ?, size_ms := ?) WHERE window_no = ?`,
 		e.Name, n, ms, window)
@@ -194,14 +201,14 @@ func stopVerdict(q store.Querier, e store.Experiment, o Options) ([]Value, error
 		}
 		so.Hypothesis, so.Bound = o.Hypothesis, &th
 	}
-	r, err := analyze.StopDamage(q, so)
+	r, err := o.stopDamage(q, so)
 	if err != nil || len(r.Rows) == 0 {
 		return nil, err
 	}
 	row := r.Rows[0]
 	question := fmt.Sprintf("stop after %s", stopWindows(o.StopAfter))
 	until, total := toInt(row[r.Col("damage_until_stop")]), toInt(row[r.Col("total_damage")])
-	tagged := taggedLog(q, e)
+	tagged := taggedLog(q, e, o)
 	if row[r.Col("stop_window")] == nil {
 		return []Value{question, "never fires", damaged(total, tagged) + ", none prevented"}, nil
 	}
@@ -217,8 +224,8 @@ func stopVerdict(q store.Querier, e store.Experiment, o Options) ([]Value, error
 // taggedLog reports whether the experiment run tags requests; stop-damage
 // counts tagged requests not ok, or, in a log without tags, requests not ok
 // (as the stop-damage note says).
-func taggedLog(q store.Querier, e store.Experiment) bool {
-	tagged, err := hypothesis.HasTags(q, hypothesis.Side{Experiment: e.Name, Role: "experiment"})
+func taggedLog(q store.Querier, e store.Experiment, o Options) bool {
+	tagged, err := o.hasTags(q, e)
 	return err != nil || tagged
 }
 
@@ -244,13 +251,13 @@ func damaged(n int64, tagged bool) string {
 // blastVerdict is the blast radius multiplier, when the experiment has a
 // plan; why says what is missing otherwise.
 func blastVerdict(q store.Querier, e store.Experiment, o Options) (row []Value, why string, err error) {
-	if ok, err := hasRoles(q, e.Name, "experiment"); !ok || err != nil {
+	if ok, err := hasRoles(q, o, e.Name, "experiment"); !ok || err != nil {
 		return nil, "", err
 	}
 	if ok, err := blastApplies(q, e, o); err != nil || !ok {
 		return nil, o.say("The blast-radius section is left out: the log tags no requests and has no plan; give {planned} 'SQL boolean' (or store it with {set} planned=…) to compare."), err
 	}
-	r, err := analyze.BlastRadius(q, analyze.BlastRadiusOptions{Experiment: e.Name, Planned: o.Planned})
+	r, err := o.blastRadius(q, analyze.BlastRadiusOptions{Experiment: e.Name, Planned: o.Planned})
 	if err != nil || len(r.Rows) == 0 {
 		return nil, "", err
 	}

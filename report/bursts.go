@@ -70,11 +70,10 @@ func quietPeaks(cmp *analyze.Result) *analyze.Result {
 
 // burstVerdict is a verdict line only when a 1 s view hides a burst.
 func burstVerdict(q store.Querier, e store.Experiment, o Options) ([]Value, error) {
-	var n int64
-	if err := q.QueryRow(`SELECT count(*) FROM requests WHERE experiment = ? AND t_ms IS NOT NULL`, e.Name).Scan(&n); err != nil || n == 0 {
+	if n, err := o.timedRows(q, e); err != nil || n == 0 {
 		return nil, err
 	}
-	cmp, err := peaks100msVs1s(q, e.Name)
+	cmp, err := peaks100msVs1s(q, o, e.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -87,8 +86,8 @@ func burstVerdict(q store.Querier, e store.Experiment, o Options) ([]Value, erro
 
 // peaks100msVs1s is the peaks comparison at 100 ms and 1 s of an
 // experiment, which the resolution section and the burst verdict read.
-func peaks100msVs1s(q store.Querier, experiment string) (*analyze.Result, error) {
-	peaks, err := analyze.Peaks(q, analyze.PeaksOptions{Experiment: experiment, ResolutionsMs: []int64{100, 1000}})
+func peaks100msVs1s(q store.Querier, o Options, experiment string) (*analyze.Result, error) {
+	peaks, err := o.peaks(q, analyze.PeaksOptions{Experiment: experiment, ResolutionsMs: []int64{100, 1000}})
 	if err != nil {
 		return nil, err
 	}

@@ -53,9 +53,9 @@ func (f fault) secondsBand() []Band {
 // faultWindow finds the fault window of experiment e (see above).
 func faultWindow(q store.Querier, e store.Experiment, o Options, side hypothesis.Side) (fault, error) {
 	if o.StartSet {
-		return startFault(q, side, o.Start, o.say("fault window (from request %d, {start}, to the run's end)", o.Start))
+		return startFault(q, o, side, o.Start, o.say("fault window (from request %d, {start}, to the run's end)", o.Start))
 	}
-	f, err := actionsFault(q, e.Name)
+	f, err := actionsFault(q, o, e.Name)
 	if err != nil || f.known() {
 		return f, err
 	}
@@ -63,16 +63,20 @@ func faultWindow(q store.Querier, e store.Experiment, o Options, side hypothesis
 		return fault{Label: "fault window (stored affected_from_ms to affected_to_ms)", FromMs: span.FromMs, ToMs: span.ToMs, FromPos: -1}, nil
 	}
 	if start, ok := e.Number("start"); ok && start >= 0 && start == math.Trunc(start) {
-		return startFault(q, side, int64(start), fmt.Sprintf("fault window (from request %d, the stored start, to the run's end)", int64(start)))
+		return startFault(q, o, side, int64(start), fmt.Sprintf("fault window (from request %d, the stored start, to the run's end)", int64(start)))
 	}
 	return noFault, nil
 }
 
 // actionsFault spans the Chaos Toolkit actions of the experiment.
-func actionsFault(q store.Querier, exp string) (fault, error) {
+func actionsFault(q store.Querier, o Options, exp string) (fault, error) {
 	var from, to sql.NullFloat64
-	err := q.QueryRow(`SELECT min(t_ms) FILTER (WHERE type = 'action_start'), max(t_ms)
-		FROM events WHERE experiment = ? AND type IN ('action_start', 'action_end') AND t_ms IS NOT NULL`, exp).Scan(&from, &to)
+	sql := `SELECT min(t_ms) FILTER (WHERE type = 'action_start'), max(t_ms)
+		FROM events WHERE experiment = ? AND type IN ('action_start', 'action_end') AND t_ms IS NOT NULL`
+	if o.remote != nil { // the events' step
+		sql = `SELECT action_from_ms, action_to_ms FROM _report_events WHERE ? IS NOT NULL`
+	}
+	err := q.QueryRow(sql, exp).Scan(&from, &to)
 	if err != nil || !from.Valid {
 		return noFault, err
 	}
@@ -81,7 +85,10 @@ func actionsFault(q store.Querier, exp string) (fault, error) {
 
 // startFault is the window from position pos of the treatment side to its
 // end, with its times when the rows have them.
-func startFault(q store.Querier, side hypothesis.Side, pos int64, label string) (fault, error) {
+func startFault(q store.Querier, o Options, side hypothesis.Side, pos int64, label string) (fault, error) {
+	if o.remote != nil {
+		return o.remoteStartFault(q, side, pos, label)
+	}
 	f := fault{Label: label, FromMs: math.NaN(), ToMs: math.NaN(), FromPos: pos}
 	where, args := sideWhere(side)
 	var from, to sql.NullFloat64
@@ -115,7 +122,7 @@ func sideWhere(s hypothesis.Side) (string, []any) {
 // sides it names (e.g. no control run) gives ok false, not an error: the
 // charts then draw what there is.
 func reportSides(q store.Querier, e store.Experiment, o Options) (s hypothesis.Sides, ok bool, err error) {
-	s, err = hypothesis.ResolveSides(q, e, o.Hypothesis, true)
+	s, err = o.resolveSides(q, e)
 	var missing *hypothesis.SidesError
 	if errors.As(err, &missing) {
 		return s, false, nil
@@ -124,7 +131,10 @@ func reportSides(q store.Querier, e store.Experiment, o Options) (s hypothesis.S
 }
 
 // sideRuns lists the runs of a side, in the report's order.
-func sideRuns(q store.Querier, s hypothesis.Side) ([]string, error) {
+func sideRuns(q store.Querier, o Options, s hypothesis.Side) ([]string, error) {
+	if o.remote != nil {
+		return remoteSideRuns(q, s)
+	}
 	where, args := sideWhere(s)
 	return store.QueryStrings(q, `SELECT run FROM requests WHERE `+where+` GROUP BY run ORDER BY min(seq), run`, args...)
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/rewind-dev/rewind/analyze"
 	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/ingest"
 	"github.com/rewind-dev/rewind/internal/progress"
@@ -89,8 +88,11 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if eng.on() {
-		return &analyze.NotOnEngineError{Engine: "Spark", Analysis: "report", Missing: "its sections (the timeline, the tables, the charts) have no reduce steps for Spark"}
+	if eng.on() && fs.Changed("db") {
+		return usagef("--spark reads a dataset, not a database: give --dataset PATH instead of --db")
+	}
+	if eng.on() && o.db.dataset == "" {
+		return usagef("--spark reads a dataset: give --dataset PATH too")
 	}
 	if err := o.slo.read(fs, &o.lib); err != nil {
 		return err
@@ -129,12 +131,17 @@ func runReport(ctx context.Context, e *env, args []string) error {
 	if err := ingestForReport(ctx, e, &o.db, fs.Args()); err != nil {
 		return err
 	}
+	if eng.on() {
+		return eng.report(ctx, e, &o)
+	}
 	db, err := o.db.openRead(ctx)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	return writeReport(ctx, e, db, &o)
+	return writeReport(ctx, e, &o, func(lib rpt.Options) (rpt.Document, error) {
+		return rpt.Build(store.WithContext(ctx, db), lib)
+	})
 }
 
 // readHypothesis reads the hypothesis flags the timeline and the latency
@@ -199,7 +206,9 @@ func ingestForReport(ctx context.Context, e *env, d *dbFlags, files []string) er
 	return db.Close()
 }
 
-func writeReport(ctx context.Context, e *env, db *store.DB, o *reportOptions) error {
+// writeReport builds the report (build: on a database, or on an engine)
+// and prints or writes it.
+func writeReport(ctx context.Context, e *env, o *reportOptions, build func(rpt.Options) (rpt.Document, error)) error {
 	var bar *progress.Bar // by section; nil until the total is known
 	o.lib.Progress = func(done, total int) {
 		if bar == nil {
@@ -208,7 +217,7 @@ func writeReport(ctx context.Context, e *env, db *store.DB, o *reportOptions) er
 		bar.Set(int64(done))
 	}
 	o.lib.Name = flagName // the notes' hints name the flags to give
-	doc, err := rpt.Build(store.WithContext(ctx, db), o.lib)
+	doc, err := build(o.lib)
 	bar.Finish()
 	if err != nil {
 		return explain(err, "rewind report")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rewind-dev/rewind/analyze"
 	"github.com/rewind-dev/rewind/engine"
+	rpt "github.com/rewind-dev/rewind/report"
 )
 
 // engineFlags are --spark of an analysis: run its per-request work on a
@@ -45,23 +46,49 @@ func (f *engineFlags) run(ctx context.Context, e *env, name, format, path string
 	if f.remote == nil {
 		return &analyze.NotOnEngineError{Engine: "Spark", Analysis: name, Missing: "it has no reduce steps for Spark"}
 	}
-	eng, err := engine.OpenSpark(ctx, f.spark)
+	r, eng, err := f.open(ctx, path)
 	if err != nil {
-		return err
-	}
-	r, err := analyze.OpenRemote(ctx, eng, path)
-	if err != nil {
-		eng.Close()
 		return err
 	}
 	defer r.Close()
 	first, second, err := f.remote(r)
-	if os.Getenv("REWIND_SPARK_STATS") != "" { // bench/spark.sh
-		st := eng.Stats()
-		fmt.Fprintf(e.stderr, "spark: %d reduce steps, %d bytes of Arrow pulled\n", st.Steps, st.Bytes)
-	}
+	stats(e, eng)
 	if err != nil {
 		return explain(err, "rewind analyze "+name)
 	}
 	return printTwo(e, first, second, format)
+}
+
+// open opens the engine and the dataset at path on it.
+func (f *engineFlags) open(ctx context.Context, path string) (*analyze.Remote, *engine.Spark, error) {
+	eng, err := engine.OpenSpark(ctx, f.spark)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := analyze.OpenRemote(ctx, eng, path)
+	if err != nil {
+		eng.Close()
+		return nil, nil, err
+	}
+	return r, eng, nil
+}
+
+// stats prints what the engine did, for bench/spark.sh.
+func stats(e *env, eng *engine.Spark) {
+	if os.Getenv("REWIND_SPARK_STATS") != "" {
+		st := eng.Stats()
+		fmt.Fprintf(e.stderr, "spark: %d reduce steps, %d bytes of Arrow pulled\n", st.Steps, st.Bytes)
+	}
+}
+
+// report builds the report on the Spark cluster over --dataset and prints
+// or writes it as the local report is.
+func (f *engineFlags) report(ctx context.Context, e *env, o *reportOptions) error {
+	r, eng, err := f.open(ctx, o.db.dataset)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	defer stats(e, eng)
+	return writeReport(ctx, e, o, func(lib rpt.Options) (rpt.Document, error) { return rpt.BuildOn(r, lib) })
 }
