@@ -89,7 +89,7 @@ func decodeCLF(server, layoutText string) func(in *input, c *collector) (record.
 			return nil, record.LineErr(1, "not a Common Log Format line (nginx, Apache, Traefik): give the server's log format with {log-format}")
 		}
 		c.timeStepMs = d.lo.timeStep()
-		return decodeChunks(in.Reader(), 1, lineEnd, 0, d.chunk, c), nil
+		return record.Chunks(in.Reader(), 1, record.LineEnd, 0, d.chunk), nil
 	}
 }
 
@@ -118,15 +118,16 @@ type clfDecoder struct {
 
 // chunk decodes one chunk's lines (decodeChunks runs one per core), with
 // a decoder and a collector of its own.
-func (d clfDecoder) chunk(ch fileChunk) chunkResult {
+func (d clfDecoder) chunk(ch record.Chunk) record.ChunkResult {
+	file := d.c
 	d.c, d.attrs, d.lastTime = newCollector(), attrList{}, ""
 	var r record.Row
 	var vals [][]byte
-	data, line := ch.data, ch.firstLine
+	data, line := ch.Data, ch.FirstLine
 	if line == 1 {
 		data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	}
-	batches, err := chunkBatches(0, data, func(bt *record.Builder) (bool, error) {
+	batches, err := record.ChunkBatches(0, data, func(bt *record.Builder) (bool, error) {
 		if len(data) == 0 {
 			return false, nil
 		}
@@ -145,11 +146,11 @@ func (d clfDecoder) chunk(ch fileChunk) chunkResult {
 	})
 	if err != nil {
 		d.c.release()
-		return chunkResult{err: err}
+		return record.ChunkResult{Err: err}
 	}
 	d.c.timeStepMs = d.lo.timeStep()
 	d.warn()
-	return chunkResult{batches: batches, c: d.c}
+	return record.ChunkResult{Batches: batches, Done: func() { file.absorb(d.c) }, Drop: d.c.release}
 }
 
 func (d *clfDecoder) warn() {

@@ -15,6 +15,7 @@ import (
 	"github.com/rewind-dev/rewind/ingest/format/chaostoolkit"
 	"github.com/rewind-dev/rewind/ingest/format/har"
 	"github.com/rewind-dev/rewind/ingest/format/traces"
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // documentFormats read a file whole: the document cap applies to them.
@@ -112,8 +113,8 @@ func TestRecordCapCompressed(t *testing.T) {
 // quote makes the rest of the file one) fails once longer than the cap and
 // a chunk, at the line it starts.
 func TestRecordCapCSVQuoted(t *testing.T) {
-	defer func(n int) { chunkBytes = n }(chunkBytes)
-	chunkBytes = 16 << 10
+	defer func(n int) { record.ChunkBytes = n }(record.ChunkBytes)
+	record.ChunkBytes = 16 << 10
 	var b strings.Builder
 	b.WriteString("run,req,t_ms,latency_ms,outcome\na,1,1,5,ok\na,2,2,5,\"")
 	for b.Len() < 4*testCap {
