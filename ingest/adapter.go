@@ -86,6 +86,13 @@ func detectFormat(path string, head []byte) (record.Format, error) {
 	if err := refused(head); err != nil {
 		return nil, err
 	}
+	for _, f := range formats {
+		if r, ok := f.(record.Refuser); ok {
+			if err := r.Refuses(head); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if err := serviceLogRefusal(path, head); err != nil {
 		return nil, err
 	}
@@ -95,6 +102,34 @@ func detectFormat(path string, head []byte) (record.Format, error) {
 		}
 	}
 	return nil, param.Errorf("from", "unknown format (want one of %s; name it with {from})", strings.Join(Formats, ", "))
+}
+
+// layouted is the first format of the registry that reads lines by a
+// layout the user gives ({log-format}).
+func layouted() (record.Format, record.Layouted) {
+	for _, f := range formats {
+		if l, ok := f.(record.Layouted); ok {
+			return f, l
+		}
+	}
+	panic("ingest: no format of the registry reads a {log-format}")
+}
+
+// checkLogFormat refuses a format line that does not read, and a server
+// or a format given with a format that is not a text access log.
+func checkLogFormat(opts Options) error {
+	if opts.Server != "" && opts.LogFormat == "" {
+		return param.Errorf("server", "{server} names the language of {log-format}: give the server's format line with it")
+	}
+	if opts.LogFormat == "" {
+		return nil
+	}
+	f, l := layouted()
+	if opts.From != "" && opts.From != f.Name() {
+		return param.Errorf("log-format", "{log-format} reads text access logs ({from} %s), not {from} %s", f.Name(), opts.From)
+	}
+	_, err := l.WithLayout(opts.Server, opts.LogFormat)
+	return err
 }
 
 // wholeDoc adapts a decoder of a whole in-memory document.

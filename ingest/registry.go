@@ -6,6 +6,7 @@ import (
 	"github.com/rewind-dev/rewind/ingest/format/aws"
 	"github.com/rewind-dev/rewind/ingest/format/caddy"
 	"github.com/rewind-dev/rewind/ingest/format/chaostoolkit"
+	"github.com/rewind-dev/rewind/ingest/format/clf"
 	"github.com/rewind-dev/rewind/ingest/format/envoytext"
 	"github.com/rewind-dev/rewind/ingest/format/gatling"
 	"github.com/rewind-dev/rewind/ingest/format/gcplb"
@@ -44,9 +45,9 @@ var formats = []record.Format{
 	traefik.Format{},
 	gcplb.Format{},
 	access.Format{},
-	format{name: FormatSquid, about: "Squid's native access log (logformat squid)", detect: detectSquidFormat(FormatSquid), decode: decodeSquidFormat(FormatSquid)},
-	format{name: FormatTrafficServer, about: "Apache Traffic Server's squid-format access log", detect: detectSquidFormat(FormatTrafficServer), decode: decodeSquidFormat(FormatTrafficServer)},
-	format{name: FormatCLF, about: "text access logs: NCSA common, combined, vhost_combined (nginx, Apache, Traefik) with their timing fields, or any layout given with {log-format}", detect: detectCLF, decode: decodeCLF("", ""), lineOrder: true, tsOnly: true},
+	clf.Squid{},
+	clf.TrafficServer{},
+	clf.CLF{},
 	format{name: FormatJSON, about: "a JSON array of canonical records", detect: detectJSONArray, decode: wholeDoc(decodeJSONArray)},
 	format{name: FormatNDJSON, about: "canonical NDJSON, one record per line (.ndjson, .jsonl)", detect: detectNDJSON, decode: decodeNDJSONInput, lineOrder: true},
 	k6.CSV{},

@@ -40,6 +40,27 @@ type Streamed interface {
 	TimesFromTs() bool
 }
 
+// Layouted is what a Format of text lines may also implement: it reads
+// lines by a layout the user gives ({log-format}, in the language of
+// {server}). The ingest takes the first format of the registry that does
+// for a given layout.
+type Layouted interface {
+	// WithLayout is the format that reads by the server's format line
+	// text (server "" when the line tells), or the line's error, which
+	// names {log-format}.
+	WithLayout(server, text string) (Format, error)
+}
+
+// Refuser is what a Format may also implement: it refuses a file near its
+// own that it will not guess at (a line two servers write with different
+// meanings), saying what to do instead. The ingest asks every format
+// before detecting one, and not when {from} names the format.
+type Refuser interface {
+	// Refuses is the refusal of the file whose first bytes are head, nil
+	// when it has none.
+	Refuses(head []byte) *param.Error
+}
+
 // Input is one file to decode, decompressed, under the ingest's caps. A
 // decoder reads it in exactly one way: Reader, All or ReaderAt.
 type Input interface {

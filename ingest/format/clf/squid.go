@@ -1,4 +1,4 @@
-package ingest
+package clf
 
 import (
 	"bytes"
@@ -7,9 +7,9 @@ import (
 	"github.com/rewind-dev/rewind/ingest/record"
 )
 
-// FormatSquid names Squid's native access log (logformat squid:
+// SquidName names Squid's native access log (logformat squid:
 // %ts.%03tu %6tr %>a %Ss/%03>Hs %<st %rm %ru %[un %Sh/%<a %mt) and
-// FormatTrafficServer Traffic Server's squid format (%<cqtq> %<ttms>
+// TrafficServerName Traffic Server's squid format (%<cqtq> %<ttms>
 // %<chi> %<crc>/%<pssc> %<psql> %<cqhm> %<cquc> %<caun> %<phr>/%<shn>
 // %<psct>). The lines look alike, but their times do not mean the same:
 // Squid writes the time the transaction ended (ts = it less %tr), Traffic
@@ -19,8 +19,8 @@ import (
 // naming both. One row per line; latency_ms = %tr or %<ttms>, status =
 // the code after the slash, every other field in attrs.
 const (
-	FormatSquid         = "squid"
-	FormatTrafficServer = "trafficserver"
+	SquidName         = "squid"
+	TrafficServerName = "trafficserver"
 )
 
 // squidLine is the shape both write: time, response time, client,
@@ -39,20 +39,18 @@ func squidKind(line []byte) string {
 	hier := bytes.HasPrefix(m[3], []byte("HIER_"))
 	switch {
 	case (padded || len(m[2]) >= 6) && hier:
-		return FormatSquid
+		return SquidName
 	case unpadded && !hier:
-		return FormatTrafficServer
+		return TrafficServerName
 	}
 	return "both"
 }
 
-// detectSquidFormat takes a first line of kind (the ambiguous ones are
-// refused before: refusals).
-func detectSquidFormat(kind string) func(string, []byte) bool {
-	return func(_ string, head []byte) bool {
-		line := record.FirstLine(head)
-		return len(line) > 0 && squidKind(line) == kind
-	}
+// detectSquid takes a first line of kind (the ambiguous ones are refused
+// before: Squid.Refuses).
+func detectSquid(kind string, head []byte) bool {
+	line := record.FirstLine(head)
+	return len(line) > 0 && squidKind(line) == kind
 }
 
 func isAmbiguousSquid(head []byte) bool {
@@ -60,13 +58,16 @@ func isAmbiguousSquid(head []byte) bool {
 	return len(line) > 0 && line[0] >= '0' && line[0] <= '9' && squidKind(line) == "both"
 }
 
-// squidFormats are the format lines of the two logs.
-var squidFormats = map[string][2]string{
-	FormatSquid:         {"squid", "squid"},
-	FormatTrafficServer: {"trafficserver", `%<cqtq> %<ttms> %<chi> %<crc>/%<pssc> %<psql> %<cqhm> %<cquc> %<caun> %<phr>/%<shn> %<psct>`},
+// squidLayouts are the two logs' layouts, read from their format lines.
+var squidLayouts = map[string]*layout{
+	SquidName:         mustLayout("squid", "squid"),
+	TrafficServerName: mustLayout("trafficserver", `%<cqtq> %<ttms> %<chi> %<crc>/%<pssc> %<psql> %<cqhm> %<cquc> %<caun> %<phr>/%<shn> %<psct>`),
 }
 
-func decodeSquidFormat(kind string) func(in *input, c *collector) (record.Produce, error) {
-	f := squidFormats[kind]
-	return decodeCLF(f[0], f[1])
+func mustLayout(server, text string) *layout {
+	lo, err := parseServerLayout(server, text)
+	if err != nil {
+		panic(err)
+	}
+	return lo
 }

@@ -1,4 +1,4 @@
-package ingest
+package clf
 
 import (
 	"bytes"
@@ -64,7 +64,7 @@ func (lo *layout) valueEnd(i int, b []byte, pos int) (int, error) {
 				return j, nil
 			}
 		}
-		return 0, &LineError{Field: f.name, Msg: "no closing quote"}
+		return 0, &record.LineError{Field: f.name, Msg: "no closing quote"}
 	}
 	from := pos
 	if f.role == roleTime {
@@ -84,7 +84,7 @@ func (lo *layout) valueEnd(i int, b []byte, pos int) (int, error) {
 		j = bytes.Index(b[pos:], []byte(next))
 	}
 	if j < 0 {
-		return 0, &LineError{Field: f.name, Msg: fmt.Sprintf("want %q after it, got %q", next, record.Truncate(string(b[pos:]), 40))}
+		return 0, &record.LineError{Field: f.name, Msg: fmt.Sprintf("want %q after it, got %q", next, record.Truncate(string(b[pos:]), 40))}
 	}
 	return from + j, nil
 }
@@ -113,7 +113,7 @@ func (lo *layout) mismatch(i int, b []byte, pos int) error {
 	if i > 0 && lo.items[i-1].f != nil {
 		after = lo.items[i-1].f.name
 	}
-	return &LineError{Msg: fmt.Sprintf("does not match the log format at column %d (after %s): want %q, got %q",
+	return &record.LineError{Msg: fmt.Sprintf("does not match the log format at column %d (after %s): want %q, got %q",
 		pos+1, after, lo.items[i].lit, record.Truncate(string(b[pos:]), 40))}
 }
 

@@ -1,4 +1,4 @@
-package ingest
+package clf
 
 import (
 	"fmt"
@@ -125,9 +125,4 @@ func FuzzServerLogFormat(f *testing.F) {
 		r.Reset(1)
 		_, _ = d.line(&r, []byte(line), nil)
 	})
-}
-
-func FuzzSquid(f *testing.F) { fuzzFormat(f, FormatSquid, "testdata/real/squid/native/input*") }
-func FuzzTrafficServer(f *testing.F) {
-	fuzzFormat(f, FormatTrafficServer, "testdata/real/trafficserver/squid/input*")
 }

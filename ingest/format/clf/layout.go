@@ -1,9 +1,9 @@
-package ingest
+package clf
 
 import (
 	"errors"
 
-	"github.com/rewind-dev/rewind/ingest/format/logformat"
+	"github.com/rewind-dev/rewind/ingest/format/clf/logformat"
 	"github.com/rewind-dev/rewind/internal/param"
 )
 
@@ -126,22 +126,6 @@ func endNoLatencyWarning(lo *layout, given bool) *param.Error {
 	}
 	return param.Textf("%s writes this log's time when a request ends and the log has no duration: "+
 		"ts is each request's end, not its start (add the duration to the server's format to tell them apart)", lo.serverName())
-}
-
-// checkLogFormat refuses a format line that does not read, and a server
-// or a format given with a format that is not a text access log.
-func checkLogFormat(opts Options) error {
-	if opts.Server != "" && opts.LogFormat == "" {
-		return param.Errorf("server", "{server} names the language of {log-format}: give the server's format line with it")
-	}
-	if opts.LogFormat == "" {
-		return nil
-	}
-	if opts.From != "" && opts.From != FormatCLF {
-		return param.Errorf("log-format", "{log-format} reads text access logs ({from} %s), not {from} %s", FormatCLF, opts.From)
-	}
-	_, err := parseServerLayout(opts.Server, opts.LogFormat)
-	return err
 }
 
 // guessedWarning says, once per file, that a bare %-format line was read

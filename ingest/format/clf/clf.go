@@ -1,4 +1,4 @@
-package ingest
+package clf
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"github.com/rewind-dev/rewind/ingest/record"
 )
 
-// FormatCLF names text access logs: the NCSA Common Log Format and the
+// Name names text access logs: the NCSA Common Log Format and the
 // layouts built on it that nginx, Apache and Traefik write, read either by
 // recognising the layout (common, combined, vhost_combined, followed by the
 // timing fields operators add) or from the server's own log_format /
@@ -27,7 +27,7 @@ import (
 // Every other field goes to attrs under nginx's variable name (Apache's
 // directives are named alike: %{User-Agent}i is http_user_agent), with
 // the request line split into method, path and protocol. "-" is no value.
-const FormatCLF = "clf"
+const Name = "clf"
 
 // clfLayouts are the layouts recognised without --log-format, most fields
 // first. Their time is the logged one; the trailing fields tell whether it
@@ -76,21 +76,19 @@ func recognisedLayout(line []byte) *layout {
 	return nil
 }
 
-func decodeCLF(server, layoutText string) func(in *input, c *collector) (record.Produce, error) {
-	return func(in *input, c *collector) (record.Produce, error) {
-		d := clfDecoder{run: record.RunName(in.DetectName()), c: c}
-		if layoutText != "" {
-			lo, err := parseServerLayout(server, layoutText)
-			if err != nil {
-				return nil, err
-			}
-			d.lo, d.given = lo, true
-		} else if d.lo = recognisedLayout(record.FirstLine(in.head)); d.lo == nil {
+// decode reads the input's lines by lo (nil: the layout recognised from
+// the first line); given says lo came with {log-format}.
+func decode(in record.Input, out record.Sink, lo *layout, given bool) (record.Produce, error) {
+	d := clfDecoder{run: record.RunName(in.DetectName()), lo: lo, given: given, said: &said{}}
+	if lo == nil {
+		if d.lo = recognisedLayout(record.FirstLine(in.Head())); d.lo == nil {
 			return nil, record.LineErr(1, "not a Common Log Format line (nginx, Apache, Traefik): give the server's log format with {log-format}")
 		}
-		c.timeStepMs = d.lo.timeStep()
-		return record.Chunks(in.Reader(), 1, record.LineEnd, 0, d.chunk), nil
 	}
+	out.TimeStep(d.lo.timeStep())
+	return record.Chunks(in.Reader(), 1, record.LineEnd, 0, func(ch record.Chunk) record.ChunkResult {
+		return d.chunk(ch, out)
+	}), nil
 }
 
 // clfDecoder reads the lines of one file with one layout.
@@ -98,7 +96,6 @@ type clfDecoder struct {
 	lo    *layout
 	given bool // the layout came with --log-format: a line must end where it does
 	run   string
-	c     *collector
 	attrs attrList
 	// last is the time text last read and its value: a busy log repeats
 	// each second's text on many lines.
@@ -114,13 +111,20 @@ type clfDecoder struct {
 	// startOrEnd is set once a recognised line without a duration gave a
 	// time that one server writes at the start and another at the end.
 	startOrEnd bool
+	// said is what the file's chunks have passed on so far.
+	said *said
 }
 
-// chunk decodes one chunk's lines (decodeChunks runs one per core), with
-// a decoder and a collector of its own.
-func (d clfDecoder) chunk(ch record.Chunk) record.ChunkResult {
-	file := d.c
-	d.c, d.attrs, d.lastTime = newCollector(), attrList{}, ""
+// said is what a file's chunks have passed on to its Sink, in the file's
+// order: each warning once, and a finer time step once.
+type said struct {
+	fineTime, endNoLatency, startOrEnd, guessed bool
+}
+
+// chunk decodes one chunk's lines (record.Chunks runs one per core), with
+// a decoder of its own; what it noticed goes to out in the file's order.
+func (d clfDecoder) chunk(ch record.Chunk, out record.Sink) record.ChunkResult {
+	d.attrs, d.lastTime = attrList{}, ""
 	var r record.Row
 	var vals [][]byte
 	data, line := ch.Data, ch.FirstLine
@@ -145,26 +149,30 @@ func (d clfDecoder) chunk(ch record.Chunk) record.ChunkResult {
 		return true, err
 	})
 	if err != nil {
-		d.c.release()
 		return record.ChunkResult{Err: err}
 	}
-	d.c.timeStepMs = d.lo.timeStep()
-	d.warn()
-	return record.ChunkResult{Batches: batches, Done: func() { file.absorb(d.c) }, Drop: d.c.release}
+	return record.ChunkResult{Batches: batches, Done: func() { d.warn(out) }}
 }
 
-func (d *clfDecoder) warn() {
-	if d.fineTime {
-		d.c.timeStepMs = 0
+// warn passes on, once for the file, what this chunk noticed: the file's
+// times are as fine as its finest chunk's, and each warning is said once.
+func (d *clfDecoder) warn(out record.Sink) {
+	s := d.said
+	if d.fineTime && !s.fineTime {
+		s.fineTime = true
+		out.TimeStep(0)
 	}
-	if d.endNoLatency {
-		d.c.warnings = append(d.c.warnings, endNoLatencyWarning(d.lo, d.given))
+	if d.endNoLatency && !s.endNoLatency {
+		s.endNoLatency = true
+		out.Warn(endNoLatencyWarning(d.lo, d.given))
 	}
-	if d.startOrEnd {
-		d.c.warnings = append(d.c.warnings, startOrEndWarning())
+	if d.startOrEnd && !s.startOrEnd {
+		s.startOrEnd = true
+		out.Warn(startOrEndWarning())
 	}
-	if d.given && d.lo.guessed {
-		d.c.warnings = append(d.c.warnings, guessedWarning())
+	if d.given && d.lo.guessed && !s.guessed {
+		s.guessed = true
+		out.Warn(guessedWarning())
 	}
 }
 
@@ -217,7 +225,7 @@ func (d *clfDecoder) finish(r *record.Row, end bool, latName string) error {
 }
 
 func atLine(err error, line int64) error {
-	if le, ok := err.(*LineError); ok {
+	if le, ok := err.(*record.LineError); ok {
 		c := *le
 		c.Line = line
 		return &c

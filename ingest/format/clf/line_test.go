@@ -1,4 +1,4 @@
-package ingest
+package clf
 
 import (
 	"encoding/json"
