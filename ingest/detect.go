@@ -8,7 +8,6 @@ import (
 
 // Names of the formats rewind reads (see the formats table).
 const (
-	FormatGunluk  = "gunluk"  // the chaos seed's gunluk.json
 	FormatNDJSON  = "ndjson"  // canonical NDJSON (.ndjson, .jsonl)
 	FormatJSON    = "json"    // a JSON array of canonical records
 	FormatCSV     = "csv"     // CSV with a header row
@@ -23,11 +22,6 @@ func detectArrow(_ string, head []byte) bool {
 	return bytes.HasPrefix(head, []byte("ARROW1")) || bytes.HasPrefix(head, []byte{0xff, 0xff, 0xff, 0xff})
 }
 
-func detectGunluk(_ string, head []byte) bool {
-	t := record.JSONText(head)
-	return len(t) > 0 && t[0] == '{' && isGunluk(t)
-}
-
 func detectJSONArray(_ string, head []byte) bool {
 	t := record.JSONText(head)
 	return len(t) > 0 && t[0] == '['
@@ -40,17 +34,6 @@ func detectNDJSON(name string, head []byte) bool {
 
 func detectCSV(name string, head []byte) bool {
 	return record.HasExt(name, ".csv", ".tsv") || looksLikeCSVHeader(record.JSONText(head))
-}
-
-// isGunluk tells the seed's document from a canonical line: its first member
-// is one of the document's keys, not a request column.
-func isGunluk(text []byte) bool {
-	for _, k := range []string{`"N"`, `"PENCERE"`, `"DENEY_BASI"`, `"kontrol"`, `"deney"`} {
-		if bytes.HasPrefix(bytes.TrimLeft(text[1:], " \t\r\n"), []byte(k)) {
-			return true
-		}
-	}
-	return false
 }
 
 func looksLikeCSVHeader(text []byte) bool {

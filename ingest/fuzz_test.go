@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/rewind-dev/rewind/ingest/format/gunluk"
 	"github.com/rewind-dev/rewind/ingest/record"
 )
 
@@ -66,7 +67,7 @@ func FuzzNDJSON(f *testing.F) {
 }
 func FuzzJSON(f *testing.F) { fuzzFormat(f, FormatJSON, "testdata/bad/*/*.json") }
 func FuzzGunluk(f *testing.F) {
-	fuzzFormat(f, FormatGunluk, "../fixtures/chaos/gunluk.json", "testdata/bad/gunluk-*/*")
+	fuzzFormat(f, gunluk.Name, "../fixtures/chaos/gunluk.json", "testdata/bad/gunluk-*/*")
 }
 func FuzzCSV(f *testing.F) {
 	fuzzFormat(f, FormatCSV, "testdata/bad/*/*.csv", "../fixtures/peaks/*.csv")

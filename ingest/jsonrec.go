@@ -39,6 +39,11 @@ func (c *collector) Experiment(params string) {
 	c.experiments = append(c.experiments, expMeta{params: params})
 }
 
+// Run stores a run the file names (record.Sink).
+func (c *collector) Run(r record.RunMeta) {
+	c.runs = append(c.runs, runMeta{experiment: r.Experiment, run: r.Run, role: r.Role, hasRole: r.HasRole, params: r.Params})
+}
+
 // Warn reports what a decoder skipped or assumed (record.Sink).
 func (c *collector) Warn(w *param.Error) { c.warnings = append(c.warnings, w) }
 

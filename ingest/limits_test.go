@@ -13,13 +13,14 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/rewind-dev/rewind/ingest/format/chaostoolkit"
+	"github.com/rewind-dev/rewind/ingest/format/gunluk"
 	"github.com/rewind-dev/rewind/ingest/format/har"
 	"github.com/rewind-dev/rewind/ingest/format/traces"
 	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // documentFormats read a file whole: the document cap applies to them.
-var documentFormats = map[string]bool{har.Name: true, chaostoolkit.Name: true, traces.OTLPName: true, FormatJSON: true, FormatGunluk: true,
+var documentFormats = map[string]bool{har.Name: true, chaostoolkit.Name: true, traces.OTLPName: true, FormatJSON: true, gunluk.Name: true,
 	traces.JaegerName: true, traces.ZipkinName: true}
 
 const testCap = 64 << 10
@@ -61,7 +62,7 @@ func TestRecordCapEveryFormat(t *testing.T) {
 		case "../fixtures/peaks/sekil1.csv":
 			from = FormatCSV
 		case chaosFixture:
-			from = FormatGunluk
+			from = gunluk.Name
 		}
 		if !validFormat(from) || realFormat(filepath.Dir(in), from) != from {
 			continue // a server's log read with its format line (server.txt) is clf, which clf's own case covers

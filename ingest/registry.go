@@ -10,6 +10,7 @@ import (
 	"github.com/rewind-dev/rewind/ingest/format/envoytext"
 	"github.com/rewind-dev/rewind/ingest/format/gatling"
 	"github.com/rewind-dev/rewind/ingest/format/gcplb"
+	"github.com/rewind-dev/rewind/ingest/format/gunluk"
 	"github.com/rewind-dev/rewind/ingest/format/haproxy"
 	"github.com/rewind-dev/rewind/ingest/format/har"
 	"github.com/rewind-dev/rewind/ingest/format/jmeter"
@@ -37,7 +38,7 @@ var formats = []record.Format{
 	traces.Zipkin{},
 	har.Format{},
 	chaostoolkit.Format{},
-	format{name: FormatGunluk, about: "the chaos seed's gunluk.json", detect: detectGunluk, decode: wholeDoc(decodeGunluk)},
+	gunluk.Format{},
 	k6.Format{},
 	vegeta.Format{},
 	caddy.Format{},

@@ -216,12 +216,14 @@ func Fuzz(f *testing.F, s Suite) {
 type Sink struct {
 	Events   []record.Event
 	Params   []string
+	Runs     []record.RunMeta
 	Warnings []*param.Error
 	StepMs   float64
 }
 
 func (s *Sink) Event(e record.Event)     { s.Events = append(s.Events, e) }
 func (s *Sink) Experiment(params string) { s.Params = append(s.Params, params) }
+func (s *Sink) Run(r record.RunMeta)     { s.Runs = append(s.Runs, r) }
 func (s *Sink) Warn(w *param.Error)      { s.Warnings = append(s.Warnings, w) }
 func (s *Sink) TimeStep(ms float64)      { s.StepMs = ms }
 

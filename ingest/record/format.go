@@ -98,11 +98,24 @@ type Sink interface {
 	// Experiment stores parameters (a JSON object's text) of the ingest's
 	// experiment.
 	Experiment(params string)
+	// Run stores a run the file names: its role and parameters, merged
+	// into those already stored.
+	Run(RunMeta)
 	// Warn reports what the decoder skipped or assumed; the ingest goes on.
 	Warn(*param.Error)
 	// TimeStep is the resolution of the times the file logs, in ms, where
 	// the format knows it: times rows get from it may look finer.
 	TimeStep(ms float64)
+}
+
+// RunMeta is what a file says of one run besides its requests: a row of
+// the runs table.
+type RunMeta struct {
+	Experiment string // "" for the ingest's experiment
+	Run        string
+	Role       string
+	HasRole    bool   // Role is given, and replaces the stored one
+	Params     string // a JSON object's text, "" for none
 }
 
 // Event is one side-table row: a replica state, a restart, a chaos action,

@@ -1,10 +1,11 @@
-package ingest
+package gunluk
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/rewind-dev/rewind/ingest/record"
@@ -27,7 +28,7 @@ var gunlukOutcomes = map[string]string{"tam": "ok", "bozulmus": "error"}
 
 var gunlukParams = map[string]string{"N": "n", "PENCERE": "window", "DENEY_BASI": "start"}
 
-func decodeGunluk(data []byte, c *collector) record.Produce {
+func decode(data []byte, out record.Sink) record.Produce {
 	return func(ctx context.Context, emit func(arrow.RecordBatch) error) error {
 		d := record.NewDoc(data)
 		bt := record.NewBuilder()
@@ -68,9 +69,9 @@ func decodeGunluk(data []byte, c *collector) record.Produce {
 		if err := d.Trailing(); err != nil {
 			return err
 		}
-		c.experiments = append(c.experiments, expMeta{params: record.CompactObject(params)})
+		out.Experiment(record.CompactObject(params))
 		for _, run := range []string{"control", "experiment"} {
-			c.runs = append(c.runs, runMeta{run: run, role: run, hasRole: true})
+			out.Run(record.RunMeta{Run: run, Role: run, HasRole: true})
 		}
 		if rb := bt.Flush(); rb != nil {
 			return emit(rb)
@@ -111,9 +112,12 @@ func gunlukRecord(r *record.Row, rec map[string]json.RawMessage, path string) er
 		v := record.JSONVal(raw)
 		switch k {
 		case "istek":
-			if _, err := setField(r, "req", v); err != nil || !r.Is(record.ColReq) {
+			n, err := strconv.ParseInt(strings.TrimSpace(v.Text), 10, 64)
+			if err != nil || v.Kind != 'n' && v.Kind != 's' {
 				return record.FieldErr(r.Line, path+k, "want an integer, got %s", v.Describe())
 			}
+			r.Req = n
+			r.Set(record.ColReq)
 		case "etiketli":
 			if v.Kind != 'b' {
 				return record.FieldErr(r.Line, path+k, "want true or false, got %s", v.Describe())
