@@ -41,9 +41,8 @@ func (f format) Decode(in record.Input, out record.Sink) (record.Produce, error)
 // What a format of this package uses beyond record: in.head (the first
 // bytes as detect saw them), in.guard.max (the record cap) and in.mapRaw
 // (the fields a {map} keeps raw) of its *input; c.Event, c.Warn and the
-// experiments and runs of the *collector; setField and tsField to set a
-// canonical column from a record.Val (values.go); wholeDoc and
-// decodeTypedInput below.
+// experiments and runs of the *collector; setField and record.SetTs to set a
+// canonical column from a record.Val (values.go); and wholeDoc below.
 
 // Formats lists the accepted --from values, in detection order.
 var Formats = func() []string {
@@ -140,15 +139,5 @@ func wholeDoc(dec func(data []byte, c *collector) record.Produce) func(*input, *
 			return nil, err
 		}
 		return dec(data, c), nil
-	}
-}
-
-func decodeTypedInput(kind string) func(*input, *collector) (record.Produce, error) {
-	return func(in *input, c *collector) (record.Produce, error) {
-		ra, size, err := in.ReaderAt()
-		if err != nil {
-			return nil, err
-		}
-		return decodeTypedSource(ra, size, kind), nil
 	}
 }

@@ -8,19 +8,13 @@ import (
 
 // Names of the formats rewind reads (see the formats table).
 const (
-	FormatNDJSON  = "ndjson"  // canonical NDJSON (.ndjson, .jsonl)
-	FormatJSON    = "json"    // a JSON array of canonical records
-	FormatCSV     = "csv"     // CSV with a header row
-	FormatParquet = "parquet" // Apache Parquet
-	FormatArrow   = "arrow"   // Arrow IPC file or stream (.arrow, .feather, .arrows)
+	FormatNDJSON = "ndjson" // canonical NDJSON (.ndjson, .jsonl)
+	FormatJSON   = "json"   // a JSON array of canonical records
+	FormatCSV    = "csv"    // CSV with a header row
 )
 
 // The detection of the formats named above, one function each as the other
 // formats' files have theirs.
-
-func detectArrow(_ string, head []byte) bool {
-	return bytes.HasPrefix(head, []byte("ARROW1")) || bytes.HasPrefix(head, []byte{0xff, 0xff, 0xff, 0xff})
-}
 
 func detectJSONArray(_ string, head []byte) bool {
 	t := record.JSONText(head)

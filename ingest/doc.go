@@ -2,8 +2,8 @@
 // store (which creates the tables: queries/schema.sql).
 //
 // Every format of the registry (registry.go: the packages under
-// ingest/format, and canonical NDJSON, JSON arrays, CSV, Parquet and Arrow
-// IPC, still in this package) is decoded into Arrow record batches of one
+// ingest/format, and canonical NDJSON, JSON arrays and CSV, still in this
+// package) is decoded into Arrow record batches of one
 // staging schema and inserted through DuckDB's Arrow scan, inside one
 // transaction per ingest. A file is validated while it is decoded; the first
 // bad value aborts the transaction with an error naming file:line:field, so

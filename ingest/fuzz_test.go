@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rewind-dev/rewind/ingest/format/gunluk"
+	"github.com/rewind-dev/rewind/ingest/format/typed"
 	"github.com/rewind-dev/rewind/ingest/record"
 )
 
@@ -73,6 +74,6 @@ func FuzzCSV(f *testing.F) {
 	fuzzFormat(f, FormatCSV, "testdata/bad/*/*.csv", "../fixtures/peaks/*.csv")
 }
 func FuzzParquet(f *testing.F) {
-	fuzzFormat(f, FormatParquet, "testdata/fuzz-seeds/*.parquet")
+	fuzzFormat(f, typed.ParquetName, "testdata/fuzz-seeds/*.parquet")
 }
-func FuzzArrow(f *testing.F) { fuzzFormat(f, FormatArrow, "testdata/fuzz-seeds/*.arrow") }
+func FuzzArrow(f *testing.F) { fuzzFormat(f, typed.ArrowName, "testdata/fuzz-seeds/*.arrow") }

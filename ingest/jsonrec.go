@@ -333,7 +333,7 @@ func (c *collector) eventObject(m map[string]json.RawMessage, line int64) error 
 	if raw, ok := m["ts"]; ok && record.JSONVal(raw).Kind != 'z' {
 		var r record.Row
 		r.Reset(line)
-		if err := tsField(&r, record.JSONVal(raw)); err != nil {
+		if err := record.SetTs(&r, record.JSONVal(raw)); err != nil {
 			return record.FieldErr(line, "ts", "%v", err)
 		}
 		ev.TsUs, ev.HasTs = r.TsUs, true

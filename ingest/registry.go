@@ -18,6 +18,7 @@ import (
 	"github.com/rewind-dev/rewind/ingest/format/locust"
 	"github.com/rewind-dev/rewind/ingest/format/traces"
 	"github.com/rewind-dev/rewind/ingest/format/traefik"
+	"github.com/rewind-dev/rewind/ingest/format/typed"
 	"github.com/rewind-dev/rewind/ingest/format/vegeta"
 	"github.com/rewind-dev/rewind/ingest/record"
 )
@@ -31,8 +32,8 @@ import (
 // formats is in detection order: the first whose detect says yes is taken.
 // Specific formats come before the generic ones that would also match.
 var formats = []record.Format{
-	format{name: FormatParquet, about: "Apache Parquet", detect: record.Magic("PAR1"), decode: decodeTypedInput(FormatParquet)},
-	format{name: FormatArrow, about: "Arrow IPC file or stream (.arrow, .feather, .arrows)", detect: detectArrow, decode: decodeTypedInput(FormatArrow)},
+	typed.Parquet{},
+	typed.Arrow{},
 	traces.OTLP{},
 	traces.Jaeger{},
 	traces.Zipkin{},

@@ -1,4 +1,4 @@
-package ingest
+package typed
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	json "github.com/goccy/go-json"
 	"github.com/rewind-dev/rewind/ingest/record"
 )
 
@@ -28,7 +29,7 @@ import (
 func openArrowSource(ctx context.Context, ra io.ReaderAt, size int64, format string) (array.RecordReader, func(), error) {
 	mem := newBoundedAllocator(size)
 	switch format {
-	case FormatArrow:
+	case ArrowName:
 		if err := checkArrowMetadata(ra, size); err != nil {
 			return nil, nil, record.LineErr(0, "%v", err)
 		}
@@ -41,7 +42,7 @@ func openArrowSource(ctx context.Context, ra io.ReaderAt, size int64, format str
 			return nil, nil, record.LineErr(0, "bad Arrow IPC file: %v", err)
 		}
 		return r, r.Release, nil
-	case FormatParquet:
+	case ParquetName:
 		pf, err := file.NewParquetReader(io.NewSectionReader(ra, 0, size), file.WithReadProps(parquet.NewReaderProperties(mem)))
 		if err != nil {
 			return nil, nil, record.LineErr(0, "bad Parquet file: %v", err)
@@ -275,7 +276,7 @@ func tsColumn(src arrow.Array, name string, base int64) (arrow.Array, error) {
 			b.Append(a.Value(i).ToTime(unit).UnixMicro())
 		default:
 			r.Reset(base + int64(i) + 1)
-			if err := tsField(&r, record.Val{Kind: 't', Text: src.ValueStr(i)}); err != nil {
+			if err := record.SetTs(&r, record.Val{Kind: 't', Text: src.ValueStr(i)}); err != nil {
 				return nil, record.FieldErr(r.Line, name, "%v", err)
 			}
 			b.Append(r.TsUs)
@@ -318,4 +319,14 @@ func attrsColumn(rb arrow.RecordBatch, known map[string]bool) (arrow.Array, erro
 		b.Append(compactRaw(m))
 	}
 	return b.NewArray(), nil
+}
+
+func jsonOf(v any) ([]byte, error) { return json.Marshal(v) }
+
+func compactRaw(m map[string][]byte) string {
+	obj := make(map[string]json.RawMessage, len(m))
+	for k, v := range m {
+		obj[k] = v
+	}
+	return record.CompactObject(obj)
 }
