@@ -41,9 +41,8 @@ func (f format) Decode(in record.Input, out record.Sink) (record.Produce, error)
 // What a format of this package uses beyond record: in.head (the first
 // bytes as detect saw them), in.guard.max (the record cap) and in.mapRaw
 // (the fields a {map} keeps raw) of its *input; c.Event, c.Warn and the
-// experiments and runs of the *collector; setField and tsField to set a
-// canonical column from a record.Val (values.go); wholeDoc and
-// decodeTypedInput below.
+// experiments and runs of the *collector; setField and record.SetTs to set a
+// canonical column from a record.Val (values.go); and wholeDoc below.
 
 // Formats lists the accepted --from values, in detection order.
 var Formats = func() []string {
@@ -86,6 +85,13 @@ func detectFormat(path string, head []byte) (record.Format, error) {
 	if err := refused(head); err != nil {
 		return nil, err
 	}
+	for _, f := range formats {
+		if r, ok := f.(record.Refuser); ok {
+			if err := r.Refuses(head); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if err := serviceLogRefusal(path, head); err != nil {
 		return nil, err
 	}
@@ -97,6 +103,34 @@ func detectFormat(path string, head []byte) (record.Format, error) {
 	return nil, param.Errorf("from", "unknown format (want one of %s; name it with {from})", strings.Join(Formats, ", "))
 }
 
+// layouted is the first format of the registry that reads lines by a
+// layout the user gives ({log-format}).
+func layouted() (record.Format, record.Layouted) {
+	for _, f := range formats {
+		if l, ok := f.(record.Layouted); ok {
+			return f, l
+		}
+	}
+	panic("ingest: no format of the registry reads a {log-format}")
+}
+
+// checkLogFormat refuses a format line that does not read, and a server
+// or a format given with a format that is not a text access log.
+func checkLogFormat(opts Options) error {
+	if opts.Server != "" && opts.LogFormat == "" {
+		return param.Errorf("server", "{server} names the language of {log-format}: give the server's format line with it")
+	}
+	if opts.LogFormat == "" {
+		return nil
+	}
+	f, l := layouted()
+	if opts.From != "" && opts.From != f.Name() {
+		return param.Errorf("log-format", "{log-format} reads text access logs ({from} %s), not {from} %s", f.Name(), opts.From)
+	}
+	_, err := l.WithLayout(opts.Server, opts.LogFormat)
+	return err
+}
+
 // wholeDoc adapts a decoder of a whole in-memory document.
 func wholeDoc(dec func(data []byte, c *collector) record.Produce) func(*input, *collector) (record.Produce, error) {
 	return func(in *input, c *collector) (record.Produce, error) {
@@ -105,15 +139,5 @@ func wholeDoc(dec func(data []byte, c *collector) record.Produce) func(*input, *
 			return nil, err
 		}
 		return dec(data, c), nil
-	}
-}
-
-func decodeTypedInput(kind string) func(*input, *collector) (record.Produce, error) {
-	return func(in *input, c *collector) (record.Produce, error) {
-		ra, size, err := in.ReaderAt()
-		if err != nil {
-			return nil, err
-		}
-		return decodeTypedSource(ra, size, kind), nil
 	}
 }

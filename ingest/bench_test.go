@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/rewind-dev/rewind/ingest/format/clf"
 	"github.com/rewind-dev/rewind/ingest/record"
 )
 
@@ -160,7 +161,7 @@ func BenchmarkDecodeCSV(b *testing.B) {
 // BenchmarkIngestCLF, to set beside their wall time and the floor's.
 func BenchmarkDecodeOnly(b *testing.B) {
 	n := benchRows()
-	for _, c := range []struct{ format, path string }{{"ndjson", benchFile(b, n)}, {FormatCLF, benchCLFFile(b, n)}} {
+	for _, c := range []struct{ format, path string }{{"ndjson", benchFile(b, n)}, {clf.Name, benchCLFFile(b, n)}} {
 		data, err := os.ReadFile(c.path)
 		if err != nil {
 			b.Fatal(err)

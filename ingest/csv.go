@@ -32,15 +32,15 @@ func decodeCSVInput(in *input, c *collector) (record.Produce, error) {
 // record by record, as one reader.
 func decodeCSV(in io.Reader, maxRecord int64, raw *record.FieldSet) record.Produce {
 	return func(ctx context.Context, emit func(arrow.RecordBatch) error) error {
-		br := bufio.NewReaderSize(in, chunkBytes)
-		head, err := br.Peek(chunkBytes)
+		br := bufio.NewReaderSize(in, record.ChunkBytes)
+		head, err := br.Peek(record.ChunkBytes)
 		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 			return err
 		}
 		cr := csv.NewReader(bytes.NewReader(head))
 		header, herr := cr.Read()
 		end := int(cr.InputOffset())
-		whole := len(head) < chunkBytes // the file is all in head
+		whole := len(head) < record.ChunkBytes // the file is all in head
 		if herr != nil && whole {
 			return record.CSVErr(cr, herr)
 		}
@@ -52,9 +52,9 @@ func decodeCSV(in io.Reader, maxRecord int64, raw *record.FieldSet) record.Produ
 		if _, err := br.Discard(end); err != nil {
 			return err
 		}
-		return decodeChunks(br, first, recordEnd, maxRecord, func(ch fileChunk) chunkResult {
+		return record.Chunks(br, first, recordEnd, maxRecord, func(ch record.Chunk) record.ChunkResult {
 			return decodeCSVChunk(ch, first, names, sets)
-		}, nil)(ctx, emit)
+		})(ctx, emit)
 	}
 }
 
@@ -124,28 +124,28 @@ func recordEnd(buf []byte) int {
 // the chunk's first. A row's order is its line less the first record's
 // (first): in a file of one line per record, its record number from 0, as
 // one reader numbers them.
-func decodeCSVChunk(ch fileChunk, first int64, names []string, sets []setter) chunkResult {
-	cr := csv.NewReader(bytes.NewReader(ch.data))
+func decodeCSVChunk(ch record.Chunk, first int64, names []string, sets []setter) record.ChunkResult {
+	cr := csv.NewReader(bytes.NewReader(ch.Data))
 	cr.ReuseRecord = true
 	cr.FieldsPerRecord = len(names)
 	var r record.Row
-	batches, err := chunkBatches(first, ch.data, func(bt *record.Builder) (bool, error) {
+	batches, err := record.ChunkBatches(first, ch.Data, func(bt *record.Builder) (bool, error) {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			return false, nil
 		}
 		if err != nil {
-			return false, record.CSVErrAt(ch.firstLine, err)
+			return false, record.CSVErrAt(ch.FirstLine, err)
 		}
 		line, _ := cr.FieldPos(0)
-		r.Reset(ch.firstLine + int64(line) - 1)
+		r.Reset(ch.FirstLine + int64(line) - 1)
 		if err := csvRow(&r, names, sets, rec); err != nil {
 			return false, err
 		}
 		bt.Append(&r)
 		return true, nil
 	})
-	return chunkResult{batches: batches, err: err}
+	return record.ChunkResult{Batches: batches, Err: err}
 }
 
 func csvRow(r *record.Row, names []string, sets []setter, rec []string) error {

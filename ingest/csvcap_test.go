@@ -11,6 +11,7 @@ import (
 	"github.com/rewind-dev/rewind/ingest/format/k6"
 	"github.com/rewind-dev/rewind/ingest/format/locust"
 	"github.com/rewind-dev/rewind/ingest/format/vegeta"
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // quotedBomb is a quoted CSV field of many short lines, 4 times the test
@@ -60,9 +61,9 @@ func TestRecordCapOneCSVReader(t *testing.T) {
 // TestRecordCapCSVFallback: a canonical CSV whose header runs past the
 // first chunk is read by one csv.Reader; its records are capped the same.
 func TestRecordCapCSVFallback(t *testing.T) {
-	defer func(n int) { chunkBytes = n }(chunkBytes)
-	chunkBytes = 16 << 10
-	header := "run,req,latency_ms,t_ms,outcome," + strings.Repeat("x", 2*chunkBytes) + "\n"
+	defer func(n int) { record.ChunkBytes = n }(record.ChunkBytes)
+	record.ChunkBytes = 16 << 10
+	header := "run,req,latency_ms,t_ms,outcome," + strings.Repeat("x", 2*record.ChunkBytes) + "\n"
 	data := header + "a,1,5,1,ok,\na,2," + quotedBomb() + ",2,ok,\n"
 	refusedAt(t, "wide.csv", []byte(data), "", `wide.csv:3: field "latency_ms": record longer than 64 KiB`)
 }

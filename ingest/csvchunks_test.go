@@ -40,8 +40,8 @@ func decodeDump(p record.Produce) (string, []int64, error) {
 // included, in the same order, or the same error.
 func sameAsOneReader(t *testing.T, data []byte, chunk int) {
 	t.Helper()
-	defer func(n int) { chunkBytes = n }(chunkBytes)
-	chunkBytes = chunk
+	defer func(n int) { record.ChunkBytes = n }(record.ChunkBytes)
+	record.ChunkBytes = chunk
 	got, gotOrd, gotErr := decodeDump(decodeCSV(strings.NewReader(string(data)), DefaultMaxRecord, nil))
 	want, wantOrd, wantErr := decodeDump(decodeCSVRecords(strings.NewReader(string(data)), 0, nil))
 	if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
@@ -147,7 +147,7 @@ func TestCSVAcrossChunks(t *testing.T) {
 	write := func(name string, bad int) string {
 		var b strings.Builder
 		b.WriteString("run,req,latency_ms,outcome,note\n")
-		for i := 0; b.Len() < 3*chunkBytes; i++ {
+		for i := 0; b.Len() < 3*record.ChunkBytes; i++ {
 			lat := fmt.Sprintf("%d.5", i%1000)
 			if i == bad {
 				lat = "slow"
@@ -186,10 +186,10 @@ func TestCSVAcrossChunks(t *testing.T) {
 func TestCSVStrayQuoteAcrossChunks(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("run,req,outcome,note\nr,0,ok,\"open\n")
-	for i := 1; b.Len() < 5*chunkBytes; i++ {
+	for i := 1; b.Len() < 5*record.ChunkBytes; i++ {
 		fmt.Fprintf(&b, "r,%d,ok,%s\n", i, strings.Repeat("x", i%61))
 	}
-	sameAsOneReader(t, []byte(b.String()), chunkBytes)
+	sameAsOneReader(t, []byte(b.String()), record.ChunkBytes)
 	sameAsOneReader(t, []byte(b.String()), 4096)
 	_, _, err := decodeDump(decodeCSV(strings.NewReader(b.String()), DefaultMaxRecord, nil))
 	if err == nil || !strings.Contains(err.Error(), `extraneous or missing " in quoted-field`) {

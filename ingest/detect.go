@@ -8,25 +8,13 @@ import (
 
 // Names of the formats rewind reads (see the formats table).
 const (
-	FormatGunluk  = "gunluk"  // the chaos seed's gunluk.json
-	FormatNDJSON  = "ndjson"  // canonical NDJSON (.ndjson, .jsonl)
-	FormatJSON    = "json"    // a JSON array of canonical records
-	FormatCSV     = "csv"     // CSV with a header row
-	FormatParquet = "parquet" // Apache Parquet
-	FormatArrow   = "arrow"   // Arrow IPC file or stream (.arrow, .feather, .arrows)
+	FormatNDJSON = "ndjson" // canonical NDJSON (.ndjson, .jsonl)
+	FormatJSON   = "json"   // a JSON array of canonical records
+	FormatCSV    = "csv"    // CSV with a header row
 )
 
 // The detection of the formats named above, one function each as the other
 // formats' files have theirs.
-
-func detectArrow(_ string, head []byte) bool {
-	return bytes.HasPrefix(head, []byte("ARROW1")) || bytes.HasPrefix(head, []byte{0xff, 0xff, 0xff, 0xff})
-}
-
-func detectGunluk(_ string, head []byte) bool {
-	t := record.JSONText(head)
-	return len(t) > 0 && t[0] == '{' && isGunluk(t)
-}
 
 func detectJSONArray(_ string, head []byte) bool {
 	t := record.JSONText(head)
@@ -40,17 +28,6 @@ func detectNDJSON(name string, head []byte) bool {
 
 func detectCSV(name string, head []byte) bool {
 	return record.HasExt(name, ".csv", ".tsv") || looksLikeCSVHeader(record.JSONText(head))
-}
-
-// isGunluk tells the seed's document from a canonical line: its first member
-// is one of the document's keys, not a request column.
-func isGunluk(text []byte) bool {
-	for _, k := range []string{`"N"`, `"PENCERE"`, `"DENEY_BASI"`, `"kontrol"`, `"deney"`} {
-		if bytes.HasPrefix(bytes.TrimLeft(text[1:], " \t\r\n"), []byte(k)) {
-			return true
-		}
-	}
-	return false
 }
 
 func looksLikeCSVHeader(text []byte) bool {

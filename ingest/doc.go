@@ -1,9 +1,10 @@
 // Package ingest loads request logs into rewind's DuckDB file, opened by
 // store (which creates the tables: queries/schema.sql).
 //
-// Every supported format (the chaos seed's gunluk.json, canonical NDJSON, JSON
-// arrays, CSV, Parquet and Arrow IPC) is decoded into Arrow record batches of
-// one staging schema and inserted through DuckDB's Arrow scan, inside one
+// Every format of the registry (registry.go: the packages under
+// ingest/format, and canonical NDJSON, JSON arrays and CSV, still in this
+// package) is decoded into Arrow record batches of one
+// staging schema and inserted through DuckDB's Arrow scan, inside one
 // transaction per ingest. A file is validated while it is decoded; the first
 // bad value aborts the transaction with an error naming file:line:field, so
 // the database is left exactly as it was.

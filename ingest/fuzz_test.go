@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/rewind-dev/rewind/ingest/format/gunluk"
+	"github.com/rewind-dev/rewind/ingest/format/typed"
 	"github.com/rewind-dev/rewind/ingest/record"
 )
 
@@ -66,12 +68,12 @@ func FuzzNDJSON(f *testing.F) {
 }
 func FuzzJSON(f *testing.F) { fuzzFormat(f, FormatJSON, "testdata/bad/*/*.json") }
 func FuzzGunluk(f *testing.F) {
-	fuzzFormat(f, FormatGunluk, "../fixtures/chaos/gunluk.json", "testdata/bad/gunluk-*/*")
+	fuzzFormat(f, gunluk.Name, "../fixtures/chaos/gunluk.json", "testdata/bad/gunluk-*/*")
 }
 func FuzzCSV(f *testing.F) {
 	fuzzFormat(f, FormatCSV, "testdata/bad/*/*.csv", "../fixtures/peaks/*.csv")
 }
 func FuzzParquet(f *testing.F) {
-	fuzzFormat(f, FormatParquet, "testdata/fuzz-seeds/*.parquet")
+	fuzzFormat(f, typed.ParquetName, "testdata/fuzz-seeds/*.parquet")
 }
-func FuzzArrow(f *testing.F) { fuzzFormat(f, FormatArrow, "testdata/fuzz-seeds/*.arrow") }
+func FuzzArrow(f *testing.F) { fuzzFormat(f, typed.ArrowName, "testdata/fuzz-seeds/*.arrow") }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rewind-dev/rewind/ingest/format/access"
+	"github.com/rewind-dev/rewind/ingest/format/clf"
 	"github.com/rewind-dev/rewind/internal/param"
 )
 
@@ -112,7 +113,7 @@ func TestSquidAmbiguous(t *testing.T) {
 	if err == nil || !strings.Contains(flagged(err), want) {
 		t.Fatalf("error %v, want %q", err, want)
 	}
-	for from, ts := range map[string]string{FormatSquid: "2026-12-06 00:42:30.850", FormatTrafficServer: "2026-12-06 00:44:34.306"} {
+	for from, ts := range map[string]string{clf.SquidName: "2026-12-06 00:42:30.850", clf.TrafficServerName: "2026-12-06 00:44:34.306"} {
 		db, _ := openDB(t)
 		mustIngest(t, db, Options{From: from}, path)
 		if got := queryStrings(t, db, `SELECT strftime(ts, '%Y-%m-%d %H:%M:%S.%g') FROM requests`); len(got) != 1 || got[0] != ts {

@@ -470,7 +470,8 @@ func (l *loader) fileExperiments(ctx context.Context, fileID int64) (string, err
 
 func (l *loader) format(in *input) (record.Format, error) {
 	if l.opts.LogFormat != "" {
-		return format{name: FormatCLF, decode: decodeCLF(l.opts.Server, l.opts.LogFormat), lineOrder: true, tsOnly: true}, nil
+		_, lf := layouted()
+		return lf.WithLayout(l.opts.Server, l.opts.LogFormat)
 	}
 	if l.opts.From != "" {
 		f, _ := formatNamed(l.opts.From)

@@ -39,6 +39,11 @@ func (c *collector) Experiment(params string) {
 	c.experiments = append(c.experiments, expMeta{params: params})
 }
 
+// Run stores a run the file names (record.Sink).
+func (c *collector) Run(r record.RunMeta) {
+	c.runs = append(c.runs, runMeta{experiment: r.Experiment, run: r.Run, role: r.Role, hasRole: r.HasRole, params: r.Params})
+}
+
 // Warn reports what a decoder skipped or assumed (record.Sink).
 func (c *collector) Warn(w *param.Error) { c.warnings = append(c.warnings, w) }
 
@@ -328,7 +333,7 @@ func (c *collector) eventObject(m map[string]json.RawMessage, line int64) error 
 	if raw, ok := m["ts"]; ok && record.JSONVal(raw).Kind != 'z' {
 		var r record.Row
 		r.Reset(line)
-		if err := tsField(&r, record.JSONVal(raw)); err != nil {
+		if err := record.SetTs(&r, record.JSONVal(raw)); err != nil {
 			return record.FieldErr(line, "ts", "%v", err)
 		}
 		ev.TsUs, ev.HasTs = r.TsUs, true

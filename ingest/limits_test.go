@@ -13,12 +13,14 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/rewind-dev/rewind/ingest/format/chaostoolkit"
+	"github.com/rewind-dev/rewind/ingest/format/gunluk"
 	"github.com/rewind-dev/rewind/ingest/format/har"
 	"github.com/rewind-dev/rewind/ingest/format/traces"
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // documentFormats read a file whole: the document cap applies to them.
-var documentFormats = map[string]bool{har.Name: true, chaostoolkit.Name: true, traces.OTLPName: true, FormatJSON: true, FormatGunluk: true,
+var documentFormats = map[string]bool{har.Name: true, chaostoolkit.Name: true, traces.OTLPName: true, FormatJSON: true, gunluk.Name: true,
 	traces.JaegerName: true, traces.ZipkinName: true}
 
 const testCap = 64 << 10
@@ -60,7 +62,7 @@ func TestRecordCapEveryFormat(t *testing.T) {
 		case "../fixtures/peaks/sekil1.csv":
 			from = FormatCSV
 		case chaosFixture:
-			from = FormatGunluk
+			from = gunluk.Name
 		}
 		if !validFormat(from) || realFormat(filepath.Dir(in), from) != from {
 			continue // a server's log read with its format line (server.txt) is clf, which clf's own case covers
@@ -112,8 +114,8 @@ func TestRecordCapCompressed(t *testing.T) {
 // quote makes the rest of the file one) fails once longer than the cap and
 // a chunk, at the line it starts.
 func TestRecordCapCSVQuoted(t *testing.T) {
-	defer func(n int) { chunkBytes = n }(chunkBytes)
-	chunkBytes = 16 << 10
+	defer func(n int) { record.ChunkBytes = n }(record.ChunkBytes)
+	record.ChunkBytes = 16 << 10
 	var b strings.Builder
 	b.WriteString("run,req,t_ms,latency_ms,outcome\na,1,1,5,ok\na,2,2,5,\"")
 	for b.Len() < 4*testCap {

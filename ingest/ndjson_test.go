@@ -13,6 +13,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // writeChunked writes an NDJSON file of rows lines that spans several
@@ -25,7 +27,7 @@ func writeChunked(t *testing.T, path string, rows int, bad int) {
 	for i := 1; i <= rows; i++ {
 		pad := strings.Repeat("x", i%97)
 		if i%50000 == 0 {
-			pad = strings.Repeat("y", 3*carrySlack)
+			pad = strings.Repeat("y", 3*record.CarrySlack)
 		}
 		if i == bad {
 			fmt.Fprintf(&b, `{"run":"r%d","req":%d,"outcome":"ok","latency_ms":"slow","note":"%s"}`+"\n", i%3, i, pad)
@@ -33,7 +35,7 @@ func writeChunked(t *testing.T, path string, rows int, bad int) {
 		}
 		fmt.Fprintf(&b, `{"run":"r%d","req":%d,"outcome":"ok","latency_ms":%d.5,"note":"%s"}`+"\n", i%3, i, i%1000, pad)
 	}
-	if b.Len() < 3*chunkBytes {
+	if b.Len() < 3*record.ChunkBytes {
 		t.Fatalf("the file is %d bytes: not several chunks", b.Len())
 	}
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
@@ -60,7 +62,7 @@ func TestNDJSONAcrossChunks(t *testing.T) {
 			count(*) FILTER (WHERE line <> req OR run <> 'r' || (req % 3) OR latency_ms <> (req % 1000) + 0.5
 			                 OR json_extract_string(attrs, '$.note') <> CASE WHEN req % 50000 = 0 THEN repeat('y', $2) ELSE repeat('x', (req % 97)::INTEGER) END),
 			count(*) FILTER (WHERE seq - min_seq <> req - 1)
-			FROM (SELECT *, min(seq) OVER () AS min_seq FROM requests WHERE experiment = $1)`, exp, 3*carrySlack).Scan(&n, &wrong, &misordered)
+			FROM (SELECT *, min(seq) OVER () AS min_seq FROM requests WHERE experiment = $1)`, exp, 3*record.CarrySlack).Scan(&n, &wrong, &misordered)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,7 +91,7 @@ func TestNDJSONStopsWithChunksInFlight(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	var b strings.Builder
 	b.WriteString(`{"run":"r","outcome":"ok","latency_ms":"slow"}` + "\n")
-	for b.Len() < 6*chunkBytes {
+	for b.Len() < 6*record.ChunkBytes {
 		fmt.Fprintf(&b, `{"run":"r","req":%d,"outcome":"ok","latency_ms":%d.5}`+"\n", b.Len(), b.Len()%1000)
 	}
 	input := b.String()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/rewind-dev/rewind/ingest/format/clf"
 	"github.com/rewind-dev/rewind/internal/golden"
 )
 
@@ -86,7 +87,7 @@ func realOptions(input string) Options {
 // a server's log read with its format line (server.txt), which is clf.
 func realFormat(dir, folder string) string {
 	if _, err := os.Stat(filepath.Join(dir, "server.txt")); err == nil {
-		return FormatCLF
+		return clf.Name
 	}
 	return folder
 }

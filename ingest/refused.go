@@ -42,8 +42,6 @@ var refusals = []refusal{
 		"rewind reads the per-second *_stats_history.csv that locust --csv=PREFIX writes beside it ({from} locust)"},
 	{isLocustStats, "this is a Locust *_stats.csv (end-of-test totals per endpoint); " +
 		"rewind reads the per-second *_stats_history.csv that locust --csv=PREFIX writes beside it ({from} locust)"},
-	{isAmbiguousSquid, "this line fits both Squid's native access log, whose time is when a request ended, and Traffic Server's " +
-		"squid format, whose time is when it arrived: name the server with {from} squid or {from} trafficserver"},
 	{isVegetaUTF16, "this is a Vegeta binary results file re-encoded as UTF-16 text (PowerShell's > or Out-File), " +
 		"which corrupts it; write it with vegeta attack -output=results.bin, or vegeta encode --to json > results.json in cmd.exe"},
 }

@@ -6,9 +6,11 @@ import (
 	"github.com/rewind-dev/rewind/ingest/format/aws"
 	"github.com/rewind-dev/rewind/ingest/format/caddy"
 	"github.com/rewind-dev/rewind/ingest/format/chaostoolkit"
+	"github.com/rewind-dev/rewind/ingest/format/clf"
 	"github.com/rewind-dev/rewind/ingest/format/envoytext"
 	"github.com/rewind-dev/rewind/ingest/format/gatling"
 	"github.com/rewind-dev/rewind/ingest/format/gcplb"
+	"github.com/rewind-dev/rewind/ingest/format/gunluk"
 	"github.com/rewind-dev/rewind/ingest/format/haproxy"
 	"github.com/rewind-dev/rewind/ingest/format/har"
 	"github.com/rewind-dev/rewind/ingest/format/jmeter"
@@ -16,6 +18,7 @@ import (
 	"github.com/rewind-dev/rewind/ingest/format/locust"
 	"github.com/rewind-dev/rewind/ingest/format/traces"
 	"github.com/rewind-dev/rewind/ingest/format/traefik"
+	"github.com/rewind-dev/rewind/ingest/format/typed"
 	"github.com/rewind-dev/rewind/ingest/format/vegeta"
 	"github.com/rewind-dev/rewind/ingest/record"
 )
@@ -29,14 +32,14 @@ import (
 // formats is in detection order: the first whose detect says yes is taken.
 // Specific formats come before the generic ones that would also match.
 var formats = []record.Format{
-	format{name: FormatParquet, about: "Apache Parquet", detect: record.Magic("PAR1"), decode: decodeTypedInput(FormatParquet)},
-	format{name: FormatArrow, about: "Arrow IPC file or stream (.arrow, .feather, .arrows)", detect: detectArrow, decode: decodeTypedInput(FormatArrow)},
+	typed.Parquet{},
+	typed.Arrow{},
 	traces.OTLP{},
 	traces.Jaeger{},
 	traces.Zipkin{},
 	har.Format{},
 	chaostoolkit.Format{},
-	format{name: FormatGunluk, about: "the chaos seed's gunluk.json", detect: detectGunluk, decode: wholeDoc(decodeGunluk)},
+	gunluk.Format{},
 	k6.Format{},
 	vegeta.Format{},
 	caddy.Format{},
@@ -44,9 +47,9 @@ var formats = []record.Format{
 	traefik.Format{},
 	gcplb.Format{},
 	access.Format{},
-	format{name: FormatSquid, about: "Squid's native access log (logformat squid)", detect: detectSquidFormat(FormatSquid), decode: decodeSquidFormat(FormatSquid)},
-	format{name: FormatTrafficServer, about: "Apache Traffic Server's squid-format access log", detect: detectSquidFormat(FormatTrafficServer), decode: decodeSquidFormat(FormatTrafficServer)},
-	format{name: FormatCLF, about: "text access logs: NCSA common, combined, vhost_combined (nginx, Apache, Traefik) with their timing fields, or any layout given with {log-format}", detect: detectCLF, decode: decodeCLF("", ""), lineOrder: true, tsOnly: true},
+	clf.Squid{},
+	clf.TrafficServer{},
+	clf.CLF{},
 	format{name: FormatJSON, about: "a JSON array of canonical records", detect: detectJSONArray, decode: wholeDoc(decodeJSONArray)},
 	format{name: FormatNDJSON, about: "canonical NDJSON, one record per line (.ndjson, .jsonl)", detect: detectNDJSON, decode: decodeNDJSONInput, lineOrder: true},
 	k6.CSV{},

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // positionsWrong counts rows whose run_pos is not their 0-based position
@@ -208,8 +210,8 @@ func TestTmsFromTsIsDeriveTimes(t *testing.T) {
 		db, _ := openDB(t)
 		mustIngest(t, db, Options{}, one)
 		func() {
-			defer func(n int) { chunkBytes = n }(chunkBytes)
-			chunkBytes = 200 // about a line a chunk: the earliest start comes in a later batch
+			defer func(n int) { record.ChunkBytes = n }(record.ChunkBytes)
+			record.ChunkBytes = 200 // about a line a chunk: the earliest start comes in a later batch
 			mustIngest(t, db, Options{}, late)
 		}()
 		mustIngest(t, db, Options{Experiment: "z"}, one)

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rewind-dev/rewind/ingest/format/clf"
 )
 
 // backendCase are the slacks of a recorded server log against the
@@ -104,7 +106,7 @@ func holdToBackend(t *testing.T, db *sql.DB, rec string, step, lag, unit float64
 // latencyUnit is the step of a latency in whole units: 1 ms for the
 // servers that write ms (Squid %tr, Traffic Server %<ttms>), else 0.
 func latencyUnit(r Result) float64 {
-	if r.Format == FormatSquid || r.Format == FormatTrafficServer || strings.Contains(r.Path, "squid/timed") || strings.Contains(r.Path, "trafficserver/timed") {
+	if r.Format == clf.SquidName || r.Format == clf.TrafficServerName || strings.Contains(r.Path, "squid/timed") || strings.Contains(r.Path, "trafficserver/timed") {
 		return 1
 	}
 	return 0

@@ -6,7 +6,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
 
 	json "github.com/goccy/go-json"
 	"github.com/rewind-dev/rewind/ingest/record"
@@ -32,7 +31,7 @@ var setters = map[string]setter{
 	"latency_ms":  floatField(record.ColLatency, func(r *record.Row) *float64 { return &r.Latency }),
 	"tagged":      boolField(record.ColTagged, func(r *record.Row) *bool { return &r.Tagged }),
 	"retried":     boolField(record.ColRetried, func(r *record.Row) *bool { return &r.Retried }),
-	"ts":          tsField,
+	"ts":          record.SetTs,
 }
 
 func stringField(col int, dst func(*record.Row) *string) setter {
@@ -146,19 +145,6 @@ func boolField(col int, dst func(*record.Row) *bool) setter {
 	}
 }
 
-func tsField(r *record.Row, v record.Val) error {
-	if v.Kind != 's' && v.Kind != 't' {
-		return fmt.Errorf("want an RFC 3339 time, got %s", v.Describe())
-	}
-	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(v.Text))
-	if err != nil {
-		return fmt.Errorf("want an RFC 3339 time such as 2026-01-02T15:04:05.123Z, got %q", v.Text)
-	}
-	r.TsUs = t.UnixMicro()
-	r.Set(record.ColTsUs)
-	return nil
-}
-
 // setField applies the setter for a known column; ok is false for a column
 // the schema does not name (its value goes to attrs).
 func setField(r *record.Row, name string, v record.Val) (ok bool, err error) {
@@ -179,16 +165,6 @@ func applySetter(r *record.Row, name string, s setter, v record.Val) error {
 		return record.FieldErr(r.Line, name, "%s", err.Error())
 	}
 	return nil
-}
-
-func jsonOf(v any) ([]byte, error) { return json.Marshal(v) }
-
-func compactRaw(m map[string][]byte) string {
-	obj := make(map[string]json.RawMessage, len(m))
-	for k, v := range m {
-		obj[k] = v
-	}
-	return record.CompactObject(obj)
 }
 
 // paramsJSON renders --set key=value pairs as a JSON object; a value that is

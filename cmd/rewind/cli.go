@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rewind-dev/rewind/ingest"
+	"github.com/rewind-dev/rewind/ingest/format/gunluk"
 	"github.com/rewind-dev/rewind/internal/progress"
 	"github.com/rewind-dev/rewind/internal/textsafe"
 )
@@ -190,7 +191,7 @@ var simLog = outputKind{"a log rewind sim wrote", func(h []byte) bool {
 
 func isGunlukHead(h []byte) bool {
 	f, err := ingest.Detect("gunluk.json", h)
-	return err == nil && f == ingest.FormatGunluk
+	return err == nil && f == gunluk.Name
 }
 
 // checkSimOut holds a simulator's --out to the rule every output keeps: it

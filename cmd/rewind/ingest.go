@@ -11,7 +11,7 @@ import (
 	"github.com/rewind-dev/rewind/analyze"
 	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/ingest"
-	"github.com/rewind-dev/rewind/ingest/format/logformat"
+	"github.com/rewind-dev/rewind/ingest/format/clf/logformat"
 	"github.com/rewind-dev/rewind/internal/progress"
 	"github.com/rewind-dev/rewind/store"
 

@@ -6,7 +6,9 @@
 //
 //	real/CASE/input.*   a file from the wild, cut small; real/README.md
 //	                    names each CASE and where it comes from (a CASE
-//	                    with a server.txt is clf's, left out)
+//	                    with a log-format.txt, and maybe a server.txt, is
+//	                    read with that format line by a record.Layouted
+//	                    format, and left out of any other's)
 //	golden/CASE.csv     the canonical rows the decoder makes of it (the
 //	                    staging columns of record.Schema, before the
 //	                    ingest's defaults); -update rewrites them
@@ -69,7 +71,7 @@ func Run(t *testing.T, s Suite) {
 	if realDir == "" {
 		realDir = filepath.Join(dir, "real")
 	}
-	real := ownCases(t, realDir)
+	real := ownCases(t, f, realDir)
 	if len(real) == 0 {
 		t.Fatalf("%s: no real sample (want CASE/input.*)", realDir)
 	}
@@ -111,7 +113,13 @@ func realCase(t *testing.T, f record.Format, dir, c string, readme []byte) {
 	}
 	path := input(t, c)
 	data := decompressed(t, read(t, path))
-	if got, err := ingest.Detect(detectName(path), head(data)); got != f.Name() {
+	if lf := readIfExists(t, filepath.Join(c, "log-format.txt")); lf != "" {
+		var err error
+		f, err = f.(record.Layouted).WithLayout(strings.TrimSpace(readIfExists(t, filepath.Join(c, "server.txt"))), strings.TrimSpace(lf))
+		if err != nil {
+			t.Fatalf("log-format.txt: %v", err)
+		}
+	} else if got, err := ingest.Detect(detectName(path), head(data)); got != f.Name() {
 		t.Errorf("detected as %q (%v), want %q", got, err, f.Name())
 	}
 	rows, _, err := Decode(f, path, data)
@@ -208,12 +216,14 @@ func Fuzz(f *testing.F, s Suite) {
 type Sink struct {
 	Events   []record.Event
 	Params   []string
+	Runs     []record.RunMeta
 	Warnings []*param.Error
 	StepMs   float64
 }
 
 func (s *Sink) Event(e record.Event)     { s.Events = append(s.Events, e) }
 func (s *Sink) Experiment(params string) { s.Params = append(s.Params, params) }
+func (s *Sink) Run(r record.RunMeta)     { s.Runs = append(s.Runs, r) }
 func (s *Sink) Warn(w *param.Error)      { s.Warnings = append(s.Warnings, w) }
 func (s *Sink) TimeStep(ms float64)      { s.StepMs = ms }
 
@@ -328,17 +338,28 @@ func detectName(path string) string {
 }
 
 // ownCases are the real cases of dir that the format reads itself: a case
-// with a server.txt is a server's log read by clf with that server's format
-// line (as the ingest's TestRealFiles reads it), not this format's.
-func ownCases(t *testing.T, dir string) []string {
+// with a log-format.txt (and maybe a server.txt) is a server's log read
+// with that format line (as the ingest's TestRealFiles reads it), by a
+// format that takes one (record.Layouted), not by another.
+func ownCases(t *testing.T, f record.Format, dir string) []string {
 	t.Helper()
+	_, layouted := f.(record.Layouted)
 	var out []string
 	for _, c := range cases(t, dir) {
-		if _, err := os.Stat(filepath.Join(c, "server.txt")); err != nil {
+		if _, err := os.Stat(filepath.Join(c, "log-format.txt")); err != nil || layouted {
 			out = append(out, c)
 		}
 	}
 	return out
+}
+
+func readIfExists(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func cases(t *testing.T, dir string) []string {

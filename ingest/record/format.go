@@ -40,6 +40,27 @@ type Streamed interface {
 	TimesFromTs() bool
 }
 
+// Layouted is what a Format of text lines may also implement: it reads
+// lines by a layout the user gives ({log-format}, in the language of
+// {server}). The ingest takes the first format of the registry that does
+// for a given layout.
+type Layouted interface {
+	// WithLayout is the format that reads by the server's format line
+	// text (server "" when the line tells), or the line's error, which
+	// names {log-format}.
+	WithLayout(server, text string) (Format, error)
+}
+
+// Refuser is what a Format may also implement: it refuses a file near its
+// own that it will not guess at (a line two servers write with different
+// meanings), saying what to do instead. The ingest asks every format
+// before detecting one, and not when {from} names the format.
+type Refuser interface {
+	// Refuses is the refusal of the file whose first bytes are head, nil
+	// when it has none.
+	Refuses(head []byte) *param.Error
+}
+
 // Input is one file to decode, decompressed, under the ingest's caps. A
 // decoder reads it in exactly one way: Reader, All or ReaderAt.
 type Input interface {
@@ -77,11 +98,24 @@ type Sink interface {
 	// Experiment stores parameters (a JSON object's text) of the ingest's
 	// experiment.
 	Experiment(params string)
+	// Run stores a run the file names: its role and parameters, merged
+	// into those already stored.
+	Run(RunMeta)
 	// Warn reports what the decoder skipped or assumed; the ingest goes on.
 	Warn(*param.Error)
 	// TimeStep is the resolution of the times the file logs, in ms, where
 	// the format knows it: times rows get from it may look finer.
 	TimeStep(ms float64)
+}
+
+// RunMeta is what a file says of one run besides its requests: a row of
+// the runs table.
+type RunMeta struct {
+	Experiment string // "" for the ingest's experiment
+	Run        string
+	Role       string
+	HasRole    bool   // Role is given, and replaces the stored one
+	Params     string // a JSON object's text, "" for none
 }
 
 // Event is one side-table row: a replica state, a restart, a chaos action,

@@ -166,3 +166,18 @@ func ParseStatus(v []byte) (int32, bool) {
 	}
 	return n, true
 }
+
+// SetTs sets the row's ts from an RFC 3339 time, given as a JSON string or
+// as text.
+func SetTs(r *Row, v Val) error {
+	if v.Kind != 's' && v.Kind != 't' {
+		return fmt.Errorf("want an RFC 3339 time, got %s", v.Describe())
+	}
+	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(v.Text))
+	if err != nil {
+		return fmt.Errorf("want an RFC 3339 time such as 2026-01-02T15:04:05.123Z, got %q", v.Text)
+	}
+	r.TsUs = t.UnixMicro()
+	r.Set(ColTsUs)
+	return nil
+}
