@@ -2,13 +2,14 @@ package analyze
 
 // FalsificationOn is Falsification with the per-request work on r's engine:
 // one step counts the experiment's runs (the sides and the checks), one
-// computes both sides' windows (time or count windows; engine_sides.go);
-// the sweep over them is the library's, in DuckDB. Any two sides (roles,
-// or runs of this experiment or another), margins or thresholds, every
-// metric, a split at a duration; a split at an event and --by are refused.
+// computes both sides' windows (time or count windows, per group with
+// --by; engine_sides.go); the sweep over them is the library's, in DuckDB.
+// Any two sides (roles, or runs of this experiment or another), margins or
+// thresholds, every metric, a split at a duration, --by columns and
+// status_class; a split at an event and --by an attrs key are refused.
 func FalsificationOn(r *Remote, o FalsificationOptions) (*Result, error) {
 	db := r.Querier()
-	e, w, runs, err := r.hypothesisRuns("falsification", o.By, o.Hypothesis, o.Experiment, o.Window)
+	e, w, runs, err := r.hypothesisRuns("falsification", o.Hypothesis, o.Experiment, o.Window)
 	if err != nil {
 		return nil, err
 	}
@@ -26,8 +27,12 @@ func FalsificationOn(r *Remote, o FalsificationOptions) (*Result, error) {
 	if err := checkWindowMetric(metric, w); err != nil {
 		return nil, err
 	}
-	if err := r.hypWindows(e, s, w); err != nil {
+	eg, err := r.groupOn("falsification", db, e.Name, o.By)
+	if err != nil {
 		return nil, err
 	}
-	return falsificationSweep(db, e, w, ths, s, grouping{}, o.Hypothesis)
+	if err := r.hypWindows(e, s, w, eg); err != nil {
+		return nil, err
+	}
+	return falsificationSweep(db, e, w, ths, s, eg.g, o.Hypothesis)
 }

@@ -47,8 +47,8 @@ func spanLog() string {
 // likewise: the latency quantiles where q·n is whole (windows of 10
 // and 20) and where it is not, over NULL latencies and latencies on a half
 // microsecond, and their refusals (no latency, count > 1). Stop-damage, over the same windows, likewise
-// (its ks, margins and thresholds). A split at an event and --by are
-// refused.
+// (its ks, margins and thresholds). A split at an event is refused, with
+// --by too (--by itself: TestHypothesisByOnSpark).
 func TestHypothesisWindowsOnSpark(t *testing.T) {
 	sparkURL(t)
 	local := ingestedDB(t, "../fixtures/chaos/gunluk.json", "../fixtures/k6/chaos.json", "../fixtures/hypotheses/checkout.ndjson")
@@ -71,8 +71,8 @@ func TestHypothesisWindowsOnSpark(t *testing.T) {
 	}
 	r := onSpark(t, sparkDataset(t, local))
 	for _, o := range []FalsificationOptions{
-		{Experiment: "checkout", By: []string{"outcome"}},
 		{Experiment: "checkout", Hypothesis: hypothesis.Hypothesis{Treatment: "canary", BaselineUntil: "action_start"}},
+		{Experiment: "checkout", By: []string{"outcome"}, Hypothesis: hypothesis.Hypothesis{Treatment: "canary", BaselineUntil: "action_start"}},
 	} {
 		if _, err := FalsificationOn(r, o); err == nil {
 			t.Errorf("%+v on Spark: want a refusal", o)

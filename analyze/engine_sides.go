@@ -102,13 +102,9 @@ func (rr *remoteRuns) where(where string) (runCounts, error) {
 	return x, err
 }
 
-// hypothesisRuns is how the hypotheses' analyses on an engine begin: --by
-// refused (the groups' windows have no reduce steps), the experiment and
-// its window found, and the runs' step.
-func (r *Remote) hypothesisRuns(analysis string, by []string, h hypothesis.Hypothesis, experiment string, window hypothesis.Window) (store.Experiment, hypothesis.Window, *remoteRuns, error) {
-	if len(by) > 0 {
-		return store.Experiment{}, hypothesis.Window{}, nil, r.NotOnEngine(analysis+" by group", "the groups' windows (numbered within each group) have no reduce steps")
-	}
+// hypothesisRuns is how the hypotheses' analyses on an engine begin: the
+// experiment and its window found, and the runs' step.
+func (r *Remote) hypothesisRuns(analysis string, h hypothesis.Hypothesis, experiment string, window hypothesis.Window) (store.Experiment, hypothesis.Window, *remoteRuns, error) {
 	db := r.Querier()
 	e, w, err := findWindow(db, h.ExperimentIn(db, experiment), window)
 	if err != nil {
@@ -185,10 +181,10 @@ func sparkSide(s hypothesis.Side) string {
 
 // windowAggregates are side_windows's per-window aggregates in Spark SQL
 // over rows p (role, w, t_ms, count, ok, tagged, damaged, lat_us), without
-// the latency quantile. Spark's sum of a BIGINT is a BIGINT that raises on
+// the latency quantile and the keys (role, the group's, w). Spark's sum of a BIGINT is a BIGINT that raises on
 // overflow in ANSI mode, as the local ::BIGINT cast does; the latency sum
 // is a DECIMAL(38,0), the local HUGEINT.
-const windowAggregates = `role, w, min(t_ms) AS first_t_ms, max(t_ms) AS last_t_ms,
+const windowAggregates = `min(t_ms) AS first_t_ms, max(t_ms) AS last_t_ms,
        sum(count) AS requests,
        coalesce(sum(count) FILTER (WHERE ok), 0) AS ok,
        coalesce(sum(count) FILTER (WHERE damaged), 0) AS damage,
@@ -197,7 +193,7 @@ const windowAggregates = `role, w, min(t_ms) AS first_t_ms, max(t_ms) AS last_t_
        sum(CAST(lat_us AS DECIMAL(38,0)) * count) AS lat_sum,
        max(count) FILTER (WHERE lat_us IS NOT NULL) AS lat_weight`
 
-const windowsRawCols = "role VARCHAR, window_no BIGINT, first_t_ms DOUBLE, last_t_ms DOUBLE, requests BIGINT, ok BIGINT, damage BIGINT, tagged BIGINT, lat_n HUGEINT, lat_sum HUGEINT, lat_q BIGINT, lat_weight BIGINT"
+const windowsRawCols = "window_no BIGINT, first_t_ms DOUBLE, last_t_ms DOUBLE, requests BIGINT, ok BIGINT, damage BIGINT, tagged BIGINT, lat_n HUGEINT, lat_sum HUGEINT, lat_q BIGINT, lat_weight BIGINT"
 
 // metricThousandths is a quantile metric's q in thousandths (_metric_q).
 var metricThousandths = map[string]int64{"p50": 500, "p90": 900, "p95": 950, "p99": 990, "p99.9": 999, "max": 1000}
@@ -205,35 +201,41 @@ var metricThousandths = map[string]int64{"p50": 500, "p90": 900, "p95": 950, "p9
 // sideRows is one side's rows (labelled role) with what the windows read:
 // _side_input's columns; lat_us, the latency rounded to the microsecond
 // (Spark's round of a DOUBLE is half away from zero, as DuckDB's), only
-// for a latency metric.
-func sideRows(role string, s hypothesis.Side, needLat bool) string {
+// for a latency metric; and the group's fields (g0, …).
+func sideRows(role string, s hypothesis.Side, needLat bool, eg engineGroup) string {
 	lat := "CAST(NULL AS BIGINT)"
 	if needLat {
 		lat = "CAST(round(latency_ms * 1000D) AS BIGINT)"
 	}
 	return `SELECT ` + engine.String(role) + ` AS role, run, seq, t_ms, count, outcome = 'ok' AS ok, tagged,
-       tagged AND outcome <> 'ok' AS damaged, ` + lat + ` AS lat_us
+       tagged AND outcome <> 'ok' AS damaged, ` + lat + ` AS lat_us` + eg.sel() + `
 FROM requests WHERE ` + sparkSide(s)
 }
 
 // windowsStep is the reduce step of both sides' windows: one row per side
-// and window comes back.
+// (and group) and window comes back.
 //
 // Duration windows: a row's window is floor((t_ms - from) / size_ms), from
 // the side's split or 0, as in _side_rows (the same IEEE division; Spark's
 // floor of a DOUBLE is a BIGINT). Count windows: a row's position is its
 // rank in (run, seq) order among the side's rows. It is computed without a
 // global sort: the rows are counted per (run, seq div 65536) block, a
-// running sum over those block counts (the one window without a partition,
-// over rows / 65536 aggregates) gives each block's first position, and the
-// rows are numbered only inside their block (partitioned by side, run and
-// block). A latency quantile is quantile_disc's nearest rank, picked in
-// integers: the k-th smallest latency of the window's n rows with one, k =
-// max(1, ceil(q n)) with q in thousandths (rows numbered within their
-// window only).
-func windowsStep(s hypothesis.Sides, w hypothesis.Window) string {
+// running sum over those block counts (partitioned by side only, over rows
+// / 65536 aggregates) gives each block's first position, and the rows are
+// numbered only inside their block (partitioned by side, run and block). A
+// latency quantile is quantile_disc's nearest rank, picked in integers: the
+// k-th smallest latency of the window's n rows with one, k = max(1,
+// ceil(q n)) with q in thousandths (rows numbered within their window
+// only).
+//
+// With --by, each group of a side is read as a log of its own, as in
+// _side_windows_by: the group's fields are one more key of every grouping,
+// partition and join (NULL-safe: a NULL is a group like any other), so a
+// count window's positions are counted within its side and group.
+func windowsStep(s hypothesis.Sides, w hypothesis.Window, eg engineGroup) string {
 	needLat := hypothesis.NeedsLatency(s.Metric)
-	rows := sideRows("control", s.Control, needLat) + "\nUNION ALL\n" + sideRows("experiment", s.Treatment, needLat)
+	rows := sideRows("control", s.Control, needLat, eg) + "\nUNION ALL\n" + sideRows("experiment", s.Treatment, needLat, eg)
+	k := eg.keys()
 	var p string
 	if w.Ms > 0 {
 		from := func(x hypothesis.Side) string {
@@ -245,33 +247,34 @@ func windowsStep(s hypothesis.Sides, w hypothesis.Window) string {
 		p = `p AS (SELECT *, CAST(floor((t_ms - CASE role WHEN 'control' THEN ` + from(s.Control) + ` ELSE ` + from(s.Treatment) + ` END) / ` +
 			engine.Double(w.Ms) + `) AS BIGINT) AS w FROM s WHERE t_ms IS NOT NULL)`
 	} else {
-		p = `b AS (SELECT role, run, seq div 65536 AS b, count(*) AS n FROM s GROUP BY role, run, seq div 65536),
-o AS (SELECT role, run, b, sum(n) OVER (PARTITION BY role ORDER BY run, b ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - n AS before FROM b),
-p AS (SELECT s.*, (o.before + row_number() OVER (PARTITION BY s.role, s.run, s.seq div 65536 ORDER BY s.seq) - 1) div ` + engine.Int(w.N) + ` AS w
-      FROM s JOIN o ON s.role = o.role AND s.run = o.run AND s.seq div 65536 = o.b)`
+		p = `b AS (SELECT role` + k + `, run, seq div 65536 AS b, count(*) AS n FROM s GROUP BY role` + k + `, run, seq div 65536),
+o AS (SELECT role` + k + `, run, b, sum(n) OVER (PARTITION BY role` + k + ` ORDER BY run, b ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - n AS before FROM b),
+p AS (SELECT s.*, (o.before + row_number() OVER (PARTITION BY s.role` + eg.keysOf("s") + `, s.run, s.seq div 65536 ORDER BY s.seq) - 1) div ` + engine.Int(w.N) + ` AS w
+      FROM s JOIN o ON s.role = o.role` + eg.on("s", "o") + ` AND s.run = o.run AND s.seq div 65536 = o.b)`
 	}
-	q, pick := `SELECT role, w, CAST(NULL AS BIGINT) AS lat_q FROM p WHERE false`, metricThousandths[s.Metric]
+	q, pick := `SELECT role`+k+`, w, CAST(NULL AS BIGINT) AS lat_q FROM p WHERE false`, metricThousandths[s.Metric]
 	if pick > 0 {
-		q = `SELECT role, w, max(CASE WHEN rn = greatest(1L, (` + engine.Int(pick) + ` * n + 999L) div 1000L) THEN lat_us END) AS lat_q
-FROM (SELECT role, w, lat_us, row_number() OVER (PARTITION BY role, w ORDER BY lat_us) AS rn, count(*) OVER (PARTITION BY role, w) AS n
+		q = `SELECT role` + k + `, w, max(CASE WHEN rn = greatest(1L, (` + engine.Int(pick) + ` * n + 999L) div 1000L) THEN lat_us END) AS lat_q
+FROM (SELECT role` + k + `, w, lat_us, row_number() OVER (PARTITION BY role` + k + `, w ORDER BY lat_us) AS rn, count(*) OVER (PARTITION BY role` + k + `, w) AS n
       FROM p WHERE lat_us IS NOT NULL)
-GROUP BY role, w`
+GROUP BY role` + k + `, w`
 	}
 	return `WITH s AS (` + rows + `),
 ` + p + `,
-a AS (SELECT ` + windowAggregates + ` FROM p GROUP BY role, w),
+a AS (SELECT role` + k + `, w, ` + windowAggregates + ` FROM p GROUP BY role` + k + `, w),
 q AS (` + q + `)
-SELECT a.role, a.w + 1 AS window_no, a.first_t_ms, a.last_t_ms, a.requests, a.ok, a.damage, a.tagged, a.lat_n, a.lat_sum, q.lat_q, a.lat_weight
-FROM a LEFT JOIN q ON a.role = q.role AND a.w = q.w`
+SELECT a.role` + eg.keysOf("a") + `, a.w + 1 AS window_no, a.first_t_ms, a.last_t_ms, a.requests, a.ok, a.damage, a.tagged, a.lat_n, a.lat_sum, q.lat_q, a.lat_weight
+FROM a LEFT JOIN q ON a.role = q.role` + eg.on("a", "q") + ` AND a.w = q.w`
 }
 
 // hypWindows runs the windows step and makes the in-memory database's
-// _hyp_windows read its result, for the given windows and sides only: the
-// library's judging (_judged_windows, hypothesis_sweep, _streaks) then
+// _hyp_windows read its result (with --by, _side_windows_by: sideWindowsBy),
+// for the given windows and sides only: the library's judging
+// (_judged_windows, hypothesis_sweep, _streaks, or their _by twins) then
 // runs unchanged. A call with other arguments raises an error rather than
 // read windows computed for others.
-func (r *Remote) hypWindows(e store.Experiment, s hypothesis.Sides, w hypothesis.Window) error {
-	if err := r.reduce("_remote_windows_raw", windowsRawCols, windowsStep(s, w)); err != nil {
+func (r *Remote) hypWindows(e store.Experiment, s hypothesis.Sides, w hypothesis.Window, eg engineGroup) error {
+	if err := r.reduce("_remote_windows_raw", "role VARCHAR"+eg.cols()+", "+windowsRawCols, windowsStep(s, w, eg)); err != nil {
 		return err
 	}
 	n, ms := "NULL", "NULL"
@@ -281,10 +284,14 @@ func (r *Remote) hypWindows(e store.Experiment, s hypothesis.Sides, w hypothesis
 		n = fmt.Sprint(w.N)
 	}
 	metric := sqllit.String(s.Metric)
+	gk := ""
+	if len(eg.fields) > 0 {
+		gk = eg.gk() + " AS gk, "
+	}
 	// side_windows's last two steps, over the engine's aggregates
 	if _, err := r.db.ExecContext(r.ctx, `CREATE OR REPLACE TEMP TABLE _remote_hyp_windows AS
 WITH v AS (
-    SELECT role, window_no, first_t_ms, last_t_ms, requests, ok, damage, tagged,
+    SELECT role, `+gk+`window_no, first_t_ms, last_t_ms, requests, ok, damage, tagged,
            _metric_num(`+metric+`, requests, ok, lat_sum, lat_q, lat_weight) AS value_num,
            _metric_den(`+metric+`, requests, lat_n, `+ms+`) AS value_den
     FROM _remote_windows_raw
@@ -294,6 +301,9 @@ SELECT * REPLACE (CASE WHEN value_den > 0 THEN value_num END AS value_num,
        CASE WHEN value_den > 0 THEN value_num::DOUBLE / value_den / _metric_per(`+metric+`) END AS value
 FROM v`); err != nil {
 		return err
+	}
+	if len(eg.fields) > 0 {
+		return r.sideWindowsBy(s, n, ms)
 	}
 	split := "NULL"
 	if s.Treatment.FromMs != nil {

@@ -4,11 +4,12 @@ package analyze
 // runs and both sides' windows are the reduce steps of FalsificationOn
 // (engine_sides.go), whether the treatment side has tagged requests is
 // read from the runs' step, and the streaks and stops are the library's, in
-// DuckDB. The sides, metrics and splits of FalsificationOn, and its
-// refusals.
+// DuckDB. The sides, metrics, splits and groups of FalsificationOn, and its
+// refusals; with --by, the experiment's groups are counted (the limit of
+// checkStopDamageGroups) and listed by two more steps (engine_sides_by.go).
 func StopDamageOn(r *Remote, o StopDamageOptions) (*Result, error) {
 	db := r.Querier()
-	e, w, runs, err := r.hypothesisRuns("stop-damage", o.By, o.Hypothesis, o.Experiment, o.Window)
+	e, w, runs, err := r.hypothesisRuns("stop-damage", o.Hypothesis, o.Experiment, o.Window)
 	if err != nil {
 		return nil, err
 	}
@@ -32,8 +33,22 @@ func StopDamageOn(r *Remote, o StopDamageOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.hypWindows(e, s, w); err != nil {
+	eg, err := r.groupOn("stop-damage", db, e.Name, o.By)
+	if err != nil {
 		return nil, err
 	}
-	return stopDamageOf(db, e, w, s, th, f, a, ks, grouping{}, o.Hypothesis, func() (bool, error) { return tagged, nil })
+	if len(o.By) > 0 {
+		if err := r.checkStopGroups(e.Name, eg, o.By); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.hypWindows(e, s, w, eg); err != nil {
+		return nil, err
+	}
+	if len(o.By) > 0 {
+		if err := r.stopGroups(e, s, eg); err != nil {
+			return nil, err
+		}
+	}
+	return stopDamageOf(db, e, w, s, th, f, a, ks, eg.g, o.Hypothesis, func() (bool, error) { return tagged, nil })
 }

@@ -23,6 +23,12 @@ func checkStopDamageGroups(db store.Querier, exp string, g grouping, fields []st
 	if err := db.QueryRow(`SELECT count(DISTINCT `+g.key+`), count(*) FROM requests WHERE experiment = ?`, exp).Scan(&groups, &rows); err != nil {
 		return err
 	}
+	return stopDamageGroupsError(fields, groups, rows)
+}
+
+// stopDamageGroupsError refuses groups past maxStopDamageGroups, over the
+// experiment's rows.
+func stopDamageGroupsError(fields []string, groups, rows int64) error {
 	if groups <= maxStopDamageGroups {
 		return nil
 	}

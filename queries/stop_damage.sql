@@ -92,6 +92,12 @@ CREATE OR REPLACE MACRO _streaks_by(exp, grp, size_n, size_ms, metric, f, a, con
                                  OVER (PARTITION BY gk ORDER BY window_no ROWS UNBOUNDED PRECEDING), 0) AS streak
     FROM o;
 
+-- The groups stop_damage_by gives rows to: those of every row of the
+-- sides' experiments (any role or run).
+CREATE OR REPLACE MACRO _stop_groups_by(exp, grp, control_exp, treatment_exp) AS TABLE
+    SELECT DISTINCT {'v': grp} AS gk FROM requests
+    WHERE experiment IN (exp, coalesce(control_exp, exp), coalesce(treatment_exp, exp));
+
 CREATE OR REPLACE MACRO stop_damage_by(exp, grp, size_n := NULL, size_ms := NULL, margin := 0.10, ks := [1, 2, 3, 4],
         metric := 'ok_share', f := NULL, a := NULL, control_exp := NULL, control_run := NULL, control_role := NULL,
         treatment_exp := NULL, treatment_run := NULL, treatment_role := NULL, split_ms := NULL) AS TABLE
@@ -101,10 +107,7 @@ CREATE OR REPLACE MACRO stop_damage_by(exp, grp, size_n := NULL, size_ms := NULL
                                   coalesce(a, _margin_threshold(metric, margin).a),
                                   control_exp, control_run, control_role, treatment_exp, treatment_run, treatment_role, split_ms)
     ),
-    gs AS (
-        SELECT DISTINCT {'v': grp} AS gk FROM requests
-        WHERE experiment IN (exp, coalesce(control_exp, exp), coalesce(treatment_exp, exp))
-    ),
+    gs AS (SELECT * FROM _stop_groups_by(exp, grp, control_exp, treatment_exp)),
     stops AS (
         SELECT gs.gk, kk.k, min(s.window_no) AS stop_window
         FROM gs CROSS JOIN (SELECT unnest(list_distinct(list_append(ks, 1))) AS k) kk

@@ -105,6 +105,10 @@ var sparkAnalyses = [][]string{
 	{"peaks", "--sliding", "--by", "outcome,tagged"},
 	{"retries", "--by", "outcome"},
 	{"amplification", "--by", "status_class,tagged"},
+	{"falsification", "--by", "status_class"},
+	{"falsification", "--by", "outcome,tagged", "--window", "25", "--metric", "p95"},
+	{"stop-damage", "--by", "outcome", "--window", "500ms", "--k", "1,3"},
+	{"stop-damage", "--by", "status_class,tagged", "--window", "20", "--metric", "error_rate", "--max", "5%"},
 }
 
 func firstLine(s string) string {
