@@ -101,6 +101,9 @@ var sparkAnalyses = [][]string{
 	{"peaks", "--sliding", "--by", "outcome,tagged"},
 	{"retries", "--by", "outcome"},
 	{"amplification", "--by", "status_class,tagged"},
+	{"peaks", "--sliding", "--by", "method"},
+	{"judge", "--by", "method,status_class"},
+	{"retries", "--by", "name"},
 }
 
 func firstLine(s string) string {
