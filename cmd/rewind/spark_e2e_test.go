@@ -104,6 +104,8 @@ var sparkAnalyses = [][]string{
 	{"peaks", "--sliding", "--by", "method"},
 	{"judge", "--by", "method,status_class"},
 	{"retries", "--by", "name"},
+	{"burn-rate", "--slo", "99%", "--rules", "1s/10s>2,5s/30s>1,100ms/2s>14.4", "--by", "outcome"},
+	{"burn-rate", "--slo", "95%", "--rules", "500ms/5s>1.5", "--step", "250ms", "--by", "status_class,method"},
 }
 
 func firstLine(s string) string {
