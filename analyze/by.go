@@ -106,7 +106,7 @@ func fieldSQL(db store.Querier, exp string, fields []string, f string) (string, 
 	if c, ok := byColumns[f]; ok {
 		return c, nil
 	}
-	expr := "(attrs ->> " + sqllit.String(strings.TrimPrefix(f, attrsPrefix)) + ")"
+	expr := attrsSQL(f)
 	var found bool
 	q := `SELECT EXISTS (SELECT 1 FROM requests WHERE experiment = ? AND ` + expr + ` IS NOT NULL)`
 	if err := db.QueryRow(q, exp).Scan(&found); err != nil {
@@ -122,31 +122,47 @@ func fieldSQL(db store.Querier, exp string, fields []string, f string) (string, 
 	return "", &FieldError{Fields: fields, Field: f, Exp: exp, Known: known}
 }
 
+// attrsSQL is the field f's value as an attrs key: its JSON value as text
+// (a string unquoted, anything else as JSON), NULL when absent or null.
+func attrsSQL(f string) string {
+	return "(attrs ->> " + sqllit.String(strings.TrimPrefix(f, attrsPrefix)) + ")"
+}
+
 // knownFields are the columns, then the experiment's attrs keys (a pass
 // over its rows, on the error path only).
 func knownFields(db store.Querier, exp string) ([]string, error) {
-	var out []string
-	for c := range byColumns {
-		out = append(out, c)
-	}
-	sort.Strings(out)
 	rows, err := db.Query(`SELECT DISTINCT unnest(json_keys(attrs)) AS k FROM requests
 		WHERE experiment = ? AND attrs IS NOT NULL ORDER BY k`, exp)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
+	var keys []string
 	for rows.Next() {
 		var k string
 		if err := rows.Scan(&k); err != nil {
 			return nil, err
 		}
+		keys = append(keys, k)
+	}
+	return withColumns(keys), rows.Err()
+}
+
+// withColumns is the by columns, sorted, then the attrs keys (sorted),
+// each named attrs.NAME where a column has its name.
+func withColumns(keys []string) []string {
+	var out []string
+	for c := range byColumns {
+		out = append(out, c)
+	}
+	sort.Strings(out)
+	for _, k := range keys {
 		if _, ok := byColumns[k]; ok {
 			k = attrsPrefix + k
 		}
 		out = append(out, k)
 	}
-	return out, rows.Err()
+	return out
 }
 
 // call opens the macro's call up to its experiment, a parameter: name(?

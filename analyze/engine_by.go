@@ -20,8 +20,7 @@ type engineGroup struct {
 
 // sparkByColumns are the by fields translated to Spark SQL, with their
 // DuckDB types: the columns of byColumns, and status_class as its local
-// CASE. An attrs key is not: DuckDB's ->> and Spark's get_json_object
-// write a value that is not a JSON string differently.
+// CASE. An attrs key is attrsOn's.
 var sparkByColumns = map[string][2]string{
 	"role": {"role", "VARCHAR"}, "status": {"status", "INTEGER"}, "outcome": {"outcome", "VARCHAR"},
 	"tagged": {"tagged", "BOOLEAN"}, "attempt": {"attempt", "INTEGER"}, "retried": {"retried", "BOOLEAN"},
@@ -31,25 +30,41 @@ var sparkByColumns = map[string][2]string{
 }
 
 // groupOn checks the fields as groupBy does (the same refusals of an
-// empty, repeated or per-run field) and translates them; a field without
-// a translation is refused by name.
+// empty, repeated or per-run field, and of an attrs key no row of the
+// experiment has, in the same order) and translates them; then each
+// attrs key's values are checked (attrsKinds): one that Spark would write
+// otherwise than DuckDB is refused by name.
 func (r *Remote) groupOn(analysis string, db store.Querier, exp string, fields []string) (engineGroup, error) {
 	eg := engineGroup{fields: fields}
+	var parts, attrs []string
 	seen := map[string]bool{}
 	for _, f := range fields {
 		if err := fieldName(fields, f, seen); err != nil {
 			return eg, err
 		}
 		c, ok := sparkByColumns[f]
+		local := byColumns[f]
 		if !ok {
-			return eg, r.NotOnEngine(fmt.Sprintf("%s by %q", analysis, f), "a group by an attrs key has no Spark SQL yet (by a column or status_class it has)")
+			var err error
+			if c, err = r.attrsOn(analysis, exp, fields, f); err != nil {
+				return eg, err
+			}
+			local = attrsSQL(f)
+			attrs = append(attrs, f)
 		}
 		eg.spark = append(eg.spark, c[0])
 		eg.types = append(eg.types, c[1])
+		parts = append(parts, sqllit.String(f)+": "+local)
 	}
-	var err error
-	eg.g, err = groupBy(db, exp, fields)
-	return eg, err
+	for _, f := range attrs {
+		if err := r.attrsKinds(analysis, exp, f); err != nil {
+			return eg, err
+		}
+	}
+	if len(fields) > 0 {
+		eg.g = grouping{"{" + strings.Join(parts, ", ") + "}"}
+	}
+	return eg, nil
 }
 
 // sel is ", expr AS g0, …" over the columns of requests.

@@ -19,8 +19,7 @@ import (
 // picked by rank from a histogram per (side, step, µs) that stays on the
 // cluster; one row per side (and group) and step comes back. The arrays
 // and the Mann-Whitney classification are the library's, in DuckDB and Go.
-// --by runs over the columns of requests (byColumns); an attrs key is
-// refused.
+// --by runs over the columns of requests and attrs keys (groupOn).
 func JudgeOn(r *Remote, o JudgeOptions) (metrics, scores *Result, err error) {
 	db := r.Querier()
 	e, err := store.FindExperiment(db, o.Experiment)
@@ -34,14 +33,14 @@ func JudgeOn(r *Remote, o JudgeOptions) (metrics, scores *Result, err error) {
 	if err := r.judgeChecks(e.Name, o); err != nil {
 		return nil, nil, err
 	}
-	g, err := r.byColumns(e.Name, o.By)
+	eg, err := r.groupOn("judge", db, e.Name, o.By)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := r.judgeStepsOn(e.Name, o); err != nil {
+	if err := r.judgeStepsOn(e.Name, o, eg); err != nil {
 		return nil, nil, err
 	}
-	groups, fields, err := judgeSteps(db, e.Name, o, g)
+	groups, fields, err := judgeSteps(db, e.Name, o, eg.g)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -103,14 +102,9 @@ FROM requests WHERE experiment = `+x)
 // writes rows out one per request (judgeShort), a row of count 0 adds no
 // latency to the sum or the max, as there; else it does, as
 // _judge_steps_counted's.
-func judgeStep(exp string, o JudgeOptions, needQ bool) string {
-	// k: the side and its group's columns (g0, g1, ...: byColumns in Spark SQL)
-	k, gs, on := "role", "", "s.role = o.role"
-	for i, f := range o.By {
-		k += fmt.Sprintf(", g%d", i)
-		gs += fmt.Sprintf(", %s AS g%d", sparkByColumns[f][0], i)
-		on += fmt.Sprintf(" AND s.g%d <=> o.g%d", i, i)
-	}
+func judgeStep(exp string, o JudgeOptions, eg engineGroup, needQ bool) string {
+	// k: the side and its group's columns (g0, g1, ...: eg's Spark SQL)
+	k, gs, on := "role"+eg.keys(), eg.sel(), "s.role = o.role"+eg.on("s", "o")
 	rows := `SELECT role, run, seq, t_ms, count, outcome = 'ok' AS ok, CAST(round(latency_ms * 1000D) AS BIGINT) AS lat_us` + gs + `
 FROM requests WHERE experiment = ` + engine.String(exp) + ` AND role IN ('control', 'experiment')`
 	var p string
@@ -158,13 +152,13 @@ FROM g LEFT JOIN q ON ` + gq
 // unchanged. A call with other arguments raises an error rather than read
 // steps computed for others (the group is not compared: with --by it is an
 // expression over the columns of requests, which the table lacks).
-func (r *Remote) judgeStepsOn(exp string, o JudgeOptions) error {
+func (r *Remote) judgeStepsOn(exp string, o JudgeOptions, eg engineGroup) error {
 	needQ := slices.ContainsFunc(o.Metrics, func(m MetricJudge) bool { return metricThousandths[m.Name] > 0 })
 	// the group: its columns g0, g1, ... as byColumns types them, the
 	// key judge_by makes of them, {'v': grp} (judge's is true)
 	gcols, gk, gon := "", "true", ""
 	for i, f := range o.By {
-		gcols += fmt.Sprintf("g%d %s, ", i, sparkByColumns[f][1])
+		gcols += fmt.Sprintf("g%d %s, ", i, eg.types[i])
 		if i == 0 {
 			gk = ""
 		} else {
@@ -177,7 +171,7 @@ func (r *Remote) judgeStepsOn(exp string, o JudgeOptions) error {
 		gk = "{'v': {" + gk + "}}" // judge_by's key, {'v': grp}; judge's is true
 	}
 	if err := r.reduce("_remote_judge_raw", "role VARCHAR, "+gcols+"w BIGINT, requests BIGINT, ok BIGINT, lat_n HUGEINT, lat_sum HUGEINT, q1 BIGINT, q2 BIGINT, q3 BIGINT, q4 BIGINT, q5 BIGINT, q6 BIGINT",
-		judgeStep(exp, o, needQ)); err != nil {
+		judgeStep(exp, o, eg, needQ)); err != nil {
 		return err
 	}
 	keys := "role" // the side and the group, for each side's span of steps
@@ -233,30 +227,4 @@ FROM (SELECT ` + keys + `, lat_us, c, sum(c) OVER (PARTITION BY ` + keys + ` ORD
       FROM h WHERE lat_us IS NOT NULL) r
 JOIN g ON ` + strings.Join(on, " AND ") + `
 GROUP BY r.` + strings.ReplaceAll(keys, ", ", ", r.")
-}
-
-// byColumns is groupBy for an engine: fields of the columns of requests
-// (byColumns) only, checked as locally; an attrs key is refused (its
-// values are JSON read by DuckDB's ->>, which Spark's JSON functions do not
-// reproduce byte for byte).
-func (r *Remote) byColumns(exp string, fields []string) (grouping, error) {
-	seen := map[string]bool{}
-	for _, f := range fields {
-		if err := fieldName(fields, f, seen); err != nil {
-			return grouping{}, err
-		}
-		if _, ok := sparkByColumns[f]; !ok {
-			return grouping{}, r.NotOnEngine("judge by an attrs key ("+f+")", "an attrs key's value is read as DuckDB's ->> reads JSON, which Spark's JSON functions do not reproduce byte for byte; group by a column of requests ("+strings.Join(byColumnNames(), ", ")+")")
-		}
-	}
-	return groupBy(r.Querier(), exp, fields)
-}
-
-func byColumnNames() []string {
-	var out []string
-	for c := range byColumns {
-		out = append(out, c)
-	}
-	slices.Sort(out)
-	return out
 }

@@ -21,7 +21,7 @@ import (
 // from 1 ms up (powers of two and others), and by groups of columns and
 // status_class (a NULL group among them); the sliding step's rows and the
 // aligned step's equal _sliding_peaks's and _aligned_peaks's; --by an
-// attrs key is refused by name, never answered.
+// attrs key alike (engine_by_attrs_spark_test.go has its kinds).
 func TestPeaksOnSpark(t *testing.T) {
 	sparkURL(t)
 	// One dataset of several experiments (one session), and the storm
@@ -44,12 +44,8 @@ func TestPeaksOnSpark(t *testing.T) {
 	}
 	storm := ingestedDB(t, "../fixtures/storm/tiny.ndjson")
 	comparePeaks(t, "tiny", storm, onSpark(t, sparkDataset(t, storm)))
-	// a field with no Spark SQL is refused by name; one that is refused
-	// locally is refused alike
-	o := PeaksOptions{Experiment: "chaos", By: []string{"method"}, Sliding: true}
-	if _, err := PeaksOn(r, o); err == nil || !strings.Contains(err.Error(), `peaks by "method" does not run on Spark yet`) {
-		t.Errorf("%+v on Spark: %v, want a refusal by name", o, err)
-	}
+	// an attrs key alike; a field that is refused locally is refused alike
+	comparePeaksWith(t, local, r, PeaksOptions{Experiment: "chaos", By: []string{"method"}, Sliding: true})
 	for _, by := range [][]string{{"run"}, {"outcome", "outcome"}, {""}} {
 		o := PeaksOptions{Experiment: "chaos", By: by}
 		_, want := Peaks(local, o)

@@ -109,6 +109,11 @@ var sparkAnalyses = [][]string{
 	{"falsification", "--by", "outcome,tagged", "--window", "25", "--metric", "p95"},
 	{"stop-damage", "--by", "outcome", "--window", "500ms", "--k", "1,3"},
 	{"stop-damage", "--by", "status_class,tagged", "--window", "20", "--metric", "error_rate", "--max", "5%"},
+	{"peaks", "--sliding", "--by", "method"},
+	{"judge", "--by", "method,status_class"},
+	{"retries", "--by", "name"},
+	{"burn-rate", "--slo", "99%", "--rules", "1s/10s>2,5s/30s>1,100ms/2s>14.4", "--by", "outcome"},
+	{"burn-rate", "--slo", "95%", "--rules", "500ms/5s>1.5", "--step", "250ms", "--by", "status_class,method"},
 }
 
 func firstLine(s string) string {
