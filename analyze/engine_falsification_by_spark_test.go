@@ -112,19 +112,30 @@ func TestHypothesisByOnSpark(t *testing.T) {
 	}
 }
 
-// --by an attrs key is refused on Spark by name, with a column beside it
-// too.
-func TestHypothesisByOnSparkRefused(t *testing.T) {
+// --by an attrs key (alone and beside a column) runs on Spark through the
+// shared group code (engineGroup: get_json_object's text, checked against
+// ->> at run time): the same JSON and the same side windows as locally,
+// for count and duration windows.
+func TestHypothesisByAttrsOnSpark(t *testing.T) {
 	sparkURL(t)
-	r := onSpark(t, sparkDataset(t, ingestedDB(t, "../fixtures/hypotheses/checkout.ndjson")))
+	db := ingestedDB(t, "../fixtures/hypotheses/checkout.ndjson")
+	r := onSpark(t, sparkDataset(t, db))
 	for _, by := range [][]string{{"name"}, {"status_class", "name"}} {
-		o := FalsificationOptions{Experiment: "checkout", By: by, Window: hypothesis.Window{N: 10}}
-		if _, err := FalsificationOn(r, o); err == nil || !strings.Contains(err.Error(), `falsification by "name" does not run on Spark yet`) {
-			t.Errorf("%+v on Spark: %v, want a refusal by name", o, err)
-		}
-		so := StopDamageOptions{Experiment: "checkout", By: by, Window: hypothesis.Window{N: 10}}
-		if _, err := StopDamageOn(r, so); err == nil || !strings.Contains(err.Error(), `stop-damage by "name" does not run on Spark yet`) {
-			t.Errorf("%+v on Spark: %v, want a refusal by name", so, err)
+		for _, w := range []hypothesis.Window{{N: 10}, {Ms: 10000}} {
+			o := FalsificationOptions{Experiment: "checkout", By: by, Window: w}
+			if !bothRan(t, fmt.Sprintf("falsification %+v", o), func() (*Result, error) { return Falsification(db, o) },
+				func() (*Result, error) { return FalsificationOn(r, o) }) {
+				t.Errorf("falsification %+v did not run on both engines", o)
+				continue
+			}
+			sameSideWindowsBy(t, db, r, "checkout", o.By, o.Window, o.Hypothesis)
+			so := StopDamageOptions{Experiment: "checkout", By: by, Window: w}
+			if !bothRan(t, fmt.Sprintf("stop-damage %+v", so), func() (*Result, error) { return StopDamage(db, so) },
+				func() (*Result, error) { return StopDamageOn(r, so) }) {
+				t.Errorf("stop-damage %+v did not run on both engines", so)
+				continue
+			}
+			sameStopGroups(t, db, r, "checkout", so.By, so.Hypothesis)
 		}
 	}
 }
