@@ -20,6 +20,7 @@ import (
 // run is refused alike, --by an attrs key (method) alike.
 func TestAmplificationOnSpark(t *testing.T) {
 	sparkURL(t)
+	t.Parallel() // a step waits mostly on the cluster's scheduling: two tests overlap it
 	edge := filepath.Join(t.TempDir(), "redge.ndjson")
 	if err := os.WriteFile(edge, []byte(retryEdgeLog(20000)), 0o644); err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 // equal their DuckDB twins' (EXCEPT ALL both ways).
 func TestBurnRateByOnSpark(t *testing.T) {
 	sparkURL(t)
+	t.Parallel() // a step waits mostly on the cluster's scheduling: two tests overlap it
 	db := logsDB(t, edgeLog(400), burnLog(), attrsLog(300))
 	r := onSpark(t, sparkDataset(t, db))
 	fired := 0

@@ -70,6 +70,7 @@ func burnCases(exp string, many bool) []BurnRateOptions {
 // is TestBurnRateByOnSpark's.
 func TestBurnRateOnSpark(t *testing.T) {
 	sparkURL(t)
+	t.Parallel() // a step waits mostly on the cluster's scheduling: two tests overlap it
 	local := ingestedDB(t, "../fixtures/chaos/gunluk.json", "../fixtures/k6/chaos.json", "../fixtures/peaks/sekil1.csv")
 	edge := logsDB(t, edgeLog(400), burnLog())
 	fired, ends := 0, 0

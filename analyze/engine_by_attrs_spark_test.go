@@ -68,6 +68,7 @@ func attrsLog(n int) string {
 // are refused by name, never grouped under another text.
 func TestByAttrsOnSpark(t *testing.T) {
 	sparkURL(t)
+	t.Parallel() // a step waits mostly on the cluster's scheduling: two tests overlap it
 	local := logsDB(t, attrsLog(400))
 	r := onSpark(t, sparkDataset(t, local))
 	for _, by := range [][]string{{"k"}, {"o"}, {"k", "outcome"}, {"a.b", `q"k`}, {"attrs.status", "k"}} {

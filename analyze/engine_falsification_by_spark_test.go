@@ -87,6 +87,7 @@ func byEdgeLog(n int) string {
 // local count of groups.
 func TestHypothesisByOnSpark(t *testing.T) {
 	sparkURL(t)
+	t.Parallel() // a step waits mostly on the cluster's scheduling: two tests overlap it
 	local := ingestedDB(t, "../fixtures/chaos/gunluk.json", "../fixtures/k6/chaos.json", "../fixtures/hypotheses/checkout.ndjson")
 	edge := logsDB(t, byEdgeLog(22000))
 	for _, c := range []struct {

@@ -39,6 +39,7 @@ func gateCases(t *testing.T, exp string) []GateOptions {
 // same error; each window batch's rows equal the local gate macro's.
 func TestGateOnSpark(t *testing.T) {
 	sparkURL(t)
+	t.Parallel() // a step waits mostly on the cluster's scheduling: two tests overlap it
 	fixtures := ingestedDB(t, "../fixtures/chaos/gunluk.json", "../fixtures/k6/chaos.json", "../fixtures/hypotheses/checkout.ndjson")
 	edge := logsDB(t, edgeLog(300), judgeEdgeLog())
 	for _, db := range []*store.DB{fixtures, edge} {

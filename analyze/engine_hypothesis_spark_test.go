@@ -51,6 +51,7 @@ func spanLog() string {
 // --by too (--by itself: TestHypothesisByOnSpark).
 func TestHypothesisWindowsOnSpark(t *testing.T) {
 	sparkURL(t)
+	t.Parallel() // a step waits mostly on the cluster's scheduling: two tests overlap it
 	local := ingestedDB(t, "../fixtures/chaos/gunluk.json", "../fixtures/k6/chaos.json", "../fixtures/hypotheses/checkout.ndjson")
 	edge := logsDB(t, spanLog())
 	for _, db := range []*store.DB{local, edge} {

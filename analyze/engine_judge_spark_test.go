@@ -73,6 +73,7 @@ func judgeCases(exp string) []JudgeOptions {
 // groups, count steps per group) likewise, and an attrs key.
 func TestJudgeOnSpark(t *testing.T) {
 	sparkURL(t)
+	t.Parallel() // a step waits mostly on the cluster's scheduling: two tests overlap it
 	fixtures := ingestedDB(t, "../fixtures/chaos/gunluk.json", "../fixtures/k6/chaos.json", "../fixtures/hypotheses/checkout.ndjson")
 	edge := logsDB(t, edgeLog(22000), judgeEdgeLog())
 	for _, db := range []*store.DB{fixtures, edge} {

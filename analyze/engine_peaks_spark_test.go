@@ -24,6 +24,7 @@ import (
 // attrs key alike (engine_by_attrs_spark_test.go has its kinds).
 func TestPeaksOnSpark(t *testing.T) {
 	sparkURL(t)
+	t.Parallel() // a step waits mostly on the cluster's scheduling: two tests overlap it
 	// One dataset of several experiments (one session), and the storm
 	// fixture, whose experiment has the retry fixture's name, in another.
 	edge, sliding := filepath.Join(t.TempDir(), "edge.ndjson"), filepath.Join(t.TempDir(), "sliding.ndjson")

@@ -21,6 +21,7 @@ import (
 // the local macro's; --by an attrs key (method) alike.
 func TestRetriesOnSpark(t *testing.T) {
 	sparkURL(t)
+	t.Parallel() // a step waits mostly on the cluster's scheduling: two tests overlap it
 	edge := filepath.Join(t.TempDir(), "redge.ndjson")
 	if err := os.WriteFile(edge, []byte(retryEdgeLog(40000)), 0o644); err != nil {
 		t.Fatal(err)

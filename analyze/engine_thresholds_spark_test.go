@@ -76,6 +76,7 @@ func thresholdCases(exp string, many bool) []ThresholdsOptions {
 // tags. avg, a tag from attrs and k6's own metrics are refused.
 func TestThresholdsOnSpark(t *testing.T) {
 	sparkURL(t)
+	t.Parallel() // a step waits mostly on the cluster's scheduling: two tests overlap it
 	local := ingestedDB(t, "../fixtures/chaos/gunluk.json", "../fixtures/k6/chaos.json", "../fixtures/peaks/sekil1.csv")
 	edge := logsDB(t, edgeLog(200), thresholdLog())
 	failed := 0

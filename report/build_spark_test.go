@@ -31,6 +31,7 @@ import (
 // missing or different. Needs the cluster at REWIND_SPARK.
 func TestReportOnSpark(t *testing.T) {
 	sparktest.URL(t)
+	t.Parallel() // a step waits mostly on the cluster's scheduling: two tests overlap it
 	for _, c := range []struct {
 		name  string
 		paths []string
@@ -250,6 +251,7 @@ func reportEdgeLogN(n int) string {
 // requests, which the report must not read on an engine, raises.
 func TestReportStepsOnSpark(t *testing.T) {
 	sparktest.URL(t)
+	t.Parallel() // a step waits mostly on the cluster's scheduling: two tests overlap it
 	seen := map[string]int{}
 	for _, c := range []struct {
 		paths []string
