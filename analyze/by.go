@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"database/sql"
 	"fmt"
 	"sort"
 	"strings"
@@ -136,6 +137,12 @@ func knownFields(db store.Querier, exp string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return fieldsOf(rows)
+}
+
+// fieldsOf is the columns, then the attrs keys that rows (one string
+// column, in order) hold; it closes rows.
+func fieldsOf(rows *sql.Rows) ([]string, error) {
 	defer rows.Close()
 	var keys []string
 	for rows.Next() {

@@ -74,16 +74,7 @@ SELECT DISTINCT k FROM (SELECT explode(json_object_keys(attrs)) AS k FROM reques
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var keys []string
-	for rows.Next() {
-		var k string
-		if err := rows.Scan(&k); err != nil {
-			return nil, err
-		}
-		keys = append(keys, k)
-	}
-	return withColumns(keys), rows.Err()
+	return fieldsOf(rows)
 }
 
 // attrsKinds is the check step of the attrs key f: the distinct values

@@ -30,21 +30,8 @@ url=sc://127.0.0.1:15002
 cluster=0 # set once this script restarts the cluster: only then is it stopped at the end
 trap '[ $cluster = 0 ] || .ci/spark down >/dev/null 2>&1; rm -rf "$tmp"' EXIT
 
-# The gate's Argo template (bench/icount_lib.sh's, BenchmarkGate's).
-cat >"$tmp/argo.yaml" <<'EOF'
-kind: AnalysisTemplate
-spec:
-  metrics:
-  - name: success-rate
-    interval: 30s
-    failureLimit: 3
-    successCondition: result[0] >= 0.5
-    provider: {prometheus: {query: "sum(rate(ok[1m])) / sum(rate(all[1m]))"}}
-  - name: p95
-    interval: 30s
-    successCondition: result[0] < 100000
-    provider: {prometheus: {query: "histogram_quantile(0.95, rate(b[1m]))"}}
-EOF
+source bench/icount_lib.sh # argo: the gate's Argo template, BenchmarkGate's
+printf '%s\n' "$argo" >"$tmp/argo.yaml"
 
 # analyses: NAME|ARGS (shell words; $ARGO expanded), bench/icount_lib.sh's
 # commands in the forms Spark runs (omission's back-fill takes
