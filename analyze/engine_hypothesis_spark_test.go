@@ -177,13 +177,6 @@ func compareFalsification(t *testing.T, local store.Querier, r *Remote, o Falsif
 // macro arguments.
 func localSides(t *testing.T, db store.Querier, exp string, h hypothesis.Hypothesis) string {
 	t.Helper()
-	e, err := store.FindExperiment(db, h.ExperimentIn(db, exp))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := hypothesis.ResolveSides(db, e, h, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s := localSidesOf(t, db, exp, h)
 	return s.Args()
 }
