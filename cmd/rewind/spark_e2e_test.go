@@ -12,31 +12,43 @@ import (
 
 // The analyses that run on Spark print what they print locally: over the
 // four seed fixtures, k6's two runs, a real access log and a generated log
-// of 1 M rows,
-// each analysis's --format json on the database and on Spark over the
-// dataset export writes are the same bytes, and where the local run is
-// refused the Spark run is refused with the same error line and exit code.
+// of 1 M rows, each analysis's --format json on the database and on Spark
+// over the dataset export writes are the same bytes, and where the local run
+// is refused the Spark run is refused with the same error line and exit code.
+// Every analysis (sparkAnalyses: each in its plain form and with --by) runs
+// on every input; their options (sparkOptions) run on the seed fixtures,
+// k6 and a generated log of 100 k rows, where a Spark run costs seconds, not
+// on the 1 M rows, where it costs tens of seconds under the suite's load.
 // Needs the cluster at REWIND_SPARK (skipped without it, failed in CI). The
 // inputs run side by side (go test's -parallel, GOMAXPROCS by default): a
 // Spark step's time is mostly the cluster's scheduling, which overlaps.
 func TestSparkSameAsLocal(t *testing.T) {
 	url := sparktest.URL(t)
-	gen := filepath.Join(t.TempDir(), "generated.ndjson")
+	dir := t.TempDir()
+	gen, small := filepath.Join(dir, "generated.ndjson"), filepath.Join(dir, "generated-100k.ndjson")
 	if err := os.WriteFile(gen, []byte(generatedLog(500000)), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(small, []byte(generatedLog(50000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	every := append(append([][]string{}, sparkAnalyses...), sparkOptions...)
+	k6 := []string{"--experiment", "k6", "--role", "baseline=control", "--role", "chaos=experiment",
+		"../../fixtures/k6/baseline.json", "../../fixtures/k6/chaos.json"}
 	for _, c := range []struct {
 		name   string
 		ingest []string
+		cases  [][]string
 	}{
-		{"chaos", []string{"../../fixtures/chaos/gunluk.json"}},
-		{"peaks", []string{"../../fixtures/peaks/sekil1.csv"}},
-		{"retry", []string{"../../fixtures/retry/tiny.ndjson"}},
-		{"storm", []string{"../../fixtures/storm/tiny.ndjson"}},
-		{"k6", []string{"--experiment", "k6", "--role", "baseline=control", "--role", "chaos=experiment",
-			"../../fixtures/k6/baseline.json", "../../fixtures/k6/chaos.json"}},
-		{"access", []string{"../../ingest/testdata/real/access/nginx-observiq/input.log"}},
-		{"generated", []string{gen}},
+		{"chaos", []string{"../../fixtures/chaos/gunluk.json"}, every},
+		{"peaks", []string{"../../fixtures/peaks/sekil1.csv"}, every},
+		{"retry", []string{"../../fixtures/retry/tiny.ndjson"}, every},
+		{"storm", []string{"../../fixtures/storm/tiny.ndjson"}, every},
+		{"k6", k6, sparkAnalyses},
+		{"k6-options", k6, sparkOptions},
+		{"access", []string{"../../ingest/testdata/real/access/nginx-observiq/input.log"}, sparkAnalyses},
+		{"generated", []string{gen}, sparkAnalyses},
+		{"generated-100k", []string{small}, sparkOptions},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -48,7 +60,7 @@ func TestSparkSameAsLocal(t *testing.T) {
 			if _, errOut, code := runArgs([]string{"export", "--db", db, ds}); code != 0 {
 				t.Fatalf("export: exit %d: %s", code, errOut)
 			}
-			for _, a := range sparkAnalyses {
+			for _, a := range c.cases {
 				args := append([]string{"analyze"}, a...)
 				lo, le, lc := runArgs(append(args, "--db", db, "--format", "json"))
 				so, se, sc := runArgs(append(args, "--spark", url, "--dataset", ds, "--format", "json"))
@@ -60,59 +72,65 @@ func TestSparkSameAsLocal(t *testing.T) {
 	}
 }
 
-// sparkAnalyses are the analyses (and options) with reduce steps on Spark.
+// sparkAnalyses are the analyses that run on Spark, each in its plain form
+// and with --by: every input of TestSparkSameAsLocal runs them.
 var sparkAnalyses = [][]string{
 	{"blast-radius"},
 	{"peaks"},
-	{"peaks", "--resolutions", "1ms,250ms,10s"},
 	{"falsification"},
+	{"stop-damage"},
+	{"burn-rate", "--slo", "99.9%"},
+	{"thresholds"},
+	{"judge"},
+	{"judge", "--by", "outcome"},
+	{"gate", "--argo", "../../analyze/testdata/gate/generated/argo-5s.yaml", "--metric", "success-rate=ok_share,latency-p95=p95"},
+	{"omission", "--expected-interval", "10ms"},
+	{"retries"},
+	{"amplification"},
+	{"peaks", "--sliding"},
+	{"peaks", "--by", "status_class"},
+	{"peaks", "--sliding", "--by", "outcome,tagged"},
+	{"retries", "--by", "outcome"},
+	{"amplification", "--by", "status_class,tagged"},
+	{"falsification", "--by", "status_class"},
+	{"stop-damage", "--by", "outcome", "--window", "500ms", "--k", "1,3"},
+	{"burn-rate", "--slo", "99%", "--rules", "1s/10s>2,5s/30s>1,100ms/2s>14.4", "--by", "outcome"},
+}
+
+// sparkOptions are the analyses' options on Spark (windows, metrics, rules,
+// resolutions, the --by pairs): the inputs that run them are cheap on Spark.
+var sparkOptions = [][]string{
+	{"peaks", "--resolutions", "1ms,250ms,10s"},
 	{"falsification", "--window", "25"},
 	{"falsification", "--window", "1s", "--margins", "0,0.01"},
-	{"stop-damage"},
 	{"stop-damage", "--window", "500ms", "--k", "1,3"},
 	{"falsification", "--metric", "p95", "--window", "20"},
 	{"falsification", "--metric", "error_rate", "--window", "2s", "--max", "5%"},
 	{"stop-damage", "--metric", "mean", "--window", "1s", "--tolerance", "20%"},
-	{"burn-rate", "--slo", "99.9%"},
 	{"burn-rate", "--slo", "99%", "--rules", "1s/10s>2,5s/30s>1,100ms/2s>14.4"},
 	{"burn-rate", "--slo", "95%", "--rules", "500ms/5s>1.5", "--step", "250ms", "--partial", "--period", "1h"},
 	{"burn-rate", "--slo", "99%", "--rules", "1ns/1s>2"},
-	{"thresholds"},
 	{"thresholds", "--threshold", "http_req_duration: p(95)<300", "--threshold", "http_req_failed: rate<0.05", "--threshold", "http_reqs: count>100"},
 	{"thresholds", "--threshold", "http_req_duration: med<=100", "--threshold", "http_req_duration: max<1000", "--threshold", "http_reqs: rate>5", "--every", "1s"},
 	{"thresholds", "--threshold", "http_req_duration: p(99)<500", "--threshold", "http_req_failed: rate<0.02", "--abort-on-fail", "--delay-abort-eval", "3s"},
 	{"thresholds", "--threshold", "http_req_duration: p(90)<50", "--threshold", "http_req_failed: rate<0.02", "--window", "5s"},
 	{"thresholds", "--threshold", "http_req_duration: p(99.9)<80", "--threshold", "http_req_duration: min>5", "--window", "4s", "--sliding", "--every", "1s"},
 	{"thresholds", "--threshold", "http_reqs: count>1", "--every", "1ns"},
-	{"judge"},
 	{"judge", "--step", "1s", "--metrics", "mean,p50,p99.9,max,error_rate,throughput", "--interval", "5s"},
 	{"judge", "--step-requests", "50", "--metrics", "p90,ok_share", "--scores"},
-	{"judge", "--by", "outcome"},
 	{"judge", "--by", "status_class,tagged", "--step", "1s", "--metrics", "p99,error_rate"},
-	{"gate", "--argo", "../../analyze/testdata/gate/generated/argo-5s.yaml", "--metric", "success-rate=ok_share,latency-p95=p95"},
 	{"gate", "--flagger", "../../analyze/testdata/gate/generated/flagger-10s.yaml", "--role", "control"},
 	{"gate", "--keptn", "../../analyze/testdata/gate/keptn/lighthouse-slo.yaml", "--metric", "request_latency_p95=p99,error_rate=error_rate", "--every", "2s"},
-	{"omission", "--expected-interval", "10ms"},
 	{"omission", "--expected-interval", "1500ns"},
-	{"retries"},
 	{"retries", "--affected", "1s..1.3s"},
-	{"amplification"},
 	{"amplification", "--tick", "250ms", "--fault", "1s..2s", "--normal-rate", "2"},
 	{"amplification", "--runs", "nothing*"},
-	{"peaks", "--sliding"},
 	{"peaks", "--sliding", "--resolutions", "1ms,250ms,10s"},
-	{"peaks", "--by", "status_class"},
-	{"peaks", "--sliding", "--by", "outcome,tagged"},
-	{"retries", "--by", "outcome"},
-	{"amplification", "--by", "status_class,tagged"},
-	{"falsification", "--by", "status_class"},
 	{"falsification", "--by", "outcome,tagged", "--window", "25", "--metric", "p95"},
-	{"stop-damage", "--by", "outcome", "--window", "500ms", "--k", "1,3"},
 	{"stop-damage", "--by", "status_class,tagged", "--window", "20", "--metric", "error_rate", "--max", "5%"},
 	{"peaks", "--sliding", "--by", "method"},
 	{"judge", "--by", "method,status_class"},
 	{"retries", "--by", "name"},
-	{"burn-rate", "--slo", "99%", "--rules", "1s/10s>2,5s/30s>1,100ms/2s>14.4", "--by", "outcome"},
 	{"burn-rate", "--slo", "95%", "--rules", "500ms/5s>1.5", "--step", "250ms", "--by", "status_class,method"},
 }
 
