@@ -70,20 +70,23 @@ func TestGateOnSpark(t *testing.T) {
 }
 
 // The gate step's rows (the last batch of windows asked) equal the local
-// gate macro's over the same windows, on a grid and off it.
+// gate macro's over the same windows, on a grid and off it, in one batch
+// and across batches (gateBatch lowered to 100 for the test).
 func TestGateStepOnSpark(t *testing.T) {
 	sparkURL(t)
+	defer func(n int) { gateBatch = n }(gateBatch)
+	gateBatch = 100
 	db := logsDB(t, edgeLog(300), judgeEdgeLog())
 	r := onSpark(t, sparkDataset(t, db))
 	var every, everyU, off, offU, odd, oddU []string
 	for i := range 30000 { // a schedule of equal steps: one row of literals
 		every, everyU = append(every, fmt.Sprint(i-2000)), append(everyU, fmt.Sprint(i-1000))
 	}
-	for i := range 2500 { // off the µs: two batches of literal rows
-		off, offU = append(off, fmt.Sprintf("%g", float64(i)*1.5-2000.0005)), append(offU, fmt.Sprintf("%g", float64(i)*1.5+3))
+	for i := range 125 { // off the µs: two batches of literal rows
+		off, offU = append(off, fmt.Sprintf("%g", float64(i)*24-2000.0005)), append(offU, fmt.Sprintf("%g", float64(i)*24+3))
 	}
-	for i := range 4100 { // on a grid, no two steps alike: three batches
-		odd, oddU = append(odd, fmt.Sprint(i*i%70000-2000)), append(oddU, fmt.Sprint(i*i%70000-2000+i%9*125))
+	for i := range 205 { // on a grid, no two steps alike: three batches
+		odd, oddU = append(odd, fmt.Sprint(i*i*i%70000-2000)), append(oddU, fmt.Sprint(i*i*i%70000-2000+i%9*125))
 	}
 	for _, c := range []struct {
 		role        string
