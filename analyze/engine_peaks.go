@@ -135,31 +135,42 @@ SELECT * EXCLUDE (peak, k, total), NULL::BIGINT AS n, NULL::DOUBLE AS t_ms FROM 
 // window from a t in bucket k ends at t + res (rounded, monotonically)
 // <= (k + 2) g, so it holds only rows of buckets k and k + 1. Each point
 // is read in its own bucket's partition, as a start, and in the one
-// before, and a window's count is a RANGE frame over (run, bucket)
-// partitions only: [t, t + res] less the points at t + res exactly (the
-// same IEEE sum as the local t_ms + res). The earliest fullest start per
-// run is a min over (-count, t), an aggregate rather than a window over
-// the run's rows.
+// before, and every window is over (run, bucket) partitions only. A
+// window's count is a difference of prefix sums, each a running sum over
+// ROWS UNBOUNDED PRECEDING, which Spark adds up row by row (a RANGE frame
+// with two moving bounds is summed again from its lower bound at every
+// row: minutes at 1 M rows). The first pass gives each start base, the
+// points' sum before it; the second reads the points with one probe per
+// start at t + res (the same IEEE sum as the local t_ms + res), a probe
+// before a point at the same time, so that its running sum is the points'
+// sum before t + res, and the window's count is that less base. The
+// earliest fullest start per run is a min over (-count, t), an aggregate
+// rather than a window over the run's rows.
 func slidingStep(exp string, eg engineGroup, res []int64) string {
 	keys := eg.keys()
+	ctes := []string{`pt AS (SELECT run` + keys + `, t_ms, sum(count) AS n
+            FROM (SELECT run, t_ms, count` + eg.sel() + ` FROM requests
+                  WHERE experiment = ` + engine.String(exp) + ` AND t_ms IS NOT NULL)
+            GROUP BY run` + keys + `, t_ms)`}
 	parts := make([]string, len(res))
 	for i, x := range res {
 		g := engine.Double(math.Pow(2, math.Ceil(math.Log2(float64(x)))))
 		rd := engine.Double(float64(x))
+		b := fmt.Sprintf("b%d", i)
+		ctes = append(ctes, b+` AS (SELECT run`+keys+`, part, t_ms, n, start,
+                   sum(n) OVER (PARTITION BY run`+keys+`, part ORDER BY t_ms ROWS UNBOUNDED PRECEDING) - n AS base
+            FROM (SELECT run`+keys+`, t_ms, n, CAST(floor(t_ms / `+g+`) AS BIGINT) AS part, true AS start FROM pt
+                  UNION ALL
+                  SELECT run`+keys+`, t_ms, n, CAST(floor(t_ms / `+g+`) AS BIGINT) - 1L, false FROM pt))`)
 		parts[i] = `SELECT run` + keys + `, ` + engine.Int(x) + ` AS res, -m.neg_n AS n, m.t AS t_ms
 FROM (SELECT run` + keys + `, min(named_struct('neg_n', -n, 't', t_ms)) AS m
-      FROM (SELECT run` + keys + `, t_ms, start,
-                   sum(n) OVER (PARTITION BY run` + keys + `, part ORDER BY t_ms RANGE BETWEEN CURRENT ROW AND ` + rd + ` FOLLOWING)
-                   - coalesce(sum(n) OVER (PARTITION BY run` + keys + `, part ORDER BY t_ms RANGE BETWEEN ` + rd + ` FOLLOWING AND ` + rd + ` FOLLOWING), 0L) AS n
-            FROM (SELECT run` + keys + `, t_ms, n, CAST(floor(t_ms / ` + g + `) AS BIGINT) AS part, true AS start FROM pt
+      FROM (SELECT run` + keys + `, t_ms, probe,
+                   sum(n) OVER (PARTITION BY run` + keys + `, part ORDER BY x, probe DESC ROWS UNBOUNDED PRECEDING) - base AS n
+            FROM (SELECT run` + keys + `, part, t_ms, t_ms AS x, n, false AS probe, 0L AS base FROM ` + b + `
                   UNION ALL
-                  SELECT run` + keys + `, t_ms, n, CAST(floor(t_ms / ` + g + `) AS BIGINT) - 1L, false FROM pt))
-      WHERE start
+                  SELECT run` + keys + `, part, t_ms, t_ms + ` + rd + `, 0L, true, base FROM ` + b + ` WHERE start))
+      WHERE probe
       GROUP BY run` + keys + `) s`
 	}
-	return `WITH pt AS (SELECT run` + keys + `, t_ms, sum(count) AS n
-            FROM (SELECT run, t_ms, count` + eg.sel() + ` FROM requests
-                  WHERE experiment = ` + engine.String(exp) + ` AND t_ms IS NOT NULL)
-            GROUP BY run` + keys + `, t_ms)
-` + strings.Join(parts, "\nUNION ALL\n")
+	return "WITH " + strings.Join(ctes, ",\n") + "\n" + strings.Join(parts, "\nUNION ALL\n")
 }

@@ -22,8 +22,10 @@ import (
 // shadow _th_runs, _th_bucket_sums, _th_failed_buckets and
 // _th_value_samples, so that the library's thresholds and
 // threshold_windows finish unchanged. Thresholds on request metrics only,
-// with no tag but status and expected_response, and not avg of a trend;
-// the rest is refused by name.
+// with no tag but status and expected_response; the rest is refused by
+// name. A trend's avg reads the exact sum of its DOUBLE values as
+// DECIMAL(38,9), which DuckDB takes from the samples counted per distinct
+// value (the percentiles' step): no sum is computed on the engine.
 func ThresholdsOn(r *Remote, o ThresholdsOptions) (*Result, error) {
 	db := r.Querier()
 	e, err := store.FindExperiment(db, o.Experiment)
@@ -78,8 +80,7 @@ func ThresholdsOn(r *Remote, o ThresholdsOptions) (*Result, error) {
 
 // thresholdsOnEngine refuses what the reduce steps do not compute: a
 // metric other than the request rows' three, one that k6 points also
-// sample, a tag read from attrs, and the mean of a trend (its sum of
-// DOUBLEs as DECIMAL).
+// sample and a tag read from attrs.
 func (r *Remote) thresholdsOnEngine(ts []Threshold, points []string) error {
 	for _, t := range ts {
 		switch {
@@ -87,8 +88,6 @@ func (r *Remote) thresholdsOnEngine(ts []Threshold, points []string) error {
 			return r.NotOnEngine("thresholds on "+t.Base, "k6's points (events) are not read as samples on the engine, only the request rows' http_req_duration, http_req_failed and http_reqs")
 		case slices.ContainsFunc(t.Tags, func(g Tag) bool { return g.K != "status" && g.K != "expected_response" }):
 			return r.NotOnEngine("thresholds with tags other than status and expected_response ("+t.Metric+")", "a tag read from attrs has no reduce steps")
-		case t.Agg == "avg":
-			return r.NotOnEngine("thresholds with avg ("+t.String()+")", "the sum of a trend's DOUBLE values as DECIMAL(38,9) is not computed on the engine")
 		}
 	}
 	return nil
@@ -252,8 +251,11 @@ SELECT run, c AS t, sum(count) AS n FROM q WHERE outcome <> 'ok' GROUP BY run, c
 		`::DOUBLE OR sliding IS DISTINCT FROM ` + sliding
 	for _, m := range []string{
 		`_th_bucket_sums(exp, specs, every_ms, window_ms, sliding, duration_ms) AS TABLE
-    SELECT run, id, t, k, n, trues, dsum, vmin, vmax, NULL::STRUCT(t BIGINT, ord BIGINT, v DOUBLE) AS last, c_lt, c_le, a, b, c, e
-    FROM _remote_th_buckets
+    SELECT b.run, b.id, b.t, b.k, b.n, b.trues, coalesce(b.dsum, d.dsum) AS dsum, b.vmin, b.vmax,
+           NULL::STRUCT(t BIGINT, ord BIGINT, v DOUBLE) AS last, b.c_lt, b.c_le, b.a, b.b, b.c, b.e
+    FROM _remote_th_buckets b
+    LEFT JOIN (SELECT run, id, t, sum(v::DECIMAL(38,9) * w) AS dsum FROM _remote_th_values
+               WHERE id IN (` + avgIDs(ts) + `) GROUP BY ALL) d USING (run, id, t)
     WHERE CASE WHEN ` + grid2 + ` THEN error('_th_bucket_sums: the engine''s buckets were computed for other arguments') ELSE true END`,
 		`_th_failed_buckets(exp, every_ms, window_ms, sliding, duration_ms) AS TABLE
     SELECT run, t, n FROM _remote_th_failed
@@ -349,12 +351,25 @@ FROM q WHERE ` + thTags(t) + ` GROUP BY run, c`
 	return strings.Join(parts, "\nUNION ALL\n")
 }
 
-// thValueCounts is the percentiles' samples over q: per (run, threshold,
-// bucket, distinct latency) how many; nothing for other thresholds.
+// avgIDs lists the ids of ts's avg thresholds (0, no id, when none).
+func avgIDs(ts []Threshold) string {
+	ids := []string{"0"}
+	for i, t := range ts {
+		if t.Base == "http_req_duration" && t.Agg == "avg" {
+			ids = append(ids, fmt.Sprint(i+1))
+		}
+	}
+	return strings.Join(ids, ", ")
+}
+
+// thValueCounts is the samples of the percentiles and of avg over q: per
+// (run, threshold, bucket, distinct latency) how many; nothing for other
+// thresholds. The percentiles read them as _th_value_samples (which the
+// library reads for p and med alone), avg sums them as DECIMAL(38,9).
 func thValueCounts(ts []Threshold) string {
 	var parts []string
 	for i, t := range ts {
-		if t.Base == "http_req_duration" && (t.Agg == "p" || t.Agg == "med") {
+		if t.Base == "http_req_duration" && (t.Agg == "p" || t.Agg == "med" || t.Agg == "avg") {
 			parts = append(parts, `SELECT run, `+fmt.Sprint(i+1)+` AS id, c AS t, v, sum(count) AS w FROM q WHERE v IS NOT NULL AND count >= 1 AND `+thTags(t)+` GROUP BY run, c, v`)
 		}
 	}
