@@ -132,6 +132,8 @@ var sparkOptions = [][]string{
 	{"judge", "--by", "method,status_class"},
 	{"retries", "--by", "name"},
 	{"burn-rate", "--slo", "95%", "--rules", "500ms/5s>1.5", "--step", "250ms", "--by", "status_class,method"},
+	{"thresholds", "--threshold", "http_req_duration: avg<100", "--threshold", "http_req_failed: rate<0.05"},
+	{"thresholds", "--threshold", "http_req_duration{expected_response:true}: avg<=80", "--window", "5s"},
 }
 
 func firstLine(s string) string {
