@@ -383,6 +383,10 @@ func (l *loader) record(ctx context.Context, in *input, f record.Format, fileID 
 	if err := l.finishRows(ctx, fileID, res); err != nil {
 		return err
 	}
+	if err := l.summarizeRuns(ctx, fileID); err != nil {
+		return err
+	}
+	defer l.dropRunsSummary(ctx)
 	if err := l.joinedRun(ctx, fileID, in); err != nil {
 		return err
 	}
@@ -398,7 +402,12 @@ func (l *loader) record(ctx context.Context, in *input, f record.Format, fileID 
 	if err := l.storeMeta(ctx, c, fileID, res.Experiment); err != nil {
 		return err
 	}
-	if err := l.sharedRole(ctx, fileID, res); err != nil {
+	if l.rolesSet(c) { // storeMeta wrote roles into the file's rows
+		if err := l.summarizeRuns(ctx, fileID); err != nil {
+			return err
+		}
+	}
+	if err := l.sharedRole(ctx, res); err != nil {
 		return err
 	}
 	var err error
@@ -463,8 +472,8 @@ func nullIfZero(f float64) any {
 func (l *loader) fileExperiments(ctx context.Context, fileID int64) (string, error) {
 	var names string
 	err := l.conn.QueryRowContext(ctx, `SELECT string_agg(DISTINCT experiment, ', ' ORDER BY experiment) FROM
-		(SELECT experiment FROM requests WHERE file_id = ? UNION ALL SELECT experiment FROM events WHERE file_id = ?)`,
-		fileID, fileID).Scan(&names)
+		(SELECT experiment FROM `+runsSummary+` UNION ALL SELECT experiment FROM events WHERE file_id = ?)`,
+		fileID).Scan(&names)
 	return names, err
 }
 

@@ -129,7 +129,7 @@ func (l *loader) joinedRun(ctx context.Context, fileID int64, in *input) error {
 	}
 	// The runs table holds the runs of the files before this one (this
 	// file's are stored after this check): only those need the scan.
-	rows, err := l.conn.QueryContext(ctx, `WITH mine AS MATERIALIZED (SELECT DISTINCT experiment, run FROM requests WHERE file_id = $file AND run <> $run
+	rows, err := l.conn.QueryContext(ctx, `WITH mine AS MATERIALIZED (SELECT DISTINCT experiment, run FROM `+runsSummary+` WHERE run <> $run
 			INTERSECT SELECT experiment, run FROM runs)
 		SELECT q.experiment, q.run, any_value(f.path), count(*) FROM requests q JOIN mine USING (experiment, run) JOIN files f USING (file_id)
 		WHERE q.file_id <> $file AND `+otherFile+`
@@ -158,13 +158,13 @@ func (l *loader) joinedRun(ctx context.Context, fileID int64, in *input) error {
 // experiment where another file's run holds it already: the analyses
 // would pool the two without a word. A role given with --role is asked
 // for: the pooling is kept and the ingest warns.
-func (l *loader) sharedRole(ctx context.Context, fileID int64, res *Result) error {
-	rows, err := l.conn.QueryContext(ctx, `WITH mine AS (SELECT DISTINCT experiment, run, role FROM requests
-			WHERE file_id = $file AND role IN ('control', 'experiment'))
+func (l *loader) sharedRole(ctx context.Context, res *Result) error {
+	rows, err := l.conn.QueryContext(ctx, `WITH mine AS (SELECT DISTINCT experiment, run, role FROM `+runsSummary+`
+			WHERE role IN ('control', 'experiment'))
 		SELECT m.experiment, m.role, m.run, string_agg(DISTINCT o.run, ', ' ORDER BY o.run) FROM mine m
 		JOIN runs o ON o.experiment = m.experiment AND o.role = m.role AND o.run <> m.run
 		WHERE NOT EXISTS (SELECT 1 FROM mine x WHERE x.experiment = o.experiment AND x.run = o.run)
-		GROUP BY ALL ORDER BY 1, 2, 3`, sql.Named("file", fileID))
+		GROUP BY ALL ORDER BY 1, 2, 3`)
 	if err != nil {
 		return err
 	}
