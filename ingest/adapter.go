@@ -41,7 +41,7 @@ func (f format) Decode(in record.Input, out record.Sink) (record.Produce, error)
 // What a format of this package uses beyond record: in.head (the first
 // bytes as detect saw them), in.guard.max (the record cap) and in.mapRaw
 // (the fields a {map} keeps raw) of its *input; c.Event, c.Warn and the
-// experiments and runs of the *collector; setField and record.SetTs to set a
+// experiments and runs of the *collector; record.SetField and record.SetTs to set a
 // canonical column from a record.Val (values.go); and wholeDoc below.
 
 // Formats lists the accepted --from values, in detection order.

@@ -70,9 +70,6 @@ func FuzzJSON(f *testing.F) { fuzzFormat(f, FormatJSON, "testdata/bad/*/*.json")
 func FuzzGunluk(f *testing.F) {
 	fuzzFormat(f, gunluk.Name, "../fixtures/chaos/gunluk.json", "testdata/bad/gunluk-*/*")
 }
-func FuzzCSV(f *testing.F) {
-	fuzzFormat(f, FormatCSV, "testdata/bad/*/*.csv", "../fixtures/peaks/*.csv")
-}
 func FuzzParquet(f *testing.F) {
 	fuzzFormat(f, typed.ParquetName, "testdata/fuzz-seeds/*.parquet")
 }

@@ -207,7 +207,7 @@ func requestObject(m map[string]json.RawMessage, r *record.Row) error {
 		}
 		known, err := false, error(nil)
 		if !r.Raw.Has(k) {
-			known, err = setField(r, k, record.JSONVal(m[k]))
+			known, err = record.SetField(r, k, record.JSONVal(m[k]))
 		}
 		if err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 	"github.com/rewind-dev/rewind/ingest/format/caddy"
 	"github.com/rewind-dev/rewind/ingest/format/chaostoolkit"
 	"github.com/rewind-dev/rewind/ingest/format/clf"
+	"github.com/rewind-dev/rewind/ingest/format/csv"
 	"github.com/rewind-dev/rewind/ingest/format/envoytext"
 	"github.com/rewind-dev/rewind/ingest/format/gatling"
 	"github.com/rewind-dev/rewind/ingest/format/gcplb"
@@ -50,8 +51,8 @@ var formats = []record.Format{
 	clf.Squid{},
 	clf.TrafficServer{},
 	clf.CLF{},
-	format{name: FormatJSON, about: "a JSON array of canonical records", detect: detectJSONArray, decode: wholeDoc(decodeJSONArray)},
-	format{name: FormatNDJSON, about: "canonical NDJSON, one record per line (.ndjson, .jsonl)", detect: detectNDJSON, decode: decodeNDJSONInput, lineOrder: true},
+	format{name: formatJSON, about: "a JSON array of canonical records", detect: detectJSONArray, decode: wholeDoc(decodeJSONArray)},
+	format{name: formatNDJSON, about: "canonical NDJSON, one record per line (.ndjson, .jsonl)", detect: detectNDJSON, decode: decodeNDJSONInput, lineOrder: true},
 	k6.CSV{},
 	jmeter.Format{},
 	locust.Format{},
@@ -61,5 +62,5 @@ var formats = []record.Format{
 	aws.ELB{},
 	aws.CloudFront{},
 	haproxy.Format{},
-	format{name: FormatCSV, about: "CSV with a header row of canonical column names", detect: detectCSV, decode: decodeCSVInput, lineOrder: true},
+	csv.Format{},
 }

@@ -172,6 +172,8 @@ func followed(t *testing.T, db *sql.DB, path, follow, want string) {
 			opts.LogFormat = v
 		case "time-is":
 			opts.TimeIs = v
+		case "run":
+			opts.Run = v
 		case "map":
 			m, err := ingest.ParseMap(v)
 			if err != nil {
