@@ -7,42 +7,10 @@ import (
 	"github.com/rewind-dev/rewind/internal/param"
 )
 
-// This file holds the formats not yet moved to a package of their own
-// under ingest/format: the contract is record.Format (ingest/record), the
-// registry is registry.go, and a new format is written as CONTRIBUTING.md's
-// "Adding a format" says, not here.
-
-// A format of this package: how to recognise it from its first bytes (and
-// name), and how to decode it into canonical staging batches.
-type format struct {
-	name  string // the {from} value
-	about string // what files it reads, for the help and the README: a param format ({log-format})
-	// detect tells from the first bytes of the decompressed content (up to
-	// 64 KiB) and the file's name (without a compression extension).
-	detect func(name string, head []byte) bool
-	// decode returns the producer of the input's staging batches; events
-	// and experiment or run parameters go to c.
-	decode func(in *input, c *collector) (record.Produce, error)
-	// lineOrder and tsOnly are its record.Streamed answers
-	lineOrder, tsOnly bool
-}
-
-// Name, About, Detect and Decode make a format of this package a
-// record.Format, until it moves to a package of its own.
-func (f format) Name() string                         { return f.name }
-func (f format) About() string                        { return f.about }
-func (f format) Detect(name string, head []byte) bool { return f.detect(name, head) }
-func (f format) InLineOrder() bool                    { return f.lineOrder }
-func (f format) TimesFromTs() bool                    { return f.tsOnly }
-func (f format) Decode(in record.Input, out record.Sink) (record.Produce, error) {
-	return f.decode(in.(*input), out.(*collector))
-}
-
-// What a format of this package uses beyond record: in.head (the first
-// bytes as detect saw them), in.guard.max (the record cap) and in.mapRaw
-// (the fields a {map} keeps raw) of its *input; c.Event, c.Warn and the
-// experiments and runs of the *collector; setField and record.SetTs to set a
-// canonical column from a record.Val (values.go); and wholeDoc below.
+// The pipeline's side of the registry (registry.go): the formats' names
+// and table, detection, and the optional interfaces a format may implement
+// (record.Layouted, record.Refuser, record.LineDecoder), each reached by
+// looking the registry up.
 
 // Formats lists the accepted --from values, in detection order.
 var Formats = func() []string {
@@ -129,15 +97,4 @@ func checkLogFormat(opts Options) error {
 	}
 	_, err := l.WithLayout(opts.Server, opts.LogFormat)
 	return err
-}
-
-// wholeDoc adapts a decoder of a whole in-memory document.
-func wholeDoc(dec func(data []byte, c *collector) record.Produce) func(*input, *collector) (record.Produce, error) {
-	return func(in *input, c *collector) (record.Produce, error) {
-		data, err := in.All()
-		if err != nil {
-			return nil, err
-		}
-		return dec(data, c), nil
-	}
 }

@@ -5,16 +5,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/rewind-dev/rewind/ingest/format/clf"
-	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // Ingest benchmarks: rewind's path (Go decode → Arrow batches → DuckDB's
@@ -121,38 +117,6 @@ func BenchmarkDuckDBReadJSONToRequests(b *testing.B) {
 				tagged, NULL, NULL, NULL, NULL, NULL, 1, NULL, 1, 0, NULL
 			 FROM read_json('`+path+`', format = 'newline_delimited')`)
 	})
-}
-
-// BenchmarkDecodeCSV decodes the same CSV (decode only, no DuckDB) in
-// chunks on every core and with one csv.Reader, the anchor, side by side.
-func BenchmarkDecodeCSV(b *testing.B) {
-	n := benchRows()
-	var sb strings.Builder
-	sb.WriteString("run,req,attempt,t_ms,latency_ms,outcome,tagged\n")
-	outcomes := []string{"ok", "ok", "ok", "error", "timeout"}
-	for i := 0; i < n; i++ {
-		fmt.Fprintf(&sb, "r%d,%d,%d,%d.5,%d.25,%s,%t\n", i%4, i/3, i%3, i*10, i%977, outcomes[i%5], i%20 == 0)
-	}
-	data := sb.String()
-	for _, c := range []struct {
-		name string
-		dec  func(io.Reader) record.Produce
-	}{{"chunks", func(r io.Reader) record.Produce { return decodeCSV(r, DefaultMaxRecord, nil) }}, {"one-reader", func(r io.Reader) record.Produce { return decodeCSVRecords(r, 0, nil) }}} {
-		b.Run(c.name, func(b *testing.B) {
-			b.SetBytes(int64(len(data)))
-			for range b.N {
-				rows := 0
-				err := c.dec(strings.NewReader(data))(context.Background(), func(rb arrow.RecordBatch) error {
-					rows += int(rb.NumRows())
-					rb.Release()
-					return nil
-				})
-				if err != nil || rows != n {
-					b.Fatalf("%d rows, %v", rows, err)
-				}
-			}
-		})
-	}
 }
 
 // BenchmarkDecodeOnly decodes the NDJSON and CLF benchmarks' files through

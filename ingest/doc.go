@@ -1,9 +1,11 @@
 // Package ingest loads request logs into rewind's DuckDB file, opened by
 // store (which creates the tables: queries/schema.sql).
 //
-// Every format of the registry (registry.go: the packages under
-// ingest/format, and canonical NDJSON, JSON arrays and CSV, still in this
-// package) is decoded into Arrow record batches of one
+// This package is the pipeline only: inputs, decompression and caps,
+// detection through the registry, batches, the sink, merge rules and the
+// files table. Every format of the registry (registry.go: the packages
+// under ingest/format, one per format or family, canonical NDJSON, JSON
+// and CSV among them) is decoded into Arrow record batches of one
 // staging schema and inserted through DuckDB's Arrow scan, inside one
 // transaction per ingest. A file is validated while it is decoded; the first
 // bad value aborts the transaction with an error naming file:line:field, so

@@ -63,15 +63,8 @@ func fuzzFormat(f *testing.F, formatName string, globs ...string) {
 	})
 }
 
-func FuzzNDJSON(f *testing.F) {
-	fuzzFormat(f, FormatNDJSON, "testdata/bad/*/*.ndjson", "../fixtures/*/*.ndjson")
-}
-func FuzzJSON(f *testing.F) { fuzzFormat(f, FormatJSON, "testdata/bad/*/*.json") }
 func FuzzGunluk(f *testing.F) {
 	fuzzFormat(f, gunluk.Name, "../fixtures/chaos/gunluk.json", "testdata/bad/gunluk-*/*")
-}
-func FuzzCSV(f *testing.F) {
-	fuzzFormat(f, FormatCSV, "testdata/bad/*/*.csv", "../fixtures/peaks/*.csv")
 }
 func FuzzParquet(f *testing.F) {
 	fuzzFormat(f, typed.ParquetName, "testdata/fuzz-seeds/*.parquet")

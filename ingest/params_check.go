@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 
+	json "github.com/goccy/go-json"
+
 	"github.com/rewind-dev/rewind/ingest/record"
 	"github.com/rewind-dev/rewind/internal/param"
 )
@@ -40,9 +42,24 @@ func checkParams(p map[string]string) error {
 		}
 		v := p[k]
 		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || !decimalText(v) || f < kp.min || f > kp.max || (kp.whole && f != math.Trunc(f)) {
+		if err != nil || !record.DecimalText(v) || f < kp.min || f > kp.max || (kp.whole && f != math.Trunc(f)) {
 			return param.Errorf("set", "{set} %s=%s: want %s", k, record.Truncate(v, 40), kp.want)
 		}
 	}
 	return nil
+}
+
+// paramsJSON renders {set} key=value pairs as a JSON object; a value that is
+// valid JSON (a number, true, an object) is kept as such, anything else is text.
+func paramsJSON(p map[string]string) string {
+	obj := map[string]json.RawMessage{}
+	for k, v := range p {
+		if json.Valid([]byte(v)) {
+			obj[k] = json.RawMessage(v)
+		} else {
+			b, _ := json.Marshal(v)
+			obj[k] = b
+		}
+	}
+	return record.CompactObject(obj)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/rewind-dev/rewind/ingest/format/caddy"
 	"github.com/rewind-dev/rewind/ingest/format/chaostoolkit"
 	"github.com/rewind-dev/rewind/ingest/format/clf"
+	"github.com/rewind-dev/rewind/ingest/format/csv"
 	"github.com/rewind-dev/rewind/ingest/format/envoytext"
 	"github.com/rewind-dev/rewind/ingest/format/gatling"
 	"github.com/rewind-dev/rewind/ingest/format/gcplb"
@@ -16,6 +17,7 @@ import (
 	"github.com/rewind-dev/rewind/ingest/format/jmeter"
 	"github.com/rewind-dev/rewind/ingest/format/k6"
 	"github.com/rewind-dev/rewind/ingest/format/locust"
+	"github.com/rewind-dev/rewind/ingest/format/ndjson"
 	"github.com/rewind-dev/rewind/ingest/format/traces"
 	"github.com/rewind-dev/rewind/ingest/format/traefik"
 	"github.com/rewind-dev/rewind/ingest/format/typed"
@@ -26,8 +28,7 @@ import (
 // The registry: every format the ingest reads, and the only place the
 // pipeline learns of one. A format's package implements record.Format;
 // adding one is its package and one line here, at the place of its
-// detection order. (The format{...} lines are formats still in this
-// package, behind the same interface.)
+// detection order.
 
 // formats is in detection order: the first whose detect says yes is taken.
 // Specific formats come before the generic ones that would also match.
@@ -50,8 +51,8 @@ var formats = []record.Format{
 	clf.Squid{},
 	clf.TrafficServer{},
 	clf.CLF{},
-	format{name: FormatJSON, about: "a JSON array of canonical records", detect: detectJSONArray, decode: wholeDoc(decodeJSONArray)},
-	format{name: FormatNDJSON, about: "canonical NDJSON, one record per line (.ndjson, .jsonl)", detect: detectNDJSON, decode: decodeNDJSONInput, lineOrder: true},
+	ndjson.JSON{},
+	ndjson.Format{},
 	k6.CSV{},
 	jmeter.Format{},
 	locust.Format{},
@@ -61,5 +62,5 @@ var formats = []record.Format{
 	aws.ELB{},
 	aws.CloudFront{},
 	haproxy.Format{},
-	format{name: FormatCSV, about: "CSV with a header row of canonical column names", detect: detectCSV, decode: decodeCSVInput, lineOrder: true},
+	csv.Format{},
 }

@@ -108,21 +108,6 @@ func TestTextCheckTruncatedAtEnd(t *testing.T) {
 	}
 }
 
-// decimalText takes what JSON writes, with a sign or a leading point as a
-// CSV cell may have them, and nothing Go's ParseFloat also takes.
-func TestDecimalText(t *testing.T) {
-	for _, s := range []string{"1", "-1", "+1", "1.5", ".5", "5.", "1e3", "1E-3", "0.000"} {
-		if !decimalText(s) {
-			t.Errorf("%q refused", s)
-		}
-	}
-	for _, s := range []string{"", "1_000", "0x1p4", "0x10", "Inf", "NaN", "infinity", "1e", "e5", ".", "-", "1.2.3", "1e+", "0b1", "１"} {
-		if decimalText(s) {
-			t.Errorf("%q taken", s)
-		}
-	}
-}
-
 // An error quotes at most 40 bytes of a bad value: a 1 MB field is not
 // echoed whole.
 func TestErrorsTruncateValues(t *testing.T) {

@@ -172,6 +172,8 @@ func followed(t *testing.T, db *sql.DB, path, follow, want string) {
 			opts.LogFormat = v
 		case "time-is":
 			opts.TimeIs = v
+		case "run":
+			opts.Run = v
 		case "map":
 			m, err := ingest.ParseMap(v)
 			if err != nil {
@@ -214,18 +216,23 @@ func Fuzz(f *testing.F, s Suite) {
 
 // Sink is a record.Sink that keeps what it is given.
 type Sink struct {
-	Events   []record.Event
-	Params   []string
-	Runs     []record.RunMeta
-	Warnings []*param.Error
-	StepMs   float64
+	Events []record.Event
+	Params []string
+	// Experiments are the named experiments' (name, params)
+	Experiments [][2]string
+	Runs        []record.RunMeta
+	Warnings    []*param.Error
+	StepMs      float64
 }
 
 func (s *Sink) Event(e record.Event)     { s.Events = append(s.Events, e) }
 func (s *Sink) Experiment(params string) { s.Params = append(s.Params, params) }
-func (s *Sink) Run(r record.RunMeta)     { s.Runs = append(s.Runs, r) }
-func (s *Sink) Warn(w *param.Error)      { s.Warnings = append(s.Warnings, w) }
-func (s *Sink) TimeStep(ms float64)      { s.StepMs = ms }
+func (s *Sink) NamedExperiment(experiment, params string) {
+	s.Experiments = append(s.Experiments, [2]string{experiment, params})
+}
+func (s *Sink) Run(r record.RunMeta) { s.Runs = append(s.Runs, r) }
+func (s *Sink) Warn(w *param.Error)  { s.Warnings = append(s.Warnings, w) }
+func (s *Sink) TimeStep(ms float64)  { s.StepMs = ms }
 
 // Input is a record.Input over bytes in memory, under the ingest's
 // default record cap.

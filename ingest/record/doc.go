@@ -1,6 +1,8 @@
 // Package record is what every input format shares, and all a format
-// package imports of the ingest: the contract (Format, Input, Sink), the
-// canonical row (Row) and its Arrow builder (Builder, Rows), the staging
+// package imports of the ingest: the contract (Format, Input, Sink, and the
+// optional Streamed, Layouted, Refuser and LineDecoder), the canonical row
+// (Row) and its Arrow builder (Builder, Rows), the canonical columns'
+// setters (SetterOf, SetField), the staging
 // schema (Schema, the Col* numbers), errors that name line and field
 // (FieldErr, LineErr, LineError), the line reader (NewLineReader,
 // TextLines) and the detection helpers (JSONText, FirstLine, FirstObject,

@@ -98,6 +98,10 @@ type Sink interface {
 	// Experiment stores parameters (a JSON object's text) of the ingest's
 	// experiment.
 	Experiment(params string)
+	// NamedExperiment stores parameters (a JSON object's text, "" for none)
+	// of an experiment the file names, "" for the ingest's: a record of
+	// the canonical formats may name its own.
+	NamedExperiment(experiment, params string)
 	// Run stores a run the file names: its role and parameters, merged
 	// into those already stored.
 	Run(RunMeta)

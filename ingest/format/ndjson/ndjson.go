@@ -1,33 +1,32 @@
-package ingest
+package ndjson
 
 import (
 	"bytes"
 	"io"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/rewind-dev/rewind/ingest/record"
 )
 
 // decodeNDJSONInput is the ndjson format's decode: a stream of
 // pretty-printed objects (spansLines) is read as a document, lines in
 // parallel otherwise.
-func decodeNDJSONInput(in *input, c *collector) (record.Produce, error) {
-	if spansLines(in.head) {
+func decodeNDJSONInput(in record.Input, c record.Sink) (record.Produce, error) {
+	if spansLines(in.Head()) {
 		return wholeDoc(decodeJSONStream)(in, c)
 	}
-	return decodeNDJSON(in.Reader(), c, in.mapRaw), nil
+	return decodeNDJSON(in.Reader(), c, in.MapRaw()), nil
 }
 
 // decodeNDJSON reads one JSON object per line. Blank lines are skipped.
 // The fields named in raw are kept undecoded, in attrs.
-func decodeNDJSON(in io.Reader, c *collector, raw *record.FieldSet) record.Produce {
+func decodeNDJSON(in io.Reader, c record.Sink, raw *record.FieldSet) record.Produce {
 	return record.Chunks(in, 1, record.LineEnd, 0, func(ch record.Chunk) record.ChunkResult { return decodeNDJSONChunk(ch, raw, c) })
 }
 
 // decodeNDJSONChunk decodes one chunk's lines, with a collector of its own
-// that file, the file's, absorbs in order.
-func decodeNDJSONChunk(ch record.Chunk, raw *record.FieldSet, file *collector) record.ChunkResult {
-	c := newCollector()
+// that is passed on to file, the file's Sink, in order.
+func decodeNDJSONChunk(ch record.Chunk, raw *record.FieldSet, file record.Sink) record.ChunkResult {
+	c := new(collector)
 	r := record.Row{Raw: raw}
 	data, line := ch.Data, ch.FirstLine
 	batches, err := record.ChunkBatches(0, data, func(bt *record.Builder) (bool, error) {
@@ -42,10 +41,9 @@ func decodeNDJSONChunk(ch record.Chunk, raw *record.FieldSet, file *collector) r
 		return true, err
 	})
 	if err != nil {
-		c.release()
 		return record.ChunkResult{Err: err}
 	}
-	return record.ChunkResult{Batches: batches, Done: func() { file.absorb(c) }, Drop: c.release}
+	return record.ChunkResult{Batches: batches, Done: func() { c.passOn(file) }}
 }
 
 // blankLines is how many bytes of blank lines (white space only) data
@@ -66,13 +64,7 @@ func blankLines(data []byte) (skip int, lines int64) {
 	return last, lines
 }
 
-func releaseAll(rbs []arrow.RecordBatch) {
-	for _, rb := range rbs {
-		rb.Release()
-	}
-}
-
-func decodeLine(b []byte, line int64, r *record.Row, c *collector, bt *record.Builder) error {
+func decodeLine(b []byte, line int64, r *record.Row, c record.Sink, bt *record.Builder) error {
 	if len(b) == 0 {
 		return nil
 	}

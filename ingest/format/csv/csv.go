@@ -1,4 +1,4 @@
-package ingest
+package csv
 
 import (
 	"bufio"
@@ -14,8 +14,8 @@ import (
 )
 
 // decodeCSVInput is the csv format's decode.
-func decodeCSVInput(in *input, c *collector) (record.Produce, error) {
-	return decodeCSV(in.Reader(), in.guard.max, in.mapRaw), nil
+func decodeCSVInput(in record.Input, _ record.Sink) (record.Produce, error) {
+	return decodeCSV(in.Reader(), in.MaxRecord(), in.MapRaw()), nil
 }
 
 // decodeCSV reads a CSV file with a header row. Columns the schema names are
@@ -84,13 +84,13 @@ func decodeCSVRecords(in io.Reader, maxRecord int64, raw *record.FieldSet) recor
 // csvColumns names the header's columns and looks up their setters, once
 // per column rather than per cell; a column named in raw has none (it is
 // kept in attrs).
-func csvColumns(header []string, raw *record.FieldSet) ([]string, []setter) {
+func csvColumns(header []string, raw *record.FieldSet) ([]string, []record.Setter) {
 	names := make([]string, len(header))
-	sets := make([]setter, len(header))
+	sets := make([]record.Setter, len(header))
 	for i, h := range header {
 		names[i] = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
 		if !raw.Has(names[i]) {
-			sets[i] = setters[names[i]]
+			sets[i] = record.SetterOf(names[i])
 		}
 	}
 	return names, sets
@@ -124,7 +124,7 @@ func recordEnd(buf []byte) int {
 // the chunk's first. A row's order is its line less the first record's
 // (first): in a file of one line per record, its record number from 0, as
 // one reader numbers them.
-func decodeCSVChunk(ch record.Chunk, first int64, names []string, sets []setter) record.ChunkResult {
+func decodeCSVChunk(ch record.Chunk, first int64, names []string, sets []record.Setter) record.ChunkResult {
 	cr := csv.NewReader(bytes.NewReader(ch.Data))
 	cr.ReuseRecord = true
 	cr.FieldsPerRecord = len(names)
@@ -148,11 +148,11 @@ func decodeCSVChunk(ch record.Chunk, first int64, names []string, sets []setter)
 	return record.ChunkResult{Batches: batches, Err: err}
 }
 
-func csvRow(r *record.Row, names []string, sets []setter, rec []string) error {
+func csvRow(r *record.Row, names []string, sets []record.Setter, rec []string) error {
 	var extra map[string]json.RawMessage
 	for i, cell := range rec {
 		if sets[i] != nil {
-			if err := applySetter(r, names[i], sets[i], record.Val{Kind: 't', Text: cell}); err != nil {
+			if err := record.ApplySetter(r, names[i], sets[i], record.Val{Kind: 't', Text: cell}); err != nil {
 				return err
 			}
 			continue

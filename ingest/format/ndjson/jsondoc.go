@@ -1,4 +1,4 @@
-package ingest
+package ndjson
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 )
 
 // decodeJSONArray reads a JSON array of canonical objects.
-func decodeJSONArray(data []byte, c *collector) record.Produce {
+func decodeJSONArray(data []byte, c record.Sink) record.Produce {
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		d := record.NewDoc(data)
 		var r record.Row
@@ -26,7 +26,7 @@ func decodeJSONArray(data []byte, c *collector) record.Produce {
 // decodeJSONStream reads canonical objects written one after the other,
 // each over as many lines as it takes (jq's pretty-printed output of an
 // NDJSON log): each record's errors name the line where it starts.
-func decodeJSONStream(data []byte, c *collector) record.Produce {
+func decodeJSONStream(data []byte, c record.Sink) record.Produce {
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		d := record.NewDoc(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
 		var r record.Row
@@ -52,7 +52,7 @@ func decodeJSONStream(data []byte, c *collector) record.Produce {
 // addObject decodes a canonical object that starts on line into r and adds
 // it when it is a request (other records go to c), for both JSON document
 // readers above.
-func addObject(r *record.Row, raw json.RawMessage, line int64, c *collector, add func(*record.Row) error) error {
+func addObject(r *record.Row, raw json.RawMessage, line int64, c record.Sink, add func(*record.Row) error) error {
 	r.Reset(line)
 	isReq, err := decodeObject(raw, r, c)
 	if err != nil || !isReq {

@@ -1,4 +1,4 @@
-package ingest
+package ndjson
 
 import (
 	"fmt"
@@ -20,9 +20,7 @@ func checkFlatAgrees(t *testing.T, line string) {
 	}
 	var slow record.Row
 	slow.Reset(7)
-	c := newCollector()
-	defer c.release()
-	isReq, err := decodeObject([]byte(line), &slow, c)
+	isReq, err := decodeObject([]byte(line), &slow, new(collector))
 	if err != nil || !isReq {
 		t.Fatalf("scanner accepted %q, map decoder: request %v, error %v", line, isReq, err)
 	}

@@ -1,4 +1,4 @@
-package ingest
+package ndjson
 
 import "testing"
 
