@@ -72,7 +72,9 @@ func Files() []File {
 
 // usesLine reads the header's "-- Uses: a, b" line.
 func usesLine(sql string) []string {
-	for _, line := range strings.Split(sql, "\n") {
+	for rest := sql; rest != ""; {
+		var line string
+		line, rest, _ = strings.Cut(rest, "\n")
 		if !strings.HasPrefix(line, "--") {
 			break // the header ends at the first statement
 		}
@@ -167,11 +169,131 @@ func Install(ctx context.Context, exec Exec) error {
 	return nil
 }
 
+// Needs returns the files whose macros query names, with the files they use
+// (their -- Uses: lines, transitively), in Files' order: what a connection
+// must have installed for query to call this binary's macros and no others.
+// A name counts wherever it stands as a word, in a string or a comment too,
+// and in any case (DuckDB's names are): that installs a file more than
+// needed, never one fewer. A library file's own text (Library) needs none.
+func Needs(query string) []File {
+	lib := library()
+	if lib.text[query] {
+		return nil
+	}
+	var need []bool
+	for i := 0; i < len(query); {
+		c := query[i]
+		if !wordStart(c) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(query) && (wordStart(query[j]) || '0' <= query[j] && query[j] <= '9') {
+			j++
+		}
+		if f, ok := lib.macro[strings.ToLower(query[i:j])]; ok {
+			if need == nil {
+				need = make([]bool, len(lib.files))
+			}
+			for _, u := range lib.closure[f] {
+				need[u] = true
+			}
+		}
+		i = j
+	}
+	var out []File
+	for i, n := range need {
+		if n {
+			out = append(out, lib.files[i])
+		}
+	}
+	return out
+}
+
+func wordStart(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_'
+}
+
+// Library reports whether sql is one of the library's files, as Files gives
+// it (Prepare installs them through the same connections).
+func Library(sql string) bool { return library().text[sql] }
+
+// library is Files with, for Needs, each macro's file and each file's
+// closure (itself and the files it uses, transitively), by index in Files.
+var library = sync.OnceValue(func() (lib struct {
+	files   []File
+	macro   map[string]int
+	closure [][]int
+	text    map[string]bool
+}) {
+	lib.files = Files()
+	lib.macro = map[string]int{}
+	lib.text = map[string]bool{}
+	index := map[string]int{}
+	for i, f := range lib.files {
+		index[f.Name] = i
+		lib.text[f.SQL] = true
+		for rest := f.SQL; rest != ""; {
+			var line string
+			line, rest, _ = strings.Cut(rest, "\n")
+			if name, ok := strings.CutPrefix(line, "CREATE OR REPLACE MACRO "); ok {
+				name, _, _ = strings.Cut(name, "(")
+				lib.macro[name] = i
+			}
+		}
+	}
+	lib.closure = make([][]int, len(lib.files))
+	for i, f := range lib.files { // a file comes after the files it uses
+		seen := map[int]bool{i: true}
+		lib.closure[i] = []int{i}
+		for _, u := range f.Uses {
+			for _, k := range lib.closure[index[u]] {
+				if !seen[k] {
+					seen[k] = true
+					lib.closure[i] = append(lib.closure[i], k)
+				}
+			}
+		}
+	}
+	return lib
+})
+
 // Temp rewrites a file's statements to create TEMP macros, which live on one
 // connection and take precedence over macros stored in the database.
 func Temp(sql string) string {
 	return strings.ReplaceAll(sql, "CREATE OR REPLACE MACRO", "CREATE OR REPLACE TEMP MACRO")
 }
+
+// Columns are the statements that read no row but every column of each
+// table schema.sql makes (its ALTERs' too): on a file whose tables are not
+// rewind's, one of them fails as installing the library would, which a
+// connection that installs it on demand no longer does when it opens.
+func Columns() []string { return columns() }
+
+var columns = sync.OnceValue(func() []string {
+	var out []string
+	added := AddedColumns()
+	for _, m := range tableRE.FindAllStringSubmatch(Schema, -1) {
+		var cols []string
+		for _, line := range strings.Split(m[2], "\n") {
+			if c := columnRE.FindStringSubmatch(line); c != nil {
+				cols = append(cols, c[1])
+			}
+		}
+		for _, a := range added {
+			if a.Table == m[1] {
+				cols = append(cols, a.Name)
+			}
+		}
+		out = append(out, "SELECT "+strings.Join(cols, ", ")+" FROM "+m[1]+" LIMIT 0")
+	}
+	return out
+})
+
+var (
+	tableRE  = regexp.MustCompile(`(?ms)^CREATE TABLE IF NOT EXISTS (\w+) \((.*?)\n\);`)
+	columnRE = regexp.MustCompile(`^\t([a-z_0-9]+)\s+[A-Z]`)
+)
 
 // StandIns are the tables of schema.sql that a file written by an older
 // rewind may lack and that the library reads (run_gaps, which omission

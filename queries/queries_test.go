@@ -197,3 +197,47 @@ func TestAddedColumns(t *testing.T) {
 		t.Errorf("last added column %+v", last)
 	}
 }
+
+// TestNeeds: a query needs the files whose macros it names as words (in any
+// case), with the files those use, in install order; none for a query that
+// names none or for a library file's own text.
+func TestNeeds(t *testing.T) {
+	names := func(fs []File) []string {
+		var out []string
+		for _, f := range fs {
+			out = append(out, f.Name)
+		}
+		return out
+	}
+	pos := map[string]int{}
+	for i, f := range Files() {
+		pos[f.Name] = i
+	}
+	for _, f := range Files() {
+		if got := Needs(f.SQL); got != nil {
+			t.Errorf("%s.sql's own text needs %v", f.Name, names(got))
+		}
+		for _, m := range macroRE.FindAllStringSubmatch(f.SQL, -1) {
+			got := names(Needs("SELECT * FROM " + strings.ToUpper(m[1]) + "('x')"))
+			if !slices.Contains(got, f.Name) {
+				t.Errorf("a call of %s needs %v, not %s", m[1], got, f.Name)
+			}
+			for _, u := range f.Uses {
+				if !slices.Contains(got, u) {
+					t.Errorf("a call of %s needs %v, not %s (%s.sql uses it)", m[1], got, u, f.Name)
+				}
+			}
+			if !slices.IsSortedFunc(got, func(a, b string) int { return pos[a] - pos[b] }) {
+				t.Errorf("a call of %s needs %v: not in install order", m[1], got)
+			}
+		}
+	}
+	for _, q := range []string{"SELECT 1", "SELECT * FROM xpeaks('x')", "SELECT peaks_x FROM t", "SELECT 'peaks2'"} {
+		if got := Needs(q); got != nil {
+			t.Errorf("%q needs %v", q, names(got))
+		}
+	}
+	if got := names(Needs("SELECT * FROM falsification('a') JOIN peaks('b') USING (run)")); !slices.Equal(got, []string{"peaks", "windows", "falsification"}) && !slices.Equal(got, []string{"windows", "falsification", "peaks"}) && !slices.Equal(got, []string{"windows", "peaks", "falsification"}) {
+		t.Errorf("falsification and peaks need %v", got)
+	}
+}

@@ -79,6 +79,9 @@ func (c ctxQuerier) Arrow(query string, args []any, fn func(arrow.RecordBatch) e
 	}
 	// the reader holds the driver connection: conn is held until it is
 	// released
+	if err := conn.Raw(func(dc any) error { return needLibrary(c.ctx, dc, query) }); err != nil {
+		return err
+	}
 	ar, err := duckarrow.Of(conn)
 	if err != nil {
 		return err

@@ -137,7 +137,7 @@ func Open(ctx context.Context, path string, o Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{DB: sql.OpenDB(connector), path: path, created: writable && errors.Is(statErr, os.ErrNotExist)}
+	db := &DB{DB: sql.OpenDB(libConnector{connector}), path: path, created: writable && errors.Is(statErr, os.ErrNotExist)}
 	if err := db.PingContext(ctx); err != nil {
 		db.Discard()
 		return nil, fmt.Errorf("open %s: %w", path, err)
@@ -181,7 +181,11 @@ func openMemory(ctx context.Context, o Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{DB: sql.OpenDB(connector)}
+	var conns driver.Connector = connector // with views, the library is installed whole
+	if o.Views == nil {
+		conns = libConnector{connector}
+	}
+	db := &DB{DB: sql.OpenDB(conns)}
 	if sandboxed {
 		db.SetMaxOpenConns(1)
 	}
@@ -219,10 +223,11 @@ func checkPath(path string) error {
 // (ending with the sandbox's lock) and the others find them locked. Every
 // connection gets the library as TEMP macros, which shadow the ones stored in
 // the file: the binary that runs decides what an analysis computes, even on a
-// read-only file written by an older rewind. The macros come after the
-// sandbox: creating a macro needs no file access, and nothing runs unsandboxed.
-// views, when given, stand for the schema (macros bind to tables when
-// created, so they come first).
+// read-only file written by an older rewind. libConn installs them on demand,
+// the files a statement calls before it runs (library.go), so they come after
+// the sandbox: creating a macro needs no file access, and nothing runs
+// unsandboxed. views, when given, stand for the schema, and the whole library
+// is installed here, before them (macros bind to tables when created).
 func connInit(ctx context.Context, writable bool, views []string, settings []string) func(driver.ExecerContext) error {
 	var mu sync.Mutex // connections may be opened concurrently; the SETs must not interleave
 	return func(ex driver.ExecerContext) (err error) {
@@ -251,6 +256,16 @@ func connInit(ctx context.Context, writable bool, views []string, settings []str
 			}
 		} else if err := standIns(ctx, ex); err != nil {
 			return err
+		}
+		if views == nil {
+			// libConn installs the library on demand; tables that are not
+			// rewind's are refused here, as binding the library did
+			for _, q := range queries.Columns() {
+				if _, err := ex.ExecContext(ctx, q, nil); err != nil {
+					return fmt.Errorf("rewind's analyses do not fit this database's tables: %w", err)
+				}
+			}
+			return nil
 		}
 		return queries.Install(ctx, func(ctx context.Context, q string) error {
 			_, err := ex.ExecContext(ctx, queries.Temp(q), nil)

@@ -18,6 +18,9 @@ import (
 func Of(conn *sql.Conn) (*duckdb.Arrow, error) {
 	var ar *duckdb.Arrow
 	err := conn.Raw(func(dc any) error {
+		if w, ok := dc.(interface{ DuckDB() driver.Conn }); ok {
+			dc = w.DuckDB() // store's connection, which installs the library on demand
+		}
 		var err error
 		ar, err = duckdb.NewArrowFromConn(dc.(driver.Conn))
 		return err
