@@ -72,9 +72,18 @@ func (c *libConn) after(query string) {
 	}
 }
 
+// rolledBack reports whether one of query's statements is a ROLLBACK (or
+// its synonym ABORT). The words elsewhere in a statement do not count:
+// thresholds' specs carry a field "abort", and forgetting the files there
+// reinstalled them over the TEMP macros an engine's steps had put in their
+// place (an empty _th_bucket_sums on the Spark path's next statement).
 func rolledBack(query string) bool {
-	q := strings.ToUpper(query)
-	return strings.Contains(q, "ROLLBACK") || strings.Contains(q, "ABORT")
+	for stmt := range strings.SplitSeq(query, ";") {
+		if w := strings.Fields(stmt); len(w) > 0 && (strings.EqualFold(w[0], "ROLLBACK") || strings.EqualFold(w[0], "ABORT")) {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *libConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {

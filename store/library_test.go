@@ -97,3 +97,22 @@ func TestLibraryOnDemand(t *testing.T) {
 		t.Fatalf("after a ROLLBACK statement, tag_hash(7, 3) = %v, want %v", got, h)
 	}
 }
+
+// Only a statement that is a ROLLBACK (or ABORT) forgets the installed
+// files: the words inside a statement, as thresholds' specs field "abort",
+// leave them (and so the TEMP macros an engine put in their place).
+func TestRolledBack(t *testing.T) {
+	for q, want := range map[string]bool{
+		`ROLLBACK`:           true,
+		`  abort `:           true,
+		`SELECT 1; rollback`: true,
+		`SELECT * FROM thresholds('e', [{'id': 1, 'abort': true}])`: false,
+		`SELECT 'ROLLBACK'`:                   false,
+		`CREATE TEMP MACRO rollback_x() AS 1`: false,
+		``:                                    false,
+	} {
+		if got := rolledBack(q); got != want {
+			t.Errorf("rolledBack(%q) = %v, want %v", q, got, want)
+		}
+	}
+}
