@@ -85,8 +85,16 @@ func TestGateStepOnSpark(t *testing.T) {
 	db := logsDB(t, edgeLog(300), judgeEdgeLog())
 	r := onSpark(t, sparkDataset(t, db))
 	var every, everyU, off, offU, odd, oddU []string
-	for i := range 30000 { // a schedule of equal steps: one row of literals
-		every, everyU = append(every, fmt.Sprint(i-2000)), append(everyU, fmt.Sprint(i-1000))
+	for i := range 30000 { // a schedule of equal steps on the grid (3 M cells): one row of literals
+		every, everyU = append(every, fmt.Sprint(i-2000)), append(everyU, fmt.Sprint(i-1900))
+	}
+	lists := "[" + join(every) + "]::DOUBLE[], [" + join(everyU) + "]::DOUBLE[]"
+	var gridUs, cells int64
+	if err := r.Querier().QueryRow(`SELECT g_us, cells FROM _gate_grid(`+lists+`)`).Scan(&gridUs, &cells); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(gateWindowQueries(every, everyU, gridUs)); gridUs != 1000 || cells > 4000000 || n != 1 {
+		t.Fatalf("the equal steps: grid %d µs, %d cells, %d queries: want 1000 µs, at most 4 M cells, one query", gridUs, cells, n)
 	}
 	for i := range 125 { // off the µs: two batches of literal rows
 		off, offU = append(off, fmt.Sprintf("%g", float64(i)*24-2000.0005)), append(offU, fmt.Sprintf("%g", float64(i)*24+3))

@@ -130,15 +130,22 @@ func falsificationCases(exp string) []FalsificationOptions {
 	if exp != "lat" && exp != "checkout" && exp != "edge" {
 		return out // the hypotheses on three experiments: each case is a few Spark jobs
 	}
+	windows := []hypothesis.Window{{N: 10}, {Ms: 250}}
+	switch exp {
+	case "lat": // the quantiles' edges: q·n whole in windows of 10 and 20
+		windows = append(windows, hypothesis.Window{N: 20})
+	case "checkout": // the runs named in and across experiments
+		windows = windows[:1]
+	case "edge": // the edges are the windows' (above) and the margins' and bounds' (below)
+		windows = nil
+	}
 	for _, h := range []hypothesis.Hypothesis{{Metric: "error_rate"}, {Metric: "throughput"}, {Control: "nope"},
 		{Control: "checkout/baseline"}, {Control: "experiment", Treatment: "control"}, {Treatment: "only"}, {Metric: "bogus"},
 		{Metric: "p50"}, {Metric: "p90"}, {Metric: "p95"}, {Metric: "p99.9"}, {Metric: "max"}, {Metric: "mean"},
 		{Metric: "p99", Control: "checkout/baseline"},
 		{BaselineUntil: "1s"}, {BaselineUntil: "2s", Metric: "p50"}, {BaselineUntil: "150ms", Treatment: "control"}, {BaselineUntil: "-1s"}} {
-		out = append(out, FalsificationOptions{Experiment: exp, Window: hypothesis.Window{N: 10}, Hypothesis: h},
-			FalsificationOptions{Experiment: exp, Window: hypothesis.Window{Ms: 250}, Hypothesis: h})
-		if exp == "lat" {
-			out = append(out, FalsificationOptions{Experiment: exp, Window: hypothesis.Window{N: 20}, Hypothesis: h})
+		for _, w := range windows {
+			out = append(out, FalsificationOptions{Experiment: exp, Window: w, Hypothesis: h})
 		}
 	}
 	return append(out,
