@@ -8,13 +8,14 @@ import (
 	"github.com/rewind-dev/rewind/store"
 )
 
-// OmissionOn is Omission with the per-request work on r's engine, for
-// HdrHistogram's back-fill with a given expected interval: one reduce step
+// OmissionOn is Omission with the per-request work on r's engine: for
+// HdrHistogram's back-fill with a given expected interval one reduce step
 // counts each run's requests per recorded latency in µs (_om_hist), the
-// back-fill's levels and rank picks are the library's, in DuckDB. Refused:
-// the back-fill with the interval derived per run (--closed-loop), the
-// constant-rate schedule (--rate, or Vegeta's inferred) and k6's dropped
-// iterations; a log that cannot tell is refused as locally.
+// back-fill's levels and rank picks are the library's, in DuckDB; for a
+// constant-rate schedule (--rate, or Vegeta's inferred) see scheduleOn.
+// Refused: the back-fill with the interval derived per run
+// (--closed-loop), k6's dropped iterations (events) and --requests (a row
+// per request); a log that cannot tell is refused as locally.
 func OmissionOn(r *Remote, o OmissionOptions) (main, windows *Result, err error) {
 	db := r.Querier()
 	e, err := store.FindExperiment(db, o.Experiment)
@@ -40,10 +41,13 @@ func OmissionOn(r *Remote, o OmissionOptions) (main, windows *Result, err error)
 	if err != nil {
 		return nil, nil, err
 	}
-	if o.Interval.IsZero() && !src.vegeta && !src.k6 {
+	if o.Interval.IsZero() && !src.vegeta {
+		if src.k6 {
+			return nil, nil, r.NotOnEngine("omission of k6's dropped iterations", "they are k6 points, events, and the dataset's events are not read on the engine; give {rate} N/DURATION for a constant-rate schedule numbered by req")
+		}
 		return nil, nil, src.cannotTell(e.Name)
 	}
-	return nil, nil, r.NotOnEngine("omission with a schedule ({rate}, or Vegeta's inferred) or k6's dropped iterations", "the quantiles of the lag and the corrected latency rank values that are distinct per request (no bounded counts per value: an exact pick needs each run sorted in one task), and the dataset's events are not read on the engine")
+	return r.scheduleOn(e.Name, o, src)
 }
 
 // omissionHist runs _om_hist's step (requests per run and µs latency: one
