@@ -18,11 +18,16 @@ import (
 // latencies, negative t_ms and latencies on a half µs; run o'b\rien ten
 // rows where q·n is whole (p50 the 5th, p90 the 9th); run "nolat" no
 // latency at all; run "zero" only rows of count 0 (in the windows, not in
-// the percentiles).
+// the percentiles). Most of run many's rows name one of three clients,
+// the rest none; its starts span 80 blocks of 2^20 µs.
 func scheduleEdgeLog() string {
 	var b strings.Builder
 	line := func(run string, req int, tms, lat string, count int) {
-		fmt.Fprintf(&b, `{"experiment":"sched","run":"%s","req":%d,"t_ms":%s,"latency_ms":%s,"outcome":"ok","count":%d}`+"\n", run, req, tms, lat, count)
+		client := "null" // --closed-loop's gaps: per client, of the run without one
+		if run == "many" && req%5 != 0 {
+			client = fmt.Sprintf(`"c%d"`, req%3)
+		}
+		fmt.Fprintf(&b, `{"experiment":"sched","run":"%s","req":%d,"t_ms":%s,"latency_ms":%s,"outcome":"ok","count":%d,"client_id":%s}`+"\n", run, req, tms, lat, count, client)
 	}
 	b.WriteString(`{"record":"experiment","experiment":"sched"}` + "\n")
 	b.WriteString(`{"record":"run","experiment":"sched","run":"o'b\\rien","role":"experiment"}` + "\n")
@@ -76,8 +81,9 @@ func vegetaRuns() string {
 // over the schedule edge log (a rate of 7/100ms: an interval of 100000/7
 // µs) and a Vegeta log (the interval inferred per run from the median gap)
 // are the local run's JSON, and each reduce step's rows equal its DuckDB
-// twin's (_om_runs, _om_picks, _om_window_sums); --requests is refused by
-// name.
+// twin's (_om_runs, _om_picks, _om_window_sums); so is the back-fill with
+// the interval derived per run and client (--closed-loop, _om_expected);
+// --requests is refused by name.
 func TestOmissionScheduleOnSpark(t *testing.T) {
 	sparkURL(t)
 	dir := t.TempDir()
@@ -109,10 +115,14 @@ func TestOmissionScheduleOnSpark(t *testing.T) {
 			}
 			return
 		}
-		if len(mL.Rows) == 0 || len(wL.Rows) == 0 {
-			t.Fatalf("%s: the local run has no rows to compare", what)
+		if len(mL.Rows) == 0 || (wL != nil && len(wL.Rows) == 0) || (wL == nil) != (wS == nil) {
+			t.Fatalf("%s: the local run has no rows to compare, or one run has no windows", what)
 		}
-		for _, p := range [][2]*Result{{mL, mS}, {wL, wS}} {
+		pairs := [][2]*Result{{mL, mS}}
+		if wL != nil {
+			pairs = append(pairs, [2]*Result{wL, wS})
+		}
+		for _, p := range pairs {
 			if a, b := asJSON(t, p[0]), asJSON(t, p[1]); a != b || fmt.Sprint(p[0].Notes) != fmt.Sprint(p[1].Notes) {
 				t.Errorf("%s: local\n%s%v\nSpark\n%s%v", what, a, p[0].Notes, b, p[1].Notes)
 			}
@@ -127,6 +137,12 @@ func TestOmissionScheduleOnSpark(t *testing.T) {
 
 	both("vegeta inferred", OmissionOptions{Experiment: "vegeta"})
 	sameStep(t, "_remote_om_runs", db, `SELECT `+runsCols+`, gap_us FROM _om_runs(`+lit("vegeta")+`, true, true, false)`, r.Querier(), `SELECT `+runsCols+`, gap_us FROM _remote_om_runs`)
+	both("sched closed loop", OmissionOptions{Experiment: "sched", ClosedLoop: true})
+	// the gaps' count, least and greatest (the gaps across the blocks' edges included)
+	sameStep(t, "_remote_om_expected_n", db, `SELECT run, 0 AS k, count(gap) AS n, min(gap) AS lo, max(gap) AS hi FROM (
+		SELECT run, round(t_ms * 1000)::BIGINT - lag(round(t_ms * 1000)::BIGINT) OVER (PARTITION BY run, client_id ORDER BY t_ms, seq) AS gap
+		FROM requests WHERE experiment = 'sched' AND t_ms IS NOT NULL) WHERE gap IS NOT NULL GROUP BY run`, r.Querier(), `SELECT * FROM _remote_om_expected_n`)
+	sameStep(t, "_remote_om_expected", db, `SELECT run, e FROM _om_expected('sched', NULL)`, r.Querier(), `SELECT * FROM _remote_om_expected`)
 	if _, _, err := OmissionOn(r, OmissionOptions{Experiment: "sched", Interval: rate, Requests: true}); err == nil || !strings.Contains(err.Error(), "does not run on Spark") {
 		t.Errorf("--requests on Spark: %v, want a refusal", err)
 	}
