@@ -43,13 +43,14 @@ func (r *Remote) scheduleOn(exp string, o OmissionOptions, src omissionSrc) (*Re
 			return nil, nil, err
 		}
 	}
+	if infer && src.noInterval != "" {
+		return schedule(db, exp, o, src) // refuses the rate before it reads a step
+	}
 	if o.Requests {
 		return nil, nil, r.NotOnEngine("omission with {requests}", "it prints one row per request, not an aggregate")
 	}
-	if !infer || src.noInterval == "" { // else schedule refuses the rate before it reads a step
-		if err := r.omissionSteps(exp, o); err != nil {
-			return nil, nil, err
-		}
+	if err := r.omissionSteps(exp, o); err != nil {
+		return nil, nil, err
 	}
 	return schedule(db, exp, o, src)
 }

@@ -87,14 +87,18 @@ func vegetaRuns() string {
 func TestOmissionScheduleOnSpark(t *testing.T) {
 	sparkURL(t)
 	dir := t.TempDir()
-	sched, veg := filepath.Join(dir, "sched.ndjson"), filepath.Join(dir, "vegeta.json")
+	sched, veg, lone := filepath.Join(dir, "sched.ndjson"), filepath.Join(dir, "vegeta.json"), filepath.Join(dir, "lone.json")
 	if err := os.WriteFile(sched, []byte(scheduleEdgeLog()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(veg, []byte(vegetaRuns()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	db := ingestedDB(t, sched, veg)
+	// no two consecutive seqs: the rate cannot be inferred
+	if err := os.WriteFile(lone, []byte(vegetaLines("lone", []int{0, 2}, []int{0, 50})), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := ingestedDB(t, sched, veg, lone)
 	r := onSpark(t, sparkDataset(t, db))
 	rate, err := ParseRate("7/100ms")
 	if err != nil || rate.Den != 7 {
@@ -143,6 +147,12 @@ func TestOmissionScheduleOnSpark(t *testing.T) {
 		SELECT run, round(t_ms * 1000)::BIGINT - lag(round(t_ms * 1000)::BIGINT) OVER (PARTITION BY run, client_id ORDER BY t_ms, seq) AS gap
 		FROM requests WHERE experiment = 'sched' AND t_ms IS NOT NULL) WHERE gap IS NOT NULL GROUP BY run`, r.Querier(), `SELECT * FROM _remote_om_expected_n`)
 	sameStep(t, "_remote_om_expected", db, `SELECT run, e FROM _om_expected('sched', NULL)`, r.Querier(), `SELECT * FROM _remote_om_expected`)
+	// the local refusal comes first, --requests or not
+	_, _, errL := Omission(db, OmissionOptions{Experiment: "lone", Requests: true})
+	_, _, errS := OmissionOn(r, OmissionOptions{Experiment: "lone", Requests: true})
+	if errL == nil || errS == nil || errL.Error() != errS.Error() || !strings.Contains(errL.Error(), "cannot be inferred") {
+		t.Errorf("lone: local error %v, Spark error %v, want the same refusal of the rate", errL, errS)
+	}
 	if _, _, err := OmissionOn(r, OmissionOptions{Experiment: "sched", Interval: rate, Requests: true}); err == nil || !strings.Contains(err.Error(), "does not run on Spark") {
 		t.Errorf("--requests on Spark: %v, want a refusal", err)
 	}
