@@ -178,8 +178,11 @@ CREATE OR REPLACE MACRO _om_sched(exp, interval_num, interval_den, intervals) AS
 -- row is joined to it. A given interval is every run's (_om_interval), so
 -- its rows take it as a constant, not through a join per row (0.2 G
 -- instructions at 1 M rows, issue 41): a run that i lacks still drops
--- out, with its group, in the join of qk with i.
-CREATE OR REPLACE MACRO omission(exp, interval_num := NULL, interval_den := 1, intervals := NULL) AS TABLE
+-- out, with its group, in omission's join with i. _om_picks is what
+-- omission reads of the rows (per run t0, the requests with a latency and
+-- the picked quantiles of l, l + a and a, scaled): an engine's reduce
+-- steps stand in for it (analyze/engine_omission_schedule.go).
+CREATE OR REPLACE MACRO _om_picks(exp, interval_num, interval_den, intervals) AS TABLE
     WITH i AS (SELECT * FROM _om_checked(exp, interval_num, interval_den, intervals)),
     r AS NOT MATERIALIZED (
         SELECT r.run, r.count, r.lat_us * i.den AS l, r.start_us * i.den - r.n * i.num AS a
@@ -197,14 +200,16 @@ CREATE OR REPLACE MACRO omission(exp, interval_num := NULL, interval_den := 1, i
         SELECT run, l, a FROM r WHERE count = 1
         UNION ALL
         SELECT run, l, a FROM r, range(r.count) WHERE r.count > 1
-    ),
-    qk AS (
-        SELECT run, min(a) AS t0, nullif(count(l), 0) AS n,
-               quantile_disc(l, [0.5, 0.9, 0.95, 0.99, 0.999, 1.0]::DECIMAL(4, 3)[]) AS lat,
-               quantile_disc(l + a, [0.5, 0.9, 0.95, 0.99, 0.999, 1.0]::DECIMAL(4, 3)[]) AS cor,
-               quantile_disc(a, [0.5, 0.9, 0.95, 0.99, 0.999, 1.0]::DECIMAL(4, 3)[]) AS lag
-        FROM one GROUP BY run
     )
+    SELECT run, min(a) AS t0, nullif(count(l), 0) AS n,
+           quantile_disc(l, [0.5, 0.9, 0.95, 0.99, 0.999, 1.0]::DECIMAL(4, 3)[]) AS lat,
+           quantile_disc(l + a, [0.5, 0.9, 0.95, 0.99, 0.999, 1.0]::DECIMAL(4, 3)[]) AS cor,
+           quantile_disc(a, [0.5, 0.9, 0.95, 0.99, 0.999, 1.0]::DECIMAL(4, 3)[]) AS lag
+    FROM one GROUP BY run;
+
+CREATE OR REPLACE MACRO omission(exp, interval_num := NULL, interval_den := 1, intervals := NULL) AS TABLE
+    WITH i AS (SELECT * FROM _om_checked(exp, interval_num, interval_den, intervals)),
+    qk AS (SELECT * FROM _om_picks(exp, interval_num, interval_den, intervals))
     SELECT qk.run, qs.quantile, qk.n::BIGINT AS requests, i.num / i.den / 1000 AS interval_ms, i.inferred,
            (qk.lat[qs.i] / i.den / 1000)::DOUBLE AS latency_ms,
            ((qk.cor[qs.i] - qk.t0) / i.den / 1000)::DOUBLE AS corrected_ms,
@@ -219,6 +224,25 @@ CREATE OR REPLACE MACRO omission_requests(exp, interval_num := NULL, interval_de
     FROM _om_sched(exp, interval_num, interval_den, intervals)
     ORDER BY run, req, start_ms;
 
+-- What omission_windows reads of the rows: per run and window of win_us
+-- the requests sent, the smallest and largest a, the first req and the
+-- last start (an engine's reduce step stands in for it).
+CREATE OR REPLACE MACRO _om_window_sums(exp, interval_num, interval_den, win_us, intervals) AS TABLE
+    WITH i AS (SELECT * FROM _om_checked(exp, interval_num, interval_den, intervals)),
+    r AS NOT MATERIALIZED (
+        SELECT r.run, r.n, r.start_us, r.count, r.start_us * i.den - r.n * i.num AS a
+        FROM _om_rows(exp) r JOIN i USING (run)
+        WHERE interval_num IS NULL
+        UNION ALL
+        SELECT r.run, r.n, r.start_us, r.count, r.start_us * interval_den::BIGINT - r.n * interval_num::BIGINT
+        FROM _om_rows(exp) r
+        WHERE interval_num IS NOT NULL
+    )
+    SELECT r.run, _om_floor(r.start_us, win_us) AS w, sum(r.count) AS sent,
+           min(r.a) AS min_a, max(r.a) AS max_a, min(r.n) AS n0, max(r.start_us) AS last_us
+    FROM r
+    GROUP BY ALL;
+
 -- Expected ticks in a window [lo, hi) (scaled): the n >= n0 with
 -- t0 + n num in it and no later than the last send. One pass groups the
 -- rows by window; t0, n0 and the last send are the windows' extremes, and
@@ -228,21 +252,7 @@ CREATE OR REPLACE MACRO omission_requests(exp, interval_num := NULL, interval_de
 CREATE OR REPLACE MACRO omission_windows(exp, interval_num := NULL, interval_den := 1, win_ms := 1000, intervals := NULL) AS TABLE
     WITH i AS (SELECT * FROM _om_checked(exp, interval_num, interval_den, intervals)),
     p AS (SELECT round(win_ms * 1000)::BIGINT AS win_us),
-    r AS NOT MATERIALIZED (
-        SELECT r.run, r.n, r.start_us, r.count, r.start_us * i.den - r.n * i.num AS a
-        FROM _om_rows(exp) r JOIN i USING (run)
-        WHERE interval_num IS NULL
-        UNION ALL
-        SELECT r.run, r.n, r.start_us, r.count, r.start_us * interval_den::BIGINT - r.n * interval_num::BIGINT
-        FROM _om_rows(exp) r
-        WHERE interval_num IS NOT NULL
-    ),
-    ws AS (
-        SELECT r.run, _om_floor(r.start_us, p.win_us) AS w, sum(r.count) AS sent,
-               min(r.a) AS min_a, max(r.a) AS max_a, min(r.n) AS n0, max(r.start_us) AS last_us
-        FROM r, p
-        GROUP BY ALL
-    ),
+    ws AS (SELECT * FROM _om_window_sums(exp, interval_num, interval_den, round(win_ms * 1000)::BIGINT, intervals)),
     per_run AS (
         SELECT ws.run, any_value(i.num) AS num, any_value(i.den) AS den, min(ws.min_a) AS t0,
                min(ws.n0) AS n0, max(ws.last_us) * any_value(i.den) AS last_s

@@ -122,6 +122,8 @@ var sparkOptions = [][]string{
 	{"gate", "--flagger", "../../analyze/testdata/gate/generated/flagger-10s.yaml", "--role", "control"},
 	{"gate", "--keptn", "../../analyze/testdata/gate/keptn/lighthouse-slo.yaml", "--metric", "request_latency_p95=p99,error_rate=error_rate", "--every", "2s"},
 	{"omission", "--expected-interval", "1500ns"},
+	{"omission", "--rate", "300/1s", "--window", "500ms"},
+	{"omission", "--closed-loop"},
 	{"retries", "--affected", "1s..1.3s"},
 	{"amplification", "--tick", "250ms", "--fault", "1s..2s", "--normal-rate", "2"},
 	{"amplification", "--runs", "nothing*"},
