@@ -35,42 +35,33 @@ func (l *loader) insertRequests(ctx context.Context, p record.Produce, fileID in
 	if err != nil {
 		return 0, err
 	}
+	var base int64
+	if err := l.conn.QueryRowContext(ctx, `SELECT coalesce(max(seq) + 1, 0) FROM requests`).Scan(&base); err != nil {
+		return 0, err
+	}
+	args := namedArgs(map[string]any{"exp": experiment, "run": nullIfEmpty(l.opts.Run),
+		"filerun": fileRun, "base": base, "file": fileID, "origin": tms.origin})
 	var n int64
-	err = l.registered(ctx, s, func(view string) error {
-		var base int64
-		if err := l.conn.QueryRowContext(ctx, `SELECT coalesce(max(seq) + 1, 0) FROM requests`).Scan(&base); err != nil {
+	cols := alwaysGiven
+	if first := s.peek(); first != nil {
+		cols = givenCols(first)
+	}
+	for {
+		nr := newNarrowed(s, cols)
+		err = l.registered(ctx, nr, func(view string) error {
+			res, err := l.conn.ExecContext(ctx, l.insertSQL(tms.expr, cols, view), args...)
+			if err != nil {
+				return err
+			}
+			rows, err := res.RowsAffected()
+			n += rows
 			return err
+		})
+		if err != nil || nr.wider == 0 {
+			break
 		}
-		// Every column of the Arrow view is referenced: DuckDB's Arrow scan
-		// crashed (SIGSEGV) here when projection pushdown dropped one.
-		expExpr := "coalesce(experiment, $exp::VARCHAR)"
-		if l.opts.Experiment != "" {
-			expExpr = "coalesce($exp::VARCHAR, experiment)"
-		}
-		fileRunExpr := "NULL"
-		if l.fileRuns {
-			fileRunExpr = "$filerun::VARCHAR"
-		}
-		runExpr := fmt.Sprintf("coalesce(run, $run::VARCHAR, %s, run_group, $filerun::VARCHAR)", fileRunExpr)
-		reqExpr := "req"
-		if l.reqFromPos {
-			reqExpr = "coalesce(req, CASE WHEN req_text IS NULL THEN run_pos END)"
-		}
-		q := fmt.Sprintf(`INSERT INTO requests
-SELECT %s, %s, coalesce(role, CASE WHEN %s IN ('control', 'experiment') THEN %s ELSE '' END),
-       $base::BIGINT + ord, %s, req_text, coalesce(attempt, 0), %s, make_timestamp(ts_us), latency_ms,
-       coalesce(outcome, %s), status,
-       coalesce(tagged, false), user_id, batch_id, client_id, retried, drop_reason, coalesce(count, 1),
-       attrs::JSON, $file::INTEGER, line, run_pos
-FROM %s`, expExpr, runExpr, runExpr, runExpr, reqExpr, tms.expr, statusOutcomeSQL(l.ok), view)
-		res, err := l.conn.ExecContext(ctx, q, namedArgs(map[string]any{"exp": experiment, "run": nullIfEmpty(l.opts.Run),
-			"filerun": fileRun, "base": base, "file": fileID, "origin": tms.origin})...)
-		if err != nil {
-			return err
-		}
-		n, err = res.RowsAffected()
-		return err
-	})
+		cols |= nr.wider
+	}
 	// A decoder stopped by the insert's failure says only "context
 	// canceled": then the insert's own error (a full disk, say) is the news.
 	if decErr := s.Err(); decErr != nil && !(err != nil && errors.Is(decErr, context.Canceled)) {
@@ -88,6 +79,33 @@ FROM %s`, expExpr, runExpr, runExpr, runExpr, reqExpr, tms.expr, statusOutcomeSQ
 	}
 	l.renumber = l.renumber || pos.outOrder
 	return n, nil
+}
+
+// insertSQL is the INSERT of the stage's rows from view, which holds the
+// stage's columns of cols (narrowed). Every column of the Arrow view is
+// referenced: DuckDB's Arrow scan crashed (SIGSEGV) here when projection
+// pushdown dropped one.
+func (l *loader) insertSQL(tmsExpr string, cols colSet, view string) string {
+	expExpr := "coalesce(experiment, $exp::VARCHAR)"
+	if l.opts.Experiment != "" {
+		expExpr = "coalesce($exp::VARCHAR, experiment)"
+	}
+	fileRunExpr := "NULL"
+	if l.fileRuns {
+		fileRunExpr = "$filerun::VARCHAR"
+	}
+	runExpr := fmt.Sprintf("coalesce(run, $run::VARCHAR, %s, run_group, $filerun::VARCHAR)", fileRunExpr)
+	reqExpr := "req"
+	if l.reqFromPos {
+		reqExpr = "coalesce(req, CASE WHEN req_text IS NULL THEN run_pos END)"
+	}
+	return fmt.Sprintf(`INSERT INTO requests
+SELECT %s, %s, coalesce(role, CASE WHEN %s IN ('control', 'experiment') THEN %s ELSE '' END),
+       $base::BIGINT + ord, %s, req_text, coalesce(attempt, 0), %s, make_timestamp(ts_us), latency_ms,
+       coalesce(outcome, %s), status,
+       coalesce(tagged, false), user_id, batch_id, client_id, retried, drop_reason, coalesce(count, 1),
+       attrs::JSON, $file::INTEGER, line, run_pos
+FROM (SELECT %s FROM %s)`, expExpr, runExpr, runExpr, runExpr, reqExpr, tmsExpr, statusOutcomeSQL(l.ok), cols.selectList(), view)
 }
 
 // insertTimes is how the insert gives t_ms: from the file (expr "t_ms"),

@@ -98,6 +98,11 @@ func (s *stream) Next() bool {
 	return true
 }
 
+// unread gives the current batch back: Next returns it again first.
+func (s *stream) unread() {
+	s.first, s.cur = s.cur, nil
+}
+
 func (s *stream) Err() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -63,7 +63,11 @@ func NewBuilderFor(rows int) *Builder {
 }
 
 func (bt *Builder) reserve(rows int) {
+	given := givenHint.Load()
 	for col, f := range bt.b.Fields() {
+		if given&(1<<col) == 0 {
+			continue // null on every row of the last batch: grown if given
+		}
 		f.Reserve(rows)
 		if sb, ok := f.(*array.StringBuilder); ok {
 			if per := dataHint[col].Load(); per > 0 {
@@ -76,6 +80,15 @@ func (bt *Builder) reserve(rows int) {
 // dataHint is, for each text column, the value bytes per 16 rows of the
 // last batch any Builder cut; maxDataHint caps what a column reserves.
 var dataHint [NumCols]atomic.Int64
+
+// givenHint is the columns (bit i for column i) the last batch any
+// Builder cut held a value in: the others are not reserved. At first,
+// all of them.
+var givenHint = func() *atomic.Uint32 {
+	var h atomic.Uint32
+	h.Store(1<<NumCols - 1)
+	return &h
+}()
 
 const maxDataHint = 64 << 20
 
@@ -121,13 +134,46 @@ func (bt *Builder) Flush() arrow.RecordBatch {
 	n := bt.n
 	bt.n = 0
 	f := bt.b.Fields()
+	cols := make([]arrow.Array, NumCols)
+	given := uint32(1<<ColLine | 1<<ColOrd)
 	for col := range bt.nulls {
+		if bt.nulls[col] == n && n <= BatchRows {
+			// null on every row (most columns of most files): one shared
+			// array of zeros, not n nulls appended, allocated, handed on
+			bt.nulls[col] = 0
+			cols[col] = nullColumn(Schema.Field(col).Type, n)
+			continue
+		}
+		given |= 1 << col
 		bt.fillNulls(f, col)
 		if sb, ok := f[col].(*array.StringBuilder); ok {
 			dataHint[col].Store(int64(sb.DataLen()) * 16 / int64(n))
 		}
+		cols[col] = f[col].NewArray()
 	}
-	return bt.b.NewRecordBatch()
+	givenHint.Store(given)
+	rb := array.NewRecordBatch(Schema, cols, int64(n))
+	for _, c := range cols {
+		c.Release()
+	}
+	return rb
+}
+
+// zeros backs every all-null column (nullColumn): never written, so
+// shared by all of them.
+var zeros = make([]byte, (BatchRows+1)*8)
+
+// nullColumn is an all-null array of type t (a stage column's) and n <=
+// BatchRows rows: its validity bitmap, values and offsets all zeros.
+func nullColumn(t arrow.DataType, n int) arrow.Array {
+	z := memory.NewBufferBytes(zeros)
+	bufs := []*memory.Buffer{z, z}
+	if t.ID() == arrow.STRING {
+		bufs = append(bufs, z)
+	}
+	data := array.NewData(t, n, bufs, nil, n, 0)
+	defer data.Release()
+	return array.MakeFromData(data)
 }
 
 // fillNulls appends column col's pending nulls, at the cut or before the

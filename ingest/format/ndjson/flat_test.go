@@ -2,7 +2,9 @@ package ndjson
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -69,4 +71,34 @@ func FuzzFlatScanner(f *testing.F) {
 	f.Add(`{"run":"a","req":1,"attempt":0,"t_ms":1.5,"outcome":"ok","tagged":false}`)
 	f.Add(`{"run":"a","req":"x","outcome":"error","count":3}`)
 	f.Fuzz(func(t *testing.T, line string) { checkFlatAgrees(t, line) })
+}
+
+// TestParseFloatIsStrconv: the scanner's decimal fast path gives
+// strconv.ParseFloat's float, bit for bit, on numbers of every shape
+// scanNumber passes.
+func TestParseFloatIsStrconv(t *testing.T) {
+	rng := rand.New(rand.NewPCG(38, 6))
+	cases := []string{"0", "-0", "0.5", "-0.0", "12.50", "999999999999999", "9999999999999999", "0.000001234",
+		"123456789.012345", "1234567890.123456", "1e5", "-2.5E-3", "0.1", "0.3", "4e12", "179769313486231570000"}
+	for range 20000 {
+		intPart := strconv.FormatUint(rng.Uint64N(1<<uint(rng.IntN(50)+1)), 10)
+		s := intPart
+		if rng.IntN(4) > 0 {
+			s += "." + fmt.Sprintf("%012d", rng.Uint64N(1e12))[:1+rng.IntN(12)]
+		}
+		if rng.IntN(3) == 0 {
+			s = "-" + s
+		}
+		cases = append(cases, s)
+	}
+	for _, s := range cases {
+		if scanNumber([]byte(s), 0) != len(s) {
+			continue // not a JSON number: the scanner never passes it on
+		}
+		want, wantErr := strconv.ParseFloat(s, 64)
+		got, err := parseFloat(s)
+		if math.Float64bits(got) != math.Float64bits(want) || (err == nil) != (wantErr == nil) {
+			t.Fatalf("parseFloat(%q) = %v, %v; strconv: %v, %v", s, got, err, want, wantErr)
+		}
+	}
 }

@@ -13,7 +13,11 @@ func decodeJSONArray(data []byte, c record.Sink) record.Produce {
 	return record.Rows(func(ctx context.Context, add func(*record.Row) error) error {
 		d := record.NewDoc(data)
 		var r record.Row
+		n := 0
 		err := d.EachElement(func(raw json.RawMessage, line int64) error {
+			if n++; raw[0] != '{' {
+				return record.LineErr(line, "element %d of the array: want a JSON object (one canonical record), got %s", n, describeElement(raw))
+			}
 			return addObject(&r, raw, line, c, add)
 		})
 		if err != nil {
@@ -21,6 +25,15 @@ func decodeJSONArray(data []byte, c record.Sink) record.Produce {
 		}
 		return d.Trailing()
 	})
+}
+
+// describeElement names an array element that is no object: `number 5`,
+// `array [1,2]`, `"text"`, `null`.
+func describeElement(raw []byte) string {
+	if raw[0] == '[' {
+		return "array " + record.Truncate(string(raw), 40)
+	}
+	return record.JSONVal(raw).Describe()
 }
 
 // decodeJSONStream reads canonical objects written one after the other,
