@@ -74,6 +74,9 @@ func (r *Remote) lastRowOn(exp, role string) (run string, seq, line int64, t sql
 // t_ms with the cell's edges in ms (the windows' own DOUBLE edges, as the
 // local range join compares), and the cells are summed into the windows;
 // without one, a range join puts each row in every window that holds it.
+// The cell map is joined by a sort-merge join: Spark's estimate of an
+// exploded sequence is small, and broadcasting a map of millions of cells
+// ran the driver out of memory ("Not enough memory to build and broadcast").
 // A quantile is picked from the window's counts per µs as the judge's are
 // (quantilePicks).
 func gateStep(exp, role, wins string, gridUs int64) string {
@@ -85,7 +88,7 @@ cell AS (SELECT b - CASE WHEN t_ms < CAST(b * ` + g + ` AS DOUBLE) / 1000D THEN 
                   + CASE WHEN t_ms >= CAST((b + 1) * ` + g + ` AS DOUBLE) / 1000D THEN 1 ELSE 0 END AS b, count, ok, lat_us FROM c0),
 per_cell AS (SELECT b, lat_us, sum(count) AS c, coalesce(sum(count) FILTER (WHERE ok), 0) AS c_ok FROM cell GROUP BY b, lat_us),
 map AS (` + wins + `),
-h AS (SELECT map.w, p.lat_us, sum(p.c) AS c, sum(p.c_ok) AS c_ok FROM per_cell p JOIN map ON map.b = p.b GROUP BY map.w, p.lat_us)`
+h AS (SELECT /*+ MERGE(map) */ map.w, p.lat_us, sum(p.c) AS c, sum(p.c_ok) AS c_ok FROM per_cell p JOIN map ON map.b = p.b GROUP BY map.w, p.lat_us)`
 	} else {
 		h = `wins AS (` + wins + `),
 h AS (SELECT wins.w, r.lat_us, sum(r.count) AS c, coalesce(sum(r.count) FILTER (WHERE r.ok), 0) AS c_ok
