@@ -196,7 +196,9 @@ CREATE OR REPLACE MACRO _th_p_pass(op, vd, frn, crn, f, c_lt, c_le, a, b, c, e) 
 -- (every evaluation but the cumulative end); value_end and pass_end are what
 -- k6's final evaluation gives the same samples (an empty sink reads 0).
 -- value is NULL for percentiles, which need the window's values sorted: the
--- public macros compute it where they print it.
+-- public macros compute it where they print it, from the rows that follow
+-- the evaluations (final NULL): a percentile's samples, pw of value pv in
+-- the bucket ending at t_ns (_th_bucket_values' rows per value).
 -- How: each sample is first summed into its bucket, (c - g, c] for the
 -- least multiple c of g at or after it, g being the step between
 -- evaluations and window lengths' greatest common divisor; a run's last
