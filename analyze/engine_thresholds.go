@@ -17,10 +17,10 @@ import (
 // per-request work on r's engine (docs/scale.md): the runs' rows and the
 // experiment's k6 metric definitions are counted or copied first, for the
 // checks Thresholds makes; then each run's clock, each bucket's sums per
-// threshold, the failures per bucket and, for percentiles, each bucket's
-// samples counted per distinct value come back. TEMP macros over those rows
-// shadow _th_runs, _th_bucket_sums, _th_failed_buckets and
-// _th_value_samples, so that the library's thresholds and
+// threshold but a percentile, the failures per bucket and, for percentiles
+// (and avg), each bucket's samples counted per distinct value come back.
+// TEMP macros over those rows shadow _th_runs, _th_bucket_values and
+// _th_failed_buckets, so that the library's thresholds and
 // threshold_windows finish unchanged. Thresholds on request metrics only,
 // with no tag but status and expected_response; the rest is refused by
 // name. A trend's avg reads the exact sum of its DOUBLE values as
@@ -49,7 +49,7 @@ func ThresholdsOn(r *Remote, o ThresholdsOptions) (*Result, error) {
 	if err := r.thRuns(e.Name, o); err != nil {
 		return nil, err
 	}
-	ts, specs, err := o.specs(db, e.Name)
+	ts, specs, err := o.specs(db, e.Name, false)
 	if err != nil {
 		return nil, err
 	}
@@ -246,25 +246,28 @@ SELECT run, c AS t, sum(count) AS n FROM q WHERE outcome <> 'ok' GROUP BY run, c
 	if err := r.reduce("_remote_th_values", "run VARCHAR, id INTEGER, t BIGINT, v DOUBLE, w BIGINT", q+"\n"+thValueCounts(ts)); err != nil {
 		return err
 	}
-	same := `exp IS DISTINCT FROM ` + sqllit.String(exp) + ` OR duration_ms::DOUBLE IS DISTINCT FROM ` + duration + `::DOUBLE`
-	grid2 := same + ` OR every_ms::DOUBLE IS DISTINCT FROM ` + every + `::DOUBLE OR window_ms::DOUBLE IS DISTINCT FROM ` + window +
+	grid2 := `exp IS DISTINCT FROM ` + sqllit.String(exp) + ` OR duration_ms::DOUBLE IS DISTINCT FROM ` + duration +
+		`::DOUBLE OR every_ms::DOUBLE IS DISTINCT FROM ` + every + `::DOUBLE OR window_ms::DOUBLE IS DISTINCT FROM ` + window +
 		`::DOUBLE OR sliding IS DISTINCT FROM ` + sliding
 	for _, m := range []string{
-		`_th_bucket_sums(exp, specs, every_ms, window_ms, sliding, duration_ms) AS TABLE
-    SELECT b.run, b.id, b.t, b.k, b.n, b.trues, coalesce(b.dsum, d.dsum) AS dsum, b.vmin, b.vmax,
-           NULL::STRUCT(t BIGINT, ord BIGINT, v DOUBLE) AS last, b.c_lt, b.c_le, b.a, b.b, b.c, b.e
+		// a percentile's rows are its values' counts (v, its least and
+		// greatest, k and n the count), every other threshold's one row
+		// per bucket (v NULL)
+		`_th_bucket_values(exp, specs, every_ms, window_ms, sliding, duration_ms) AS TABLE
+    SELECT b.run, b.id, b.t, NULL::DOUBLE AS v, b.k, b.n, b.trues, coalesce(b.dsum, d.dsum) AS dsum, b.vmin, b.vmax,
+           NULL::STRUCT(t BIGINT, ord BIGINT, v DOUBLE) AS last
     FROM _remote_th_buckets b
     LEFT JOIN (SELECT run, id, t, sum(v::DECIMAL(38,9) * w) AS dsum FROM _remote_th_values
-               WHERE id IN (` + avgIDs(ts) + `) GROUP BY ALL) d USING (run, id, t)
-    WHERE CASE WHEN ` + grid2 + ` THEN error('_th_bucket_sums: the engine''s buckets were computed for other arguments') ELSE true END`,
+               WHERE id IN (` + thIDs(ts, "avg") + `) GROUP BY ALL) d USING (run, id, t)
+    WHERE CASE WHEN ` + grid2 + ` THEN error('_th_bucket_values: the engine''s buckets were computed for other arguments') ELSE true END
+    UNION ALL
+    SELECT run, id, t, v, w, w::HUGEINT, NULL::HUGEINT, NULL::DECIMAL(38,9), v, v, NULL
+    FROM _remote_th_values
+    WHERE id IN (` + thIDs(ts, "p", "med") + `)
+      AND CASE WHEN ` + grid2 + ` THEN error('_th_bucket_values: the engine''s buckets were computed for other arguments') ELSE true END`,
 		`_th_failed_buckets(exp, every_ms, window_ms, sliding, duration_ms) AS TABLE
     SELECT run, t, n FROM _remote_th_failed
     WHERE CASE WHEN ` + grid2 + ` THEN error('_th_failed_buckets: the engine''s buckets were computed for other arguments') ELSE true END`,
-		// t is the sample's bucket end: the same samples lie in a window
-		// of whole buckets (every window _threshold_evals reads)
-		`_th_value_samples(exp, specs, duration_ms) AS TABLE
-    SELECT run, id, t, v, w FROM _remote_th_values
-    WHERE CASE WHEN ` + same + ` THEN error('_th_value_samples: the engine''s values were computed for other arguments') ELSE true END`,
 	} {
 		if err := r.shadow(m); err != nil {
 			return err
@@ -273,7 +276,7 @@ SELECT run, c AS t, sum(count) AS n FROM q WHERE outcome <> 'ok' GROUP BY run, c
 	return nil
 }
 
-const thBucketCols = "run VARCHAR, id INTEGER, t BIGINT, k BIGINT, n HUGEINT, trues HUGEINT, dsum DECIMAL(38,9), vmin DOUBLE, vmax DOUBLE, c_lt BIGINT, c_le BIGINT, a DOUBLE, b DOUBLE, c DOUBLE, e DOUBLE"
+const thBucketCols = "run VARCHAR, id INTEGER, t BIGINT, k BIGINT, n HUGEINT, trues HUGEINT, dsum DECIMAL(38,9), vmin DOUBLE, vmax DOUBLE"
 
 // thRows is the experiment's timed request rows in Spark SQL (WITH ... q):
 // t, the end in ns of test time (as _th_samples: the end less the run's
@@ -310,52 +313,49 @@ func thTags(t Threshold) string {
 	return cond
 }
 
-// thBucketSums is _th_bucket_sums's select over q, one branch per
-// threshold: a trend's samples are its rows with a latency (a row of
-// count n is n samples), a rate's its rows with an outcome, a counter's
-// every row.
+// thBucketSums is _th_bucket_values's select over q for every threshold
+// but a percentile (whose rows are its values' counts, thValueCounts), one
+// branch per threshold: a trend's samples are its rows with a latency (a
+// row of count n is n samples; their least and greatest latency whatever
+// the threshold's aggregation), a rate's its rows with an outcome, a
+// counter's every row.
 func thBucketSums(ts []Threshold) string {
-	parts := make([]string, len(ts))
+	var parts []string
 	for i, t := range ts {
-		id, vd := fmt.Sprint(i+1), engine.Double(t.Value)
+		id := fmt.Sprint(i + 1)
 		nul := "CAST(NULL AS DOUBLE)"
 		switch t.Base {
 		case "http_req_duration":
-			vmin, vmax, clt, cle, a, b, c, e := nul, nul, "0L", "0L", nul, nul, nul, nul
-			switch t.Agg {
-			case "min":
-				vmin = "min(v)"
-			case "max":
-				vmax = "max(v)"
-			case "p", "med":
-				clt, cle = "coalesce(sum(count) FILTER (WHERE v < "+vd+"), 0L)", "coalesce(sum(count) FILTER (WHERE v <= "+vd+"), 0L)"
-				a, b = "max(v) FILTER (WHERE v < "+vd+")", "max(v) FILTER (WHERE v <= "+vd+")"
-				c, e = "min(v) FILTER (WHERE v >= "+vd+")", "min(v) FILTER (WHERE v > "+vd+")"
+			if t.Agg == "p" || t.Agg == "med" {
+				continue
 			}
-			parts[i] = `SELECT run, ` + id + ` AS id, c AS t, sum(count) AS k, sum(count) AS n, CAST(NULL AS BIGINT) AS trues,
-       CAST(NULL AS DECIMAL(38,9)) AS dsum, ` + vmin + ` AS vmin, ` + vmax + ` AS vmax, ` + clt + ` AS c_lt, ` + cle + ` AS c_le,
-       ` + a + ` AS a, ` + b + ` AS b, ` + c + ` AS c, ` + e + ` AS e
-FROM q WHERE v IS NOT NULL AND count >= 1 AND ` + thTags(t) + ` GROUP BY run, c`
+			parts = append(parts, `SELECT run, `+id+` AS id, c AS t, sum(count) AS k, sum(count) AS n, CAST(NULL AS BIGINT) AS trues,
+       CAST(NULL AS DECIMAL(38,9)) AS dsum, min(v) AS vmin, max(v) AS vmax
+FROM q WHERE v IS NOT NULL AND count >= 1 AND `+thTags(t)+` GROUP BY run, c`)
 		case "http_req_failed":
-			parts[i] = `SELECT run, ` + id + ` AS id, c AS t, count(*) AS k, sum(count) AS n,
+			parts = append(parts, `SELECT run, `+id+` AS id, c AS t, count(*) AS k, sum(count) AS n,
        sum(CASE WHEN outcome <> 'ok' THEN count ELSE 0L END) AS trues, CAST(NULL AS DECIMAL(38,9)) AS dsum,
-       ` + nul + ` AS vmin, ` + nul + ` AS vmax, 0L AS c_lt, 0L AS c_le, ` + nul + ` AS a, ` + nul + ` AS b, ` + nul + ` AS c, ` + nul + ` AS e
-FROM q WHERE outcome IS NOT NULL AND ` + thTags(t) + ` GROUP BY run, c`
+       `+nul+` AS vmin, `+nul+` AS vmax
+FROM q WHERE outcome IS NOT NULL AND `+thTags(t)+` GROUP BY run, c`)
 		default: // http_reqs
-			parts[i] = `SELECT run, ` + id + ` AS id, c AS t, count(*) AS k, sum(count) AS n, CAST(NULL AS BIGINT) AS trues,
-       sum(CAST(count AS DECIMAL(38,9))) AS dsum,
-       ` + nul + ` AS vmin, ` + nul + ` AS vmax, 0L AS c_lt, 0L AS c_le, ` + nul + ` AS a, ` + nul + ` AS b, ` + nul + ` AS c, ` + nul + ` AS e
-FROM q WHERE ` + thTags(t) + ` GROUP BY run, c`
+			parts = append(parts, `SELECT run, `+id+` AS id, c AS t, count(*) AS k, sum(count) AS n, CAST(NULL AS BIGINT) AS trues,
+       sum(CAST(count AS DECIMAL(38,9))) AS dsum, `+nul+` AS vmin, `+nul+` AS vmax
+FROM q WHERE `+thTags(t)+` GROUP BY run, c`)
 		}
+	}
+	if len(parts) == 0 {
+		return `SELECT CAST(NULL AS STRING) AS run, 0 AS id, 0L AS t, 0L AS k, 0L AS n, CAST(NULL AS BIGINT) AS trues,
+       CAST(NULL AS DECIMAL(38,9)) AS dsum, CAST(NULL AS DOUBLE) AS vmin, CAST(NULL AS DOUBLE) AS vmax FROM q WHERE false`
 	}
 	return strings.Join(parts, "\nUNION ALL\n")
 }
 
-// avgIDs lists the ids of ts's avg thresholds (0, no id, when none).
-func avgIDs(ts []Threshold) string {
+// thIDs lists the ids of ts's thresholds on http_req_duration with one of
+// aggs (0, no id, when none).
+func thIDs(ts []Threshold, aggs ...string) string {
 	ids := []string{"0"}
 	for i, t := range ts {
-		if t.Base == "http_req_duration" && t.Agg == "avg" {
+		if t.Base == "http_req_duration" && slices.Contains(aggs, t.Agg) {
 			ids = append(ids, fmt.Sprint(i+1))
 		}
 	}
@@ -364,8 +364,8 @@ func avgIDs(ts []Threshold) string {
 
 // thValueCounts is the samples of the percentiles and of avg over q: per
 // (run, threshold, bucket, distinct latency) how many; nothing for other
-// thresholds. The percentiles read them as _th_value_samples (which the
-// library reads for p and med alone), avg sums them as DECIMAL(38,9).
+// thresholds. They are the percentiles' rows of _th_bucket_values; avg
+// sums them as DECIMAL(38,9).
 func thValueCounts(ts []Threshold) string {
 	var parts []string
 	for i, t := range ts {

@@ -137,22 +137,11 @@ func sameThresholdSteps(t *testing.T, db *store.DB, r *Remote, o ThresholdsOptio
 	exp := sqllit.String(o.Experiment)
 	every, window, sliding, duration := o.thArgs()
 	grid := strings.Join([]string{exp, every, window, sliding, duration}, ", ")
-	var pct []string
-	for i, th := range o.Thresholds {
-		if th.Agg == "p" || th.Agg == "med" || th.Agg == "avg" {
-			pct = append(pct, fmt.Sprint(i+1))
-		}
-	}
 	what := fmt.Sprintf("%+v: ", o)
 	sameStep(t, what+"_th_runs", db, `SELECT run, start_ns, start_ns + last_ns FROM _th_runs(`+exp+`, NULL)`,
 		r.Querier(), `SELECT * FROM _remote_th_runs`)
-	sameStep(t, what+"_th_bucket_sums", db, `SELECT run, id, t, k, n, trues, dsum, vmin, vmax, c_lt, c_le, a, b, c, e
-FROM _th_bucket_sums(`+exp+`, `+specs+`, `+strings.Join([]string{every, window, sliding, duration}, ", ")+`)`,
-		r.Querier(), `SELECT run, id, t, k, n, trues, dsum, vmin, vmax, c_lt, c_le, a, b, c, e
-FROM _th_bucket_sums(`+exp+`, `+specs+`, `+strings.Join([]string{every, window, sliding, duration}, ", ")+`)`)
+	values := `SELECT run, id, t, v, k, n, trues, dsum, vmin, vmax
+FROM _th_bucket_values(` + exp + `, ` + specs + `, ` + strings.Join([]string{every, window, sliding, duration}, ", ") + `)`
+	sameStep(t, what+"_th_bucket_values", db, values, r.Querier(), values)
 	sameStep(t, what+"_th_failed_buckets", db, `SELECT * FROM _th_failed_buckets(`+grid+`)`, r.Querier(), `SELECT * FROM _remote_th_failed`)
-	sameStep(t, what+"_th_value_samples", db, `SELECT s.run, s.id, _th_bucket(s.t, g.g, g.last_lo, g.end_ns) AS t, s.v, sum(s.w)::BIGINT
-FROM _th_value_samples(`+exp+`, `+specs+`, `+duration+`) s JOIN _th_grid(`+grid+`) g USING (run)
-WHERE s.id IN (`+strings.Join(append(pct, "0"), ", ")+`)
-GROUP BY ALL`, r.Querier(), `SELECT * FROM _remote_th_values`)
 }

@@ -37,13 +37,15 @@ type ThresholdsOptions struct {
 // DefaultEvery is k6's threshold evaluation interval.
 const DefaultEvery = 2 * time.Second
 
-// specs checks o's evaluation ticks against experiment exp and reads the
-// thresholds (o's, or those the log recorded) with their metrics' kinds
-// into the specs the library's macros take: the part Thresholds and
-// ThresholdsOn share.
-func (o ThresholdsOptions) specs(db store.Querier, exp string) ([]Threshold, string, error) {
-	if err := o.checkTicks(db, exp); err != nil {
-		return nil, "", err
+// specs checks o's evaluation ticks against experiment exp (unless few:
+// fewTicks knows them to be few) and reads the thresholds (o's, or those
+// the log recorded) with their metrics' kinds into the specs the library's
+// macros take: the part Thresholds and ThresholdsOn share.
+func (o ThresholdsOptions) specs(db store.Querier, exp string, few bool) ([]Threshold, string, error) {
+	if !few {
+		if err := o.checkTicks(db, exp); err != nil {
+			return nil, "", err
+		}
 	}
 	ts := o.Thresholds
 	if len(ts) == 0 {
@@ -75,7 +77,11 @@ func Thresholds(db store.Querier, o ThresholdsOptions) (*Result, error) {
 	if err := checkExpansion(db, e.Name, "thresholds"); err != nil {
 		return nil, err
 	}
-	ts, specs, err := o.specs(db, e.Name)
+	few, err := o.fewTicks(db)
+	if err != nil {
+		return nil, err
+	}
+	ts, specs, err := o.specs(db, e.Name, few)
 	if err != nil {
 		return nil, err
 	}
@@ -298,12 +304,22 @@ func sortedKeys(m map[string]string) []string {
 
 // timeNotes says what the evaluation leaves out or cannot do: rows without
 // t_ms, and windows longer than a run.
+// The rows without t_ms are counted with the condition in the scan, where
+// DuckDB skips every segment whose statistics hold no NULL, and a timed
+// row is looked for until the first (a count of every row's t_ms was a
+// pass over the experiment, issue 41).
 func timeNotes(db store.Querier, exp string, o ThresholdsOptions) ([]*param.Error, error) {
-	var untimed, timed int64
-	if err := db.QueryRow(`SELECT count(*) FILTER (WHERE t_ms IS NULL), count(t_ms) FROM requests WHERE experiment = ?`, exp).Scan(&untimed, &timed); err != nil {
+	var untimed int64
+	var timed bool
+	if err := db.QueryRow(`SELECT (SELECT count(*) FROM requests WHERE t_ms IS NULL AND experiment = ?),
+			EXISTS (SELECT 1 FROM requests WHERE t_ms IS NOT NULL AND experiment = ?)`, exp, exp).Scan(&untimed, &timed); err != nil {
 		return nil, err
 	}
-	return timeNotesOf(db, exp, o, untimed, timed)
+	var n int64
+	if timed {
+		n = 1 // timeNotesOf tells only whether there is one
+	}
+	return timeNotesOf(db, exp, o, untimed, n)
 }
 
 // timeNotesOf is timeNotes with the experiment's request rows without and

@@ -89,7 +89,11 @@
 -- Units: omission_dropped: deficit=requests backlog=requests
 -- Units: omission_backfill: run=- quantile=- requests=requests added=values interval_ms=ms
 -- Units: omission_backfill: derived=- latency_ms=ms bound_ms=ms
-CREATE OR REPLACE MACRO _om_floor(x, g) AS x // g - CASE WHEN x % g < 0 THEN 1 ELSE 0 END;
+-- floor(x / g) in integers: one division where g > 0 (the windows take it
+-- per row; a second, for the remainder's sign, was a tenth of their pass)
+CREATE OR REPLACE MACRO _om_floor(x, g) AS
+    CASE WHEN x >= 0 AND g > 0 THEN x // g WHEN g > 0 THEN -((-(x + 1)) // g) - 1
+         ELSE x // g - CASE WHEN x % g < 0 THEN 1 ELSE 0 END END;
 
 CREATE OR REPLACE MACRO _om_quantiles() AS TABLE
     SELECT * FROM (VALUES (1, 'p50', 0.5::DECIMAL(4, 3)), (2, 'p90', 0.9), (3, 'p95', 0.95),

@@ -127,17 +127,20 @@ CREATE OR REPLACE MACRO _retry_sums(exp, grp, affected_from_ms, affected_to_ms) 
     -- (sign 1), less those of the grouped reqs (sign -1, from the rows
     -- grouped above); cnt and budget are the table's rows' attempt counts
     -- (the grouped rows' branch adds 0 and no drop reason)
+    -- (grouped by grp's own value, wrapped in gk after: hashing the struct
+    -- {'v': true} of every first attempt was a tenth of retries, issue 41)
     firsts AS (
-        SELECT run, gk, latency_ms,
-               sum(sign) FILTER (WHERE t_ms IS NOT NULL AND latency_ms IS NOT NULL) AS n,
-               sum(sign) FILTER (WHERE t_ms >= affected_from_ms AND t_ms < affected_to_ms) AS aff,
-               sum(sign) FILTER (WHERE t_ms >= affected_from_ms AND t_ms < affected_to_ms AND outcome = 'ok') AS aff_ok,
-               sum(count) AS cnt, sum(count) FILTER (WHERE drop_reason = 'budget') AS budget
-        FROM (SELECT run, {'v': grp} AS gk, latency_ms, t_ms, outcome, 1 AS sign, count, drop_reason FROM requests
-              WHERE experiment = exp AND attempt = 0 AND req IS NOT NULL
-              UNION ALL
-              SELECT run, gk, latency_ms, t_ms, outcome, -1, 0, NULL FROM g WHERE attempt = 0 AND req IS NOT NULL)
-        GROUP BY run, gk, latency_ms
+        SELECT run, {'v': gv} AS gk, latency_ms, n, aff, aff_ok, cnt, budget
+        FROM (SELECT run, gv, latency_ms,
+                     sum(sign) FILTER (WHERE t_ms IS NOT NULL AND latency_ms IS NOT NULL) AS n,
+                     sum(sign) FILTER (WHERE t_ms >= affected_from_ms AND t_ms < affected_to_ms) AS aff,
+                     sum(sign) FILTER (WHERE t_ms >= affected_from_ms AND t_ms < affected_to_ms AND outcome = 'ok') AS aff_ok,
+                     sum(count) AS cnt, sum(count) FILTER (WHERE drop_reason = 'budget') AS budget
+              FROM (SELECT run, grp AS gv, latency_ms, t_ms, outcome, 1 AS sign, count, drop_reason FROM requests
+                    WHERE experiment = exp AND attempt = 0 AND req IS NOT NULL
+                    UNION ALL
+                    SELECT run, gk.v, latency_ms, t_ms, outcome, -1, 0, NULL FROM g WHERE attempt = 0 AND req IS NOT NULL)
+              GROUP BY run, gv, latency_ms)
     ),
     -- the attempt counts: the first attempts with a req from firsts, every
     -- other row (a retry, a row without a req) from the grouped rows

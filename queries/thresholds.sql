@@ -125,67 +125,19 @@ CREATE OR REPLACE MACRO _th_points(exp) AS TABLE
       ON e.file_id = f.file_id AND (e.run = '' OR e.run = f.run)
     WHERE e.experiment = exp AND e.type = 'k6_point' AND e.t_ms IS NOT NULL;
 
+-- A run's first send is its least t_ms in ns: rounding keeps the order, so
+-- the least t_ms gives the least send_ns (no rounding per row for it).
 CREATE OR REPLACE MACRO _th_runs(exp, duration_ms) AS TABLE
     WITH t AS (
-        SELECT run, min(send_ns) AS lo, max(end_ns) AS hi FROM _th_requests(exp) GROUP BY run
+        SELECT run, round(min(t_ms) * 1e6)::BIGINT AS lo,
+               max(round(t_ms * 1e6)::BIGINT + coalesce(round(latency_ms * 1e6)::BIGINT, 0)) AS hi  -- _th_requests' end_ns
+        FROM requests WHERE experiment = exp AND t_ms IS NOT NULL GROUP BY run
         UNION ALL
         SELECT run, min(at_ns), max(at_ns) FROM _th_points(exp) GROUP BY run
     )
     SELECT run, min(lo) AS start_ns, max(hi) - min(lo) AS last_ns,
            coalesce(round(duration_ms * 1e6)::BIGINT, max(hi) - min(lo)) AS dur_ns
     FROM t GROUP BY run;
-
--- Every sample of every spec: t (ns of test time), v (trend and gauge
--- values), d (DECIMAL, for sums), trues and total (rate), ord (gauge order),
--- with the spec's agg and vd (no join with the specs again: issue 41).
-CREATE OR REPLACE MACRO _th_samples(exp, specs, duration_ms) AS TABLE
-    WITH sp AS (SELECT * FROM _th_specs(specs)),
-    runs AS (SELECT * FROM _th_runs(exp, duration_ms)),
-    rq AS NOT MATERIALIZED (  -- read twice below: once for rows, once (count > 1 only) for their copies
-        SELECT q.run, s.id, s.kind, s.agg, s.vd, s.agg IN ('avg', 'count', 'rate') AS sums, q.end_ns - r.start_ns AS t,
-               q.seq AS ord, q.count, q.outcome,
-               CASE s.metric WHEN 'http_req_duration' THEN q.latency_ms
-                   WHEN 'http_req_blocked' THEN TRY_CAST(q.attrs ->> 'blocked_ms' AS DOUBLE)
-                   WHEN 'http_req_connecting' THEN TRY_CAST(q.attrs ->> 'connecting_ms' AS DOUBLE)
-                   WHEN 'http_req_tls_handshaking' THEN TRY_CAST(q.attrs ->> 'tls_handshaking_ms' AS DOUBLE)
-                   WHEN 'http_req_sending' THEN TRY_CAST(q.attrs ->> 'sending_ms' AS DOUBLE)
-                   WHEN 'http_req_waiting' THEN TRY_CAST(q.attrs ->> 'waiting_ms' AS DOUBLE)
-                   WHEN 'http_req_receiving' THEN TRY_CAST(q.attrs ->> 'receiving_ms' AS DOUBLE)
-               END AS v
-        FROM _th_requests(exp) q JOIN runs r USING (run), sp s
-        WHERE s.metric IN ('http_req_duration', 'http_req_failed', 'http_reqs', 'http_req_blocked',
-                           'http_req_connecting', 'http_req_tls_handshaking', 'http_req_sending',
-                           'http_req_waiting', 'http_req_receiving')
-          -- CASE, not OR, in the per-row conditions: DuckDB sorts the selection of
-          -- an OR's matches, chunk by chunk (issue 41)
-          AND CASE WHEN len(s.tags) = 0 THEN true ELSE coalesce(list_bool_and(list_transform(s.tags,
-                  lambda g: coalesce(_th_req_tag(q.status, q.outcome, q.attrs, g.k) = g.v, false))), true) END
-    ),
-    pt AS (
-        SELECT p.run, s.id, s.kind, s.agg, s.vd, p.at_ns - r.start_ns AS t, p.seq AS ord, p.v
-        FROM _th_points(exp) p JOIN runs r USING (run), sp s
-        WHERE p.metric = s.metric AND p.v IS NOT NULL
-          AND coalesce(list_bool_and(list_transform(s.tags,
-                  lambda g: coalesce(p.attrs ->> g.k = g.v, false))), true)
-    )
-    -- trend: a row with count n is n samples; d (the exact sum's term) only
-    -- where a spec sums (avg, count, rate)
-    SELECT run, id, agg, vd, t, ord, CASE WHEN kind = 'trend' THEN v END AS v,
-           CASE WHEN sums THEN CASE kind WHEN 'trend' THEN v::DECIMAL(38,9) WHEN 'counter' THEN count::DECIMAL(38,9) END
-           END AS d,
-           CASE WHEN kind = 'rate' THEN CASE WHEN outcome <> 'ok' THEN count ELSE 0 END END::BIGINT AS trues,
-           CASE WHEN kind = 'trend' THEN 1 ELSE count END::BIGINT AS total
-    FROM rq
-    WHERE CASE kind WHEN 'trend' THEN v IS NOT NULL AND count = 1 WHEN 'rate' THEN outcome IS NOT NULL
-                    ELSE kind = 'counter' END
-    UNION ALL
-    SELECT run, id, agg, vd, t, ord, v, CASE WHEN sums THEN v::DECIMAL(38,9) END, NULL, 1
-    FROM (SELECT *, unnest(range(count)) FROM rq WHERE kind = 'trend' AND v IS NOT NULL AND count > 1)
-    UNION ALL
-    SELECT run, id, agg, vd, t, ord, v,
-           CASE WHEN kind IN ('trend', 'counter') THEN v::DECIMAL(38,9) END,
-           CASE WHEN kind = 'rate' THEN (v <> 0)::BIGINT END, 1
-    FROM pt;
 
 -- The moments each spec is evaluated at: t (ns of test time) over samples in
 -- (lo, t], with covered ns of test time (for counter rates) and final for
@@ -244,7 +196,9 @@ CREATE OR REPLACE MACRO _th_p_pass(op, vd, frn, crn, f, c_lt, c_le, a, b, c, e) 
 -- (every evaluation but the cumulative end); value_end and pass_end are what
 -- k6's final evaluation gives the same samples (an empty sink reads 0).
 -- value is NULL for percentiles, which need the window's values sorted: the
--- public macros compute it where they print it.
+-- public macros compute it where they print it, from the rows that follow
+-- the evaluations (final NULL): a percentile's samples, pw of value pv in
+-- the bucket ending at t_ns (_th_bucket_values' rows per value).
 -- How: each sample is first summed into its bucket, (c - g, c] for the
 -- least multiple c of g at or after it, g being the step between
 -- evaluations and window lengths' greatest common divisor; a run's last
@@ -271,23 +225,86 @@ CREATE OR REPLACE MACRO _th_grid(exp, every_ms, window_ms, sliding, duration_ms)
     FROM _th_runs(exp, duration_ms) r,
          (SELECT round(every_ms * 1e6)::BIGINT AS every_ns, round(window_ms * 1e6)::BIGINT AS window_ns) p;
 
--- Per run, spec and bucket t (its end): the samples' sums, counts and
--- extremes _threshold_evals adds up over each (lo, t]. An engine computes
--- these rows over a dataset (analyze/engine_thresholds.go).
-CREATE OR REPLACE MACRO _th_bucket_sums(exp, specs, every_ms, window_ms, sliding, duration_ms) AS TABLE
-    SELECT s.run, s.id, s.c AS t, count(s.ord) AS k, sum(s.total) AS n, sum(s.trues) AS trues,
-           sum(s.d) FILTER (WHERE s.sums) AS dsum,
-           min(s.v) FILTER (WHERE s.agg = 'min') AS vmin, max(s.v) FILTER (WHERE s.agg = 'max') AS vmax,
-           max(CASE WHEN s.agg = 'value' AND s.v IS NOT NULL THEN {t: s.t, ord: s.ord, v: s.v} END)
-               FILTER (WHERE s.agg = 'value') AS last,
-           count(s.v) FILTER (WHERE s.p AND s.v < s.vd) AS c_lt, count(s.v) FILTER (WHERE s.p AND s.v <= s.vd) AS c_le,
-           max(s.v) FILTER (WHERE s.p AND s.v < s.vd) AS a, max(s.v) FILTER (WHERE s.p AND s.v <= s.vd) AS b,
-           min(s.v) FILTER (WHERE s.p AND s.v >= s.vd) AS c, min(s.v) FILTER (WHERE s.p AND s.v > s.vd) AS e
-    FROM (SELECT s.*, _th_bucket(s.t, g.g, g.last_lo, g.end_ns) AS c, s.agg IN ('p', 'med') AS p,
-                 s.agg IN ('avg', 'count', 'rate') AS sums
-          FROM _th_samples(exp, specs, duration_ms) s  -- each sample carries its spec's agg and vd
-          JOIN _th_grid(exp, every_ms, window_ms, sliding, duration_ms) g USING (run)) s
-    GROUP BY s.run, s.id, s.c;
+-- Every sample of every spec: t (ns of test time) and c, its bucket's end
+-- (_th_bucket over the run's grid), v (trend and gauge values; pv the same
+-- for a percentile, NULL for any other spec), d (DECIMAL, the exact sum's
+-- term, only where a spec sums: avg, count, rate), trues and total (rate),
+-- ord (gauge order), val (a gauge's last value is asked). The spec's kind
+-- and agg are read once per spec, as flags, not compared per row, and the
+-- grid, which holds the run's start, is the one join per row (issue 41).
+CREATE OR REPLACE MACRO _th_samples(exp, specs, every_ms, window_ms, sliding, duration_ms) AS TABLE
+    WITH sp AS (
+        SELECT id, metric, tags, len(tags) = 0 AS untagged, kind = 'trend' AS trend, kind = 'rate' AS rate, kind = 'counter' AS counter,
+               agg IN ('p', 'med') AS p, agg IN ('avg', 'count', 'rate') AS sums, agg = 'value' AS val,
+               list_position(['http_req_duration', 'http_req_blocked', 'http_req_connecting', 'http_req_tls_handshaking',
+                              'http_req_sending', 'http_req_waiting', 'http_req_receiving'], metric) AS m
+        FROM _th_specs(specs)
+    ),
+    g AS (SELECT * FROM _th_grid(exp, every_ms, window_ms, sliding, duration_ms)),
+    rq AS NOT MATERIALIZED (  -- read twice below: once for rows, once (count > 1 only) for their copies
+        SELECT q.run, s.id, s.trend, s.rate, s.counter, s.p, s.sums, s.val, q.end_ns - g.start_ns AS t,
+               g.g, g.last_lo, g.end_ns AS grid_end, NULL::BIGINT AS ord, q.count, q.outcome,  -- ord: gauges (points) only
+               CASE s.m WHEN 1 THEN q.latency_ms
+                   WHEN 2 THEN TRY_CAST(q.attrs ->> 'blocked_ms' AS DOUBLE)
+                   WHEN 3 THEN TRY_CAST(q.attrs ->> 'connecting_ms' AS DOUBLE)
+                   WHEN 4 THEN TRY_CAST(q.attrs ->> 'tls_handshaking_ms' AS DOUBLE)
+                   WHEN 5 THEN TRY_CAST(q.attrs ->> 'sending_ms' AS DOUBLE)
+                   WHEN 6 THEN TRY_CAST(q.attrs ->> 'waiting_ms' AS DOUBLE)
+                   WHEN 7 THEN TRY_CAST(q.attrs ->> 'receiving_ms' AS DOUBLE)
+               END AS v
+        FROM _th_requests(exp) q JOIN g USING (run), sp s
+        WHERE s.metric IN ('http_req_duration', 'http_req_failed', 'http_reqs', 'http_req_blocked',
+                           'http_req_connecting', 'http_req_tls_handshaking', 'http_req_sending',
+                           'http_req_waiting', 'http_req_receiving')
+          -- CASE, not OR, in the per-row conditions: DuckDB sorts the selection of
+          -- an OR's matches, chunk by chunk (issue 41)
+          AND CASE WHEN s.untagged THEN true ELSE coalesce(list_bool_and(list_transform(s.tags,
+                  lambda g: coalesce(_th_req_tag(q.status, q.outcome, q.attrs, g.k) = g.v, false))), true) END
+    ),
+    pt AS (
+        SELECT p.run, s.id, s.trend, s.rate, s.counter, s.p, s.sums, s.val, p.at_ns - g.start_ns AS t,
+               g.g, g.last_lo, g.end_ns AS grid_end, p.seq AS ord, p.v
+        FROM _th_points(exp) p JOIN g USING (run), sp s
+        WHERE p.metric = s.metric AND p.v IS NOT NULL
+          AND coalesce(list_bool_and(list_transform(s.tags,
+                  lambda g: coalesce(p.attrs ->> g.k = g.v, false))), true)
+    )
+    -- trend: a row with count n is n samples
+    SELECT run, id, _th_bucket(t, g, last_lo, grid_end) AS c, t, ord, CASE WHEN trend THEN v END AS v,
+           CASE WHEN p AND trend THEN v END AS pv,
+           CASE WHEN sums THEN CASE WHEN trend THEN v::DECIMAL(38,9) WHEN counter THEN count::DECIMAL(38,9) END
+           END AS d,
+           CASE WHEN rate THEN CASE WHEN outcome <> 'ok' THEN count ELSE 0 END END::BIGINT AS trues,
+           CASE WHEN trend THEN 1 ELSE count END::BIGINT AS total, val
+    FROM rq
+    WHERE CASE WHEN trend THEN v IS NOT NULL AND count = 1 WHEN rate THEN outcome IS NOT NULL ELSE counter END
+    UNION ALL
+    SELECT run, id, _th_bucket(t, g, last_lo, grid_end), t, ord, v, CASE WHEN p THEN v END,
+           CASE WHEN sums THEN v::DECIMAL(38,9) END, NULL, 1, val
+    FROM (SELECT *, unnest(range(count)) FROM rq WHERE trend AND v IS NOT NULL AND count > 1)
+    UNION ALL
+    SELECT run, id, _th_bucket(t, g, last_lo, grid_end), t, ord, v, CASE WHEN p THEN v END,
+           CASE WHEN sums AND (trend OR counter) THEN v::DECIMAL(38,9) END,
+           CASE WHEN rate THEN (v <> 0)::BIGINT END, 1, val
+    FROM pt;
+
+-- Per run, spec, bucket t (its end) and value v: the samples' sums, counts
+-- and extremes (vmin and vmax whatever the spec's agg; NULL for rates and
+-- counters of request rows), which _threshold_evals adds up per bucket and
+-- over each (lo, t]. v is the sample's value for a percentile (p, med),
+-- NULL for every other spec (one row per bucket): a percentile's verdict is
+-- read off its samples counted per distinct value and per bucket, and so is
+-- the value thresholds and threshold_windows print for the verdict's window
+-- of whole buckets, from the same rows (one pass over the samples for both;
+-- a second pass for the printed percentile was a fifth of thresholds' work
+-- at 1 M rows, issue 41). An engine computes these rows over a dataset
+-- (analyze/engine_thresholds.go).
+CREATE OR REPLACE MACRO _th_bucket_values(exp, specs, every_ms, window_ms, sliding, duration_ms) AS TABLE
+    SELECT run, id, c AS t, pv AS v, count(*) AS k, sum(total) AS n, sum(trues) AS trues, sum(d) AS dsum,
+           min(v) AS vmin, max(v) AS vmax,
+           max(CASE WHEN val AND v IS NOT NULL THEN {t: t, ord: ord, v: v} END) FILTER (WHERE val) AS last
+    FROM _th_samples(exp, specs, every_ms, window_ms, sliding, duration_ms)
+    GROUP BY run, id, c, pv;
 
 -- Per run and bucket t: the requests not ok that end in it. The start comes
 -- with the grid: a join with _th_runs for it alone was a second pass over
@@ -299,17 +316,21 @@ CREATE OR REPLACE MACRO _th_failed_buckets(exp, every_ms, window_ms, sliding, du
     WHERE q.outcome <> 'ok'
     GROUP BY ALL;
 
--- The samples the printed percentiles are read from: run, spec id, time t,
--- value v and w, how many samples the row stands for (1 here; an engine
--- brings back one row per bucket and distinct value, t the bucket's end,
--- which selects the same samples for a window of whole buckets).
-CREATE OR REPLACE MACRO _th_value_samples(exp, specs, duration_ms) AS TABLE
-    SELECT run, id, t, v, 1 AS w FROM _th_samples(exp, specs, duration_ms);
-
 CREATE OR REPLACE MACRO _threshold_evals(exp, specs, every_ms := 2000, window_ms := NULL, sliding := false,
                                          duration_ms := NULL) AS TABLE
     WITH mo AS (SELECT * FROM _th_moments(exp, specs, every_ms, window_ms, sliding, duration_ms)),
-    bk AS (SELECT * FROM _th_bucket_sums(exp, specs, every_ms, window_ms, sliding, duration_ms)),
+    fine AS MATERIALIZED (SELECT * FROM _th_bucket_values(exp, specs, every_ms, window_ms, sliding, duration_ms)),
+    -- per bucket; a percentile's counts below and up to its value and the
+    -- nearest values on each side from its values' rows
+    bk AS (
+        SELECT f.run, f.id, f.t, sum(f.k) AS k, sum(f.n) AS n, sum(f.trues) AS trues, sum(f.dsum) AS dsum,
+               min(f.vmin) AS vmin, max(f.vmax) AS vmax, max(f.last) AS last,
+               sum(f.k) FILTER (WHERE f.v < s.vd) AS c_lt, sum(f.k) FILTER (WHERE f.v <= s.vd) AS c_le,
+               max(f.v) FILTER (WHERE f.v < s.vd) AS a, max(f.v) FILTER (WHERE f.v <= s.vd) AS b,
+               min(f.v) FILTER (WHERE f.v >= s.vd) AS c, min(f.v) FILTER (WHERE f.v > s.vd) AS e
+        FROM fine f JOIN _th_specs(specs) s ON s.id = f.id
+        GROUP BY f.run, f.id, f.t
+    ),
     rows AS (
         SELECT run, id, t, k, n, trues, dsum, vmin, vmax, last, c_lt, c_le, a, b, c, e,
                NULL::BOOLEAN AS final, NULL::BIGINT AS lo, NULL::BIGINT AS covered
@@ -374,15 +395,18 @@ CREATE OR REPLACE MACRO _threshold_evals(exp, specs, every_ms := 2000, window_ms
            CASE WHEN v.k > 0 THEN v.verdict
                 WHEN v.agg = 'rate' THEN v.kind = 'rate' OR v.covered <= 0 OR _th_cmp(0, v.op, v.vx)
                 ELSE _th_cmp(0, v.op, v.vx) END AS pass_end,
-           coalesce(f.failed, 0)::BIGINT AS failed
+           coalesce(f.failed, 0)::BIGINT AS failed, NULL::DOUBLE AS pv, NULL::BIGINT AS pw
     FROM dec v LEFT JOIN failed f ON f.run = v.run AND f.t = v.t
-    ORDER BY v.run, v.id, v.t, v.final;
+    UNION ALL  -- a percentile's samples: pw of value pv in the bucket ending at t_ns (final NULL)
+    SELECT run, id, t, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, v, k
+    FROM fine WHERE v IS NOT NULL;
 
 CREATE OR REPLACE MACRO thresholds(exp, specs, every_ms := 2000, duration_ms := NULL) AS TABLE
-    WITH e AS MATERIALIZED (  -- ok: the verdict of each evaluation; the end reads empty sinks as 0
-        SELECT e.*, s.abort, s.delay_ns, s.agg, s.q, CASE WHEN e.final THEN e.pass_end ELSE e.pass END AS ok
-        FROM _threshold_evals(exp, specs, every_ms := every_ms, duration_ms := duration_ms) e
-        JOIN _th_specs(specs) s ON s.id = e.id
+    WITH x AS MATERIALIZED (SELECT * FROM _threshold_evals(exp, specs, every_ms := every_ms, duration_ms := duration_ms)),
+    e AS MATERIALIZED (  -- ok: the verdict of each evaluation; the end reads empty sinks as 0
+        SELECT e.* EXCLUDE (pv, pw), s.abort, s.delay_ns, s.agg, s.q, CASE WHEN e.final THEN e.pass_end ELSE e.pass END AS ok
+        FROM x e JOIN _th_specs(specs) s ON s.id = e.id
+        WHERE e.final IS NOT NULL
     ),
     per AS (
         SELECT run, id,
@@ -397,14 +421,15 @@ CREATE OR REPLACE MACRO thresholds(exp, specs, every_ms := 2000, duration_ms := 
         SELECT e.* FROM e JOIN stop USING (run)
         WHERE CASE WHEN stop.t IS NULL THEN e.final ELSE e.t_ns = stop.t AND NOT e.final END
     ),
-    -- the percentile printed: the window's values counted per distinct value,
-    -- the two ranks read off the running counts (no list of every sample)
+    -- the percentile printed: the window's values counted per distinct value
+    -- (its buckets' counts), the two ranks read off the running counts (no
+    -- list of every sample)
     pc AS (
-        SELECT v.run, v.id, v.t_ns, any_value(v.q) AS q, s.v, sum(s.w) AS m
+        SELECT v.run, v.id, v.t_ns, any_value(v.q) AS q, s.pv AS v, sum(s.pw) AS m
         FROM verdict v
-        JOIN _th_value_samples(exp, specs, duration_ms) s ON s.run = v.run AND s.id = v.id AND s.t > v.lo AND s.t <= v.t_ns
+        JOIN x s ON s.run = v.run AND s.id = v.id AND s.final IS NULL AND s.t_ns > v.lo AND s.t_ns <= v.t_ns
         WHERE v.agg IN ('p', 'med')
-        GROUP BY v.run, v.id, v.t_ns, s.v
+        GROUP BY v.run, v.id, v.t_ns, s.pv
     ),
     pct AS (
         SELECT run, id, t_ns, _th_k6_p(min(v) FILTER (WHERE below > _th_k6_rank(n, q, false)),
@@ -429,10 +454,11 @@ CREATE OR REPLACE MACRO thresholds(exp, specs, every_ms := 2000, duration_ms := 
 
 CREATE OR REPLACE MACRO threshold_windows(exp, specs, window_ms, sliding := false, every_ms := 2000,
                                           duration_ms := NULL) AS TABLE
-    WITH e AS MATERIALIZED (
+    WITH x AS MATERIALIZED (
         SELECT * FROM _threshold_evals(exp, specs, every_ms := every_ms, window_ms := window_ms,
                                        sliding := sliding, duration_ms := duration_ms)
     ),
+    e AS MATERIALIZED (SELECT * EXCLUDE (pv, pw) FROM x WHERE final IS NOT NULL),
     per AS MATERIALIZED (
         SELECT run, id, count(pass) AS windows, count(*) FILTER (WHERE NOT pass) AS failed_windows,
                min({t: t_ns, lo: lo, value: value, failed: failed}) FILTER (WHERE NOT pass) AS first,
@@ -440,12 +466,12 @@ CREATE OR REPLACE MACRO threshold_windows(exp, specs, window_ms, sliding := fals
         FROM e GROUP BY run, id
     ),
     pc AS (  -- the percentile printed, as thresholds computes it
-        SELECT p.run, p.id, any_value(sp.q) AS q, s.v, sum(s.w) AS m
+        SELECT p.run, p.id, any_value(sp.q) AS q, s.pv AS v, sum(s.pw) AS m
         FROM per p
         JOIN _th_specs(specs) sp ON sp.id = p.id
-        JOIN _th_value_samples(exp, specs, duration_ms) s ON s.run = p.run AND s.id = p.id AND s.t > p.first.lo AND s.t <= p.first.t
+        JOIN x s ON s.run = p.run AND s.id = p.id AND s.final IS NULL AND s.t_ns > p.first.lo AND s.t_ns <= p.first.t
         WHERE sp.agg IN ('p', 'med')
-        GROUP BY p.run, p.id, s.v
+        GROUP BY p.run, p.id, s.pv
     ),
     pct AS (
         SELECT run, id, _th_k6_p(min(v) FILTER (WHERE below > _th_k6_rank(n, q, false)),
