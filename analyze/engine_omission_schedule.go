@@ -26,6 +26,7 @@ func (r *Remote) scheduleOn(exp string, o OmissionOptions, src omissionSrc) (*Re
 		return nil, nil, err
 	}
 	db := r.Querier()
+	src.remote = true
 	if err := src.readRuns(db, exp, infer); err != nil {
 		return nil, nil, err
 	}

@@ -116,6 +116,9 @@ type omissionSrc struct {
 	// intervals is each run's inferred interval, a MAP literal of run to
 	// us (readRuns with infer); noInterval the runs whose cannot be.
 	intervals, noInterval string
+	// remote: the rows are on an engine, and _om_runs is the TEMP macro over
+	// its step's rows (the in-memory requests hold none to count).
+	remote bool
 }
 
 // omissionSource reads the log's formats and k6's dropped iterations.
@@ -138,7 +141,7 @@ func (s *omissionSrc) readRuns(db store.Querier, exp string, infer bool) error {
 	q := `SELECT run, rows, with_req, with_t, missing, first_req, last_req, gap_us
 		FROM _om_runs(?, true, ?, true) ORDER BY run`
 	args := []any{exp, infer}
-	if !infer {
+	if !infer && !s.remote {
 		whole, err := wholeSchedule(db)
 		if err != nil {
 			return err
