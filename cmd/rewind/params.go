@@ -45,6 +45,7 @@ var flags = map[string]string{
 	"planned":           "planned",
 	"rate":              "rate",
 	"replace":           "replace",
+	"requests":          "requests",
 	"resolutions":       "resolutions",
 	"role":              "role",
 	"rules":             "rules",
