@@ -126,12 +126,31 @@ CREATE OR REPLACE MACRO _th_points(exp) AS TABLE
     WHERE e.experiment = exp AND e.type = 'k6_point' AND e.t_ms IS NOT NULL;
 
 -- A run's first send is its least t_ms in ns: rounding keeps the order, so
--- the least t_ms gives the least send_ns (no rounding per row for it).
+-- the least t_ms gives the least send_ns (no rounding per row for it). Its
+-- last end is the greatest of its rows' ends in ns, two roundings a row
+-- (most of a pass over every request: issue 41), but only a request sent
+-- late enough can end last: one sent before cut ends before the request
+-- its run sent last does, cut being the earliest of the runs' last sends
+-- less the greatest latency, the size of the least one when negative (the
+-- whole table's, from DuckDB's statistics: no scan) and 1 ms, far more
+-- than the roundings. DuckDB skips the row groups whose statistics put
+-- every t_ms before cut (TestThRunsEnds).
 CREATE OR REPLACE MACRO _th_runs(exp, duration_ms) AS TABLE
-    WITH t AS (
-        SELECT run, round(min(t_ms) * 1e6)::BIGINT AS lo,
-               max(round(t_ms * 1e6)::BIGINT + coalesce(round(latency_ms * 1e6)::BIGINT, 0)) AS hi  -- _th_requests' end_ns
+    WITH r AS (
+        SELECT run, min(t_ms) AS t0, max(t_ms) AS t1
         FROM requests WHERE experiment = exp AND t_ms IS NOT NULL GROUP BY run
+    ),
+    e AS (
+        SELECT run, max(round(t_ms * 1e6)::BIGINT + coalesce(round(latency_ms * 1e6)::BIGINT, 0)) AS hi  -- _th_requests' end_ns
+        FROM requests
+        WHERE experiment = exp
+          AND t_ms >= (SELECT min(r.t1) + any_value(l.lo) - any_value(l.hi) - 1  -- one subquery: DuckDB filters the scan by it
+                       FROM r, (SELECT least(coalesce(min(latency_ms), 0), 0) AS lo,
+                                       greatest(coalesce(max(latency_ms), 0), 0) AS hi FROM requests) l)
+        GROUP BY run
+    ),
+    t AS (
+        SELECT run, round(t0 * 1e6)::BIGINT AS lo, hi FROM r JOIN e USING (run)
         UNION ALL
         SELECT run, min(at_ns), max(at_ns) FROM _th_points(exp) GROUP BY run
     )
@@ -226,12 +245,15 @@ CREATE OR REPLACE MACRO _th_grid(exp, every_ms, window_ms, sliding, duration_ms)
          (SELECT round(every_ms * 1e6)::BIGINT AS every_ns, round(window_ms * 1e6)::BIGINT AS window_ns) p;
 
 -- Every sample of every spec: t (ns of test time) and c, its bucket's end
--- (_th_bucket over the run's grid), v (trend and gauge values; pv the same
--- for a percentile, NULL for any other spec), d (DECIMAL, the exact sum's
--- term, only where a spec sums: avg, count, rate), trues and total (rate),
--- ord (gauge order), val (a gauge's last value is asked). The spec's kind
--- and agg are read once per spec, as flags, not compared per row, and the
--- grid, which holds the run's start, is the one join per row (issue 41).
+-- (_th_bucket over the run's grid), v (trend and gauge values but a
+-- percentile's), pv (a percentile's value, NULL for any other spec), d
+-- (DECIMAL, the exact sum's term, only where a spec sums: avg, count,
+-- rate), trues and total (rate; total NULL for a percentile, whose samples
+-- _th_bucket_values counts and whose extremes are its value: no sums or
+-- extremes per sample of the group's key), ord (gauge order), val (a
+-- gauge's last value is asked). The spec's kind and agg are read once per
+-- spec, as flags, not compared per row, and the grid, which holds the
+-- run's start, is the one join per row (issue 41).
 CREATE OR REPLACE MACRO _th_samples(exp, specs, every_ms, window_ms, sliding, duration_ms) AS TABLE
     WITH sp AS (
         SELECT id, metric, tags, len(tags) = 0 AS untagged, kind = 'trend' AS trend, kind = 'rate' AS rate, kind = 'counter' AS counter,
@@ -270,22 +292,22 @@ CREATE OR REPLACE MACRO _th_samples(exp, specs, every_ms, window_ms, sliding, du
                   lambda g: coalesce(p.attrs ->> g.k = g.v, false))), true)
     )
     -- trend: a row with count n is n samples
-    SELECT run, id, _th_bucket(t, g, last_lo, grid_end) AS c, t, ord, CASE WHEN trend THEN v END AS v,
+    SELECT run, id, _th_bucket(t, g, last_lo, grid_end) AS c, t, ord, CASE WHEN trend AND NOT p THEN v END AS v,
            CASE WHEN p AND trend THEN v END AS pv,
            CASE WHEN sums THEN CASE WHEN trend THEN v::DECIMAL(38,9) WHEN counter THEN count::DECIMAL(38,9) END
            END AS d,
            CASE WHEN rate THEN CASE WHEN outcome <> 'ok' THEN count ELSE 0 END END::BIGINT AS trues,
-           CASE WHEN trend THEN 1 ELSE count END::BIGINT AS total, val
+           CASE WHEN NOT trend THEN count WHEN NOT p THEN 1 END::BIGINT AS total, val
     FROM rq
     WHERE CASE WHEN trend THEN v IS NOT NULL AND count = 1 WHEN rate THEN outcome IS NOT NULL ELSE counter END
     UNION ALL
-    SELECT run, id, _th_bucket(t, g, last_lo, grid_end), t, ord, v, CASE WHEN p THEN v END,
-           CASE WHEN sums THEN v::DECIMAL(38,9) END, NULL, 1, val
+    SELECT run, id, _th_bucket(t, g, last_lo, grid_end), t, ord, CASE WHEN NOT p THEN v END, CASE WHEN p THEN v END,
+           CASE WHEN sums THEN v::DECIMAL(38,9) END, NULL, CASE WHEN NOT p THEN 1 END, val
     FROM (SELECT *, unnest(range(count)) FROM rq WHERE trend AND v IS NOT NULL AND count > 1)
     UNION ALL
-    SELECT run, id, _th_bucket(t, g, last_lo, grid_end), t, ord, v, CASE WHEN p THEN v END,
+    SELECT run, id, _th_bucket(t, g, last_lo, grid_end), t, ord, CASE WHEN NOT p THEN v END, CASE WHEN p THEN v END,
            CASE WHEN sums AND (trend OR counter) THEN v::DECIMAL(38,9) END,
-           CASE WHEN rate THEN (v <> 0)::BIGINT END, 1, val
+           CASE WHEN rate THEN (v <> 0)::BIGINT END, CASE WHEN NOT p THEN 1 END, val
     FROM pt;
 
 -- Per run, spec, bucket t (its end) and value v: the samples' sums, counts
@@ -300,8 +322,8 @@ CREATE OR REPLACE MACRO _th_samples(exp, specs, every_ms, window_ms, sliding, du
 -- at 1 M rows, issue 41). An engine computes these rows over a dataset
 -- (analyze/engine_thresholds.go).
 CREATE OR REPLACE MACRO _th_bucket_values(exp, specs, every_ms, window_ms, sliding, duration_ms) AS TABLE
-    SELECT run, id, c AS t, pv AS v, count(*) AS k, sum(total) AS n, sum(trues) AS trues, sum(d) AS dsum,
-           min(v) AS vmin, max(v) AS vmax,
+    SELECT run, id, c AS t, pv AS v, count(*) AS k, coalesce(sum(total), count(*)) AS n, sum(trues) AS trues,
+           sum(d) AS dsum, coalesce(min(v), pv) AS vmin, coalesce(max(v), pv) AS vmax,
            max(CASE WHEN val AND v IS NOT NULL THEN {t: t, ord: ord, v: v} END) FILTER (WHERE val) AS last
     FROM _th_samples(exp, specs, every_ms, window_ms, sliding, duration_ms)
     GROUP BY run, id, c, pv;
