@@ -78,16 +78,21 @@ CREATE OR REPLACE MACRO _br_default_rules() AS
 -- floor(x / g) in integers (// truncates toward 0)
 CREATE OR REPLACE MACRO _br_floor(x, g) AS x // g - CASE WHEN x % g < 0 THEN 1 ELSE 0 END;
 
--- Per request: run, t_ms, ns of send and end on the log's clock, as SLI
--- events how many requests and how many bad, and 1 when it is none.
-CREATE OR REPLACE MACRO _br_points(exp, good, grp) AS TABLE
-    SELECT run, {'v': grp} AS gk, t_ms, round(t_ms * 1e6)::BIGINT AS send_ns,
+-- Per request: run, the group's own value gv, t_ms, ns of send and end on
+-- the log's clock, as SLI events how many requests and how many bad, and 1
+-- when it is none.
+CREATE OR REPLACE MACRO _br_rows(exp, good, grp) AS TABLE
+    SELECT run, grp AS gv, t_ms, round(t_ms * 1e6)::BIGINT AS send_ns,
            round(t_ms * 1e6)::BIGINT + coalesce(round(latency_ms * 1e6)::BIGINT, 0) AS end_ns,
            CASE WHEN (good) IS NOT NULL THEN count ELSE 0 END AS n,
            CASE WHEN NOT (good) THEN count ELSE 0 END AS bad,
            CASE WHEN (good) IS NULL THEN 1 ELSE 0 END AS none
     FROM requests
     WHERE experiment = exp AND t_ms IS NOT NULL;
+
+-- _br_rows with the group wrapped in the key gk, {'v': grp}
+CREATE OR REPLACE MACRO _br_points(exp, good, grp) AS TABLE
+    SELECT run, {'v': gv} AS gk, * EXCLUDE (run, gv) FROM _br_rows(exp, good, grp);
 
 -- The table's times: the span of its sends and ends in ns, which bounds
 -- the bucket size below, and its longest latency in ms, how far before its
@@ -122,11 +127,14 @@ CREATE OR REPLACE MACRO _br_rules(slo, rules, bucket_ns) AS TABLE
 -- (buckets of g ns), the SLI events, the bad ones, the rows with good
 -- NULL, the first send and the last end. An engine computes these rows
 -- over a dataset (analyze/engine_burn_rate.go).
+-- (grouped by the group's own value, wrapped in gk after: hashing the
+-- struct {'v': grp} of every row was a fifth of burn_rate_by, issue 41)
 CREATE OR REPLACE MACRO _br_bucket_sums(exp, good, grp, g) AS TABLE
-    SELECT run, gk, _br_floor(end_ns, g) AS k, sum(n) AS n, sum(bad) AS bad, sum(none) AS none,
-           min(send_ns) AS s0, max(end_ns) AS e1
-    FROM _br_points(exp, good, grp)
-    GROUP BY run, gk, _br_floor(end_ns, g);
+    SELECT run, {'v': gv} AS gk, k, n, bad, none, s0, e1
+    FROM (SELECT run, gv, _br_floor(end_ns, g) AS k, sum(n) AS n, sum(bad) AS bad, sum(none) AS none,
+                 min(send_ns) AS s0, max(end_ns) AS e1
+          FROM _br_rows(exp, good, grp)
+          GROUP BY run, gv, _br_floor(end_ns, g));
 
 -- The bound, over the buckets: a table of four parts, told apart by part:
 -- 'run' (per run and group: t0, e1, dur, total, bad_total, unjudged),
@@ -139,25 +147,29 @@ CREATE OR REPLACE MACRO _br_plan(exp, grp, good, slo, rules, step_ms, partial, b
     step AS (SELECT round(step_ms * 1e6)::BIGINT AS ns),
     bsum AS MATERIALIZED (SELECT * FROM _br_bucket_sums(exp, good, grp, (SELECT min(g) FROM rb))),
     -- a run's clock starts at its first send; it lasts to its last end
-    runs AS (
-        SELECT run, gk, min(s0) AS t0, max(e1) AS e1, max(e1) - min(s0) AS dur,
-               sum(n)::BIGINT AS total, sum(bad)::BIGINT AS bad_total, sum(none)::BIGINT AS unjudged
-        FROM bsum GROUP BY run, gk
+    -- (gi numbers the runs and groups: the windows below partition by it,
+    -- not by the group, whose struct made their sort a third of burn_rate_by
+    -- with --by, issue 41)
+    runs AS MATERIALIZED (
+        SELECT *, row_number() OVER (ORDER BY run, gk) AS gi
+        FROM (SELECT run, gk, min(s0) AS t0, max(e1) AS e1, max(e1) - min(s0) AS dur,
+                     sum(n)::BIGINT AS total, sum(bad)::BIGINT AS bad_total, sum(none)::BIGINT AS unjudged
+              FROM bsum GROUP BY run, gk)
     ),
     -- prefix sums over every bucket of a run
     pre AS (
-        SELECT b.run, b.gk, b.k, sum(coalesce(s.n, 0)) OVER o AS cn, sum(coalesce(s.bad, 0)) OVER o AS cb
-        FROM (SELECT run, gk, unnest(range(_br_floor(t0, g), _br_floor(e1, g) + 1)) AS k
+        SELECT b.run, b.gk, b.gi, b.k, sum(coalesce(s.n, 0)) OVER o AS cn, sum(coalesce(s.bad, 0)) OVER o AS cb
+        FROM (SELECT run, gk, gi, unnest(range(_br_floor(t0, g), _br_floor(e1, g) + 1)) AS k
               FROM runs, (SELECT min(g) AS g FROM rb)) b
         LEFT JOIN bsum s USING (run, gk, k)
-        WINDOW o AS (PARTITION BY b.run, b.gk ORDER BY b.k)
+        WINDOW o AS (PARTITION BY b.gi ORDER BY b.k)
     ),
     -- per rule and bucket: the sums over its union and intersection (over
     -- buckets a..b, c[b] - c[a - 1]; an intersection of no bucket is
     -- empty), and [lo, hi], the moments of the bucket a candidate may take:
     -- within the run, after the long window unless partial, on a step
     sums AS (
-        SELECT run, gk, id, k, thr, lo, hi,
+        SELECT run, gk, gi, id, k, thr, lo, hi,
                cn - lag(cn, s_up + 1, 0) OVER o AS un_s, cb - lag(cb, s_up + 1, 0) OVER o AS ub_s,
                CASE WHEN s_dn >= 1 THEN lag(cn, 1, 0) OVER o - lag(cn, s_dn, 0) OVER o ELSE 0 END AS in_s,
                CASE WHEN s_dn >= 1 THEN lag(cb, 1, 0) OVER o - lag(cb, s_dn, 0) OVER o ELSE 0 END AS ib_s,
@@ -169,16 +181,16 @@ CREATE OR REPLACE MACRO _br_plan(exp, grp, good, slo, rules, step_ms, partial, b
                      CASE WHEN step.ns IS NULL THEN lo0
                           ELSE runs.t0 + (greatest(lo0 - runs.t0, step.ns) + step.ns - 1) // step.ns * step.ns END AS lo,
                      least((pre.k + 1) * rb.g - 1, runs.e1) AS hi
-              FROM pre JOIN runs USING (run, gk), rb, step)
-        WINDOW o AS (PARTITION BY run, gk, id ORDER BY k)
+              FROM pre JOIN runs USING (gi), rb, step)
+        WINDOW o AS (PARTITION BY gi, id ORDER BY k)
     ),
     first_sure AS (
-        SELECT run, gk, id, min(k) AS kc FROM sums
+        SELECT gi, id, min(k) AS kc FROM sums
         WHERE lo <= hi AND ib_s > thr * un_s AND ib_l > thr * un_l
-        GROUP BY run, gk, id
+        GROUP BY gi, id
     ),
     poss AS MATERIALIZED (
-        SELECT s.run, s.gk, s.id, s.k, s.lo, s.hi FROM sums s LEFT JOIN first_sure f USING (run, gk, id)
+        SELECT s.run, s.gk, s.id, s.k, s.lo, s.hi FROM sums s LEFT JOIN first_sure f USING (gi, id)
         WHERE s.lo <= s.hi AND ub_s > thr * in_s AND ub_l > thr * in_l AND (f.kc IS NULL OR s.k <= f.kc)
     ),
     -- the points the candidates need: a point gives a candidate in bucket K

@@ -43,9 +43,13 @@
 -- false alarm only sends a block through the grouping), and rows without a
 -- req. Every other row is an operation by itself, whose latency is the
 -- same difference over one row: (t + latency) - t in DECIMAL is latency.
+-- (The blocks are found per run, not per run and group: a req twice in a
+-- group is twice in its run, and a block that holds a req twice in two
+-- groups is a false alarm for each. Hashing the struct {'v': grp} of every
+-- first attempt was a tenth of retries_by with --by, issue 41.)
 CREATE OR REPLACE MACRO _retry_multi(exp, grp) AS TABLE
     WITH twice AS (
-        SELECT run, {'v': grp} AS gk, req >> 6 AS b
+        SELECT run, req >> 6 AS b
         FROM requests
         WHERE experiment = exp AND attempt = 0 AND req IS NOT NULL
         GROUP BY ALL
@@ -54,16 +58,22 @@ CREATE OR REPLACE MACRO _retry_multi(exp, grp) AS TABLE
     SELECT run, {'v': grp} AS gk, req FROM requests
     WHERE experiment = exp AND req IS NOT NULL AND attempt <> 0
     UNION
-    SELECT r.run, t.gk, r.req FROM requests r JOIN twice t ON t.run = r.run AND t.gk = {'v': grp} AND t.b = r.req >> 6
+    SELECT r.run, {'v': grp} AS gk, r.req FROM requests r JOIN twice t ON t.run = r.run AND t.b = r.req >> 6
     WHERE r.experiment = exp AND r.attempt = 0;
 
 -- The rows that are grouped into operations: those of the reqs above, and
 -- the rows without a req. With a grp (retries_by), the reqs are those of
 -- each run's group: an operation is the attempts of one run and group.
 CREATE OR REPLACE MACRO _retry_grouped(exp, grp) AS TABLE
-    SELECT run, {'v': grp} AS gk, req, req_text, seq, attempt, t_ms, latency_ms, outcome, count, drop_reason
-    FROM requests r SEMI JOIN _retry_multi(exp, grp) m ON m.run = r.run AND m.gk = {'v': grp} AND m.req = r.req
-    WHERE r.experiment = exp
+    -- the rows of the reqs (run and req, plain keys), then of their groups:
+    -- a struct key per row of the table was a third of retries_by with
+    -- --by (issue 41)
+    SELECT run, gk, req, req_text, seq, attempt, t_ms, latency_ms, outcome, count, drop_reason
+    FROM (SELECT r.*, {'v': grp} AS gk, m.gks
+          FROM requests r JOIN (SELECT run, req, list(gk) AS gks FROM _retry_multi(exp, grp) GROUP BY run, req) m
+               ON m.run = r.run AND m.req = r.req
+          WHERE r.experiment = exp)
+    WHERE list_contains(gks, gk)
     UNION ALL
     SELECT run, {'v': grp} AS gk, req, req_text, seq, attempt, t_ms, latency_ms, outcome, count, drop_reason
     FROM requests
