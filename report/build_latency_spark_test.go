@@ -11,6 +11,7 @@ import (
 	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/internal/sparktest"
 	"github.com/rewind-dev/rewind/internal/sqllit"
+	"github.com/rewind-dev/rewind/report"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -168,4 +169,40 @@ func meansNear(t *testing.T, step string, a, b []string) {
 			t.Errorf("%s: mean %v locally, %v on Spark: more than %g apart", step, x, y, sparktest.MeanTolerance)
 		}
 	}
+}
+
+// A run of more than 100,000 latency rows is drawn from the fastest and
+// the slowest of each slice on Spark too (_report_dot_slices), and the
+// report is the local one.
+func TestReportDotsThinnedOnSpark(t *testing.T) {
+	sparktest.URL(t)
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString(`{"record":"experiment","experiment":"big","params":{"window":500}}` + "\n")
+	for i := range 101_000 {
+		outcome := `"ok"`
+		if i%97 == 5 {
+			outcome = `"error"`
+		}
+		fmt.Fprintf(&b, `{"experiment":"big","run":"experiment","req":%d,"t_ms":%d.5,"latency_ms":%d.25,"outcome":%s}`+"\n", i, i/3, 5+(i*7919)%211, outcome)
+		if i%10 == 0 {
+			fmt.Fprintf(&b, `{"experiment":"big","run":"control","req":%d,"t_ms":%d,"latency_ms":%d.5,"outcome":"ok"}`+"\n", i, i/3, 5+(i*31)%97)
+		}
+	}
+	db := reportDB(t, nil, []string{b.String()})
+	r := remoteOf(t, db)
+	o := report.Options{Experiment: "big", Version: "test"}
+	if !compareReports(t, db, r, "big", o) {
+		t.Fatal("the report was refused on Spark: want it built")
+	}
+	d, err := report.Build(db, o) // the same document as on Spark (compared above)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range d.Sections {
+		if s.Title == "Latency" && strings.Contains(s.Note, "Run experiment has 101000 requests: its dots are the fastest and the slowest") {
+			return
+		}
+	}
+	t.Error("the latency section does not say the run's dots were thinned")
 }
