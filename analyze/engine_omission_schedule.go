@@ -234,7 +234,7 @@ func list(v []int64) string {
 // pickKey is one series of values: a run's, of kind k.
 type pickKey struct {
 	run string
-	k   int
+	k   int64
 }
 
 // picked is a series' count (the sum of the values' weights), its
@@ -253,7 +253,7 @@ const (
 	pickBatch   = 24
 )
 
-// pickRanks picks, for each series of src (a Spark SELECT of run, k INT,
+// pickRanks picks, for each series of src (a Spark SELECT of run, k BIGINT,
 // v BIGINT NOT NULL and its weight c BIGINT, one row per request row),
 // the values of the nearest ranks max(1, ceil(q‰ · n / 1000)) for each q
 // in qs, n the series' sum of weights: quantile_disc's pick with DECIMAL
@@ -265,7 +265,20 @@ const (
 // requests, whose distinct values come back with their counts: what
 // comes back is bounded by the intervals, never by the requests.
 func (r *Remote) pickRanks(name, src string, qs []int64) (map[pickKey]*picked, error) {
-	if err := r.reduce(name+"_n", "run VARCHAR, k INTEGER, n BIGINT, lo BIGINT, hi BIGINT",
+	return r.pickAt(name, src, pickBatch, func(n int64) []int64 {
+		ranks := make([]int64, len(qs))
+		for i, q := range qs {
+			ranks[i] = max(1, (q*n+999)/1000)
+		}
+		return ranks
+	})
+}
+
+// pickAt is pickRanks with the ranks of a series of n given by ranks (each
+// in [1, n]) and batch intervals a step (series that share no (run, k)
+// join to few of them, so a step may take many).
+func (r *Remote) pickAt(name, src string, batch int, ranks func(n int64) []int64) (map[pickKey]*picked, error) {
+	if err := r.reduce(name+"_n", "run VARCHAR, k BIGINT, n BIGINT, lo BIGINT, hi BIGINT",
 		`SELECT run, k, sum(c) AS n, min(v) AS lo, max(v) AS hi FROM (`+src+`) GROUP BY run, k`); err != nil {
 		return nil, err
 	}
@@ -288,10 +301,10 @@ func (r *Remote) pickRanks(name, src string, qs []int64) (map[pickKey]*picked, e
 			rows.Close()
 			return nil, err
 		}
-		p := &picked{n: n, lo: lo, v: make([]int64, len(qs))}
+		rs := ranks(n)
+		p := &picked{n: n, lo: lo, v: make([]int64, len(rs))}
 		out[key] = p
-		for i, q := range qs {
-			rank := max(1, (q*n+999)/1000)
+		for i, rank := range rs {
 			switch {
 			case rank == 1 || lo == hi:
 				p.v[i] = lo
@@ -324,11 +337,11 @@ func (r *Remote) pickRanks(name, src string, qs []int64) (map[pickKey]*picked, e
 			}
 		}
 		counts := map[int][][2]int64{} // interval -> (bucket or value, count), ascending
-		for from := 0; from < len(ivs); from += pickBatch {
+		for from := 0; from < len(ivs); from += batch {
 			var vals []string
-			for id := from; id < min(from+pickBatch, len(ivs)); id++ {
+			for id := from; id < min(from+batch, len(ivs)); id++ {
 				iv := ivs[id]
-				vals = append(vals, fmt.Sprintf("(%d, %s, %d, %s, %s, %d)", id, engine.String(iv.key.run), iv.key.k, engine.Int(iv.lo), engine.Int(iv.hi), shifts[id]))
+				vals = append(vals, fmt.Sprintf("(%d, %s, %s, %s, %s, %d)", id, engine.String(iv.key.run), engine.Int(iv.key.k), engine.Int(iv.lo), engine.Int(iv.hi), shifts[id]))
 			}
 			step := fmt.Sprintf("%s_%d", name, pass)
 			if err := r.reduce(step, "id INTEGER, b BIGINT, c BIGINT", `

@@ -142,9 +142,10 @@ func (o Options) resolveSides(q store.Querier, e store.Experiment) (hypothesis.S
 	return hypothesis.ResolveSides(q, e, o.Hypothesis, true)
 }
 
-// remoteSideStats is readSideStats from the sides' step. A side with
-// latencies is refused: the table's mean is a floating-point sum over every
-// row, which no per-value count gives back bit for bit.
+// remoteSideStats is readSideStats from the sides' step and, for sides
+// with latencies, the latency groups' step (_report_side_latency: the
+// quantiles picked exactly, the largest, the mean from the sum, within
+// 1e-12 of the local floating-point sum).
 func (o Options) remoteSideStats(q store.Querier, ctl, exp hypothesis.Side) (sideStats, sideStats, error) {
 	if err := o.remote.ReportSides(ctl, exp); err != nil {
 		return sideStats{}, sideStats{}, err
@@ -153,24 +154,26 @@ func (o Options) remoteSideStats(q store.Querier, ctl, exp hypothesis.Side) (sid
 	if err := q.QueryRow(`SELECT coalesce(sum(latencies), 0)::BIGINT FROM _report_sides`).Scan(&lat); err != nil {
 		return sideStats{}, sideStats{}, err
 	}
+	latency := `(SELECT NULL::VARCHAR AS grp, NULL::DOUBLE AS p0, NULL::DOUBLE AS p1, NULL::DOUBLE AS p2, NULL::DOUBLE AS max_ms, NULL::DOUBLE AS mean_ms)`
 	if lat > 0 {
-		return sideStats{}, sideStats{}, o.notOnEngine("control-vs-experiment table over latencies",
-			"its mean latency is a floating-point sum over every row and its quantiles quantile_cont over every row, with no reduce steps that give them back bit for bit")
+		if err := o.remote.ReportLatency("_report_side_latency", analyze.SideLatencyRows(ctl, exp), []float64{0.5, 0.95, 0.99}); err != nil {
+			return sideStats{}, sideStats{}, err
+		}
+		latency = `(SELECT grp, p0, p1, p2, max_ms, sum_ms::DOUBLE / n AS mean_ms FROM _report_side_latency)`
 	}
 	read := func(side string) (sideStats, error) {
-		var v [4]sql.NullFloat64
+		var v [9]sql.NullFloat64
 		err := q.QueryRow(`SELECT requests::DOUBLE, (ok / nullif(outcome_requests, 0))::DOUBLE,
-			(not_ok / nullif(outcome_requests, 0))::DOUBLE,
+			(not_ok / nullif(outcome_requests, 0))::DOUBLE, l.p0, l.p1, l.p2, l.max_ms, l.mean_ms,
 			(requests / nullif((max_t_ms - min_t_ms) / 1000, 0))::DOUBLE
-			FROM _report_sides WHERE side = ?`, side).Scan(&v[0], &v[1], &v[2], &v[3])
+			FROM _report_sides s LEFT JOIN `+latency+` l ON l.grp = s.side WHERE side = ?`, side).Scan(&v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8])
 		f := func(i int) float64 {
 			if v[i].Valid {
 				return v[i].Float64
 			}
 			return math.NaN()
 		}
-		nan := math.NaN()
-		return sideStats{f(0), f(1), f(2), nan, nan, nan, nan, nan, f(3)}, err
+		return sideStats{f(0), f(1), f(2), f(3), f(4), f(5), f(6), f(7), f(8)}, err
 	}
 	c, err := read("control")
 	if err != nil {

@@ -33,26 +33,15 @@ const (
 )
 
 func latencySection(q store.Querier, e store.Experiment, o Options) (*Section, error) {
-	if o.remote != nil {
-		n, err := runTotal(q, "latency_timed", "true")
-		if err != nil || n == 0 {
-			return nil, err
-		}
-		return nil, o.notOnEngine("latency section", "it draws a run's requests as dots (each request up to 100,000 a run) and quantile_cont per time bucket, which have no reduce steps")
-	}
-	sum, err := analyze.Query(q, "latency", latencyUnits, `SELECT run, count(*) AS requests,
-		       (count(*) FILTER (WHERE outcome = 'ok') / nullif(count(outcome), 0))::DOUBLE AS ok_share,
-		       quantile_cont(latency_ms, 0.5) AS p50_ms, quantile_cont(latency_ms, 0.95) AS p95_ms,
-		       quantile_cont(latency_ms, 0.99) AS p99_ms, max(latency_ms) AS max_ms
-		FROM requests WHERE `+latencyRows+` GROUP BY run ORDER BY min(seq), run`, e.Name)
-	if err != nil || len(sum.Rows) == 0 {
+	sum, err := latencySummary(q, e.Name, o)
+	if err != nil || sum == nil || len(sum.Rows) == 0 {
 		return nil, err
 	}
 	bucketMs, err := latencyBucket(q, e, o)
 	if err != nil {
 		return nil, err
 	}
-	per, err := latencyBuckets(q, e.Name, bucketMs, overlayMetric(o))
+	per, err := latencyBuckets(q, e.Name, bucketMs, overlayMetric(o), o.remote)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +61,7 @@ func latencySection(q store.Querier, e store.Experiment, o Options) (*Section, e
 			break
 		}
 		run := fmt.Sprint(row[0])
-		dots, note, err := latencyDots(q, e.Name, run)
+		dots, note, err := latencyDots(q, e.Name, run, o.remote)
 		if err != nil {
 			return nil, err
 		}
@@ -88,6 +77,29 @@ func latencySection(q store.Querier, e store.Experiment, o Options) (*Section, e
 	}
 	sec.Charts = append(sec.Charts, overlayCharts(per, runs, bucketMs, o, slo)...)
 	return sec, nil
+}
+
+// latencySummary is the latency table: per run the requests, the ok share,
+// p50, p95 and p99 (quantile_cont) and the largest latency; on an engine
+// from the latency groups' step (_report_latency, which the bucket and the
+// dots read too).
+func latencySummary(q store.Querier, exp string, o Options) (*analyze.Result, error) {
+	if o.remote == nil {
+		return analyze.Query(q, "latency", latencyUnits, `SELECT run, count(*) AS requests,
+		       (count(*) FILTER (WHERE outcome = 'ok') / nullif(count(outcome), 0))::DOUBLE AS ok_share,
+		       quantile_cont(latency_ms, 0.5) AS p50_ms, quantile_cont(latency_ms, 0.95) AS p95_ms,
+		       quantile_cont(latency_ms, 0.99) AS p99_ms, max(latency_ms) AS max_ms
+		FROM requests WHERE `+latencyRows+` GROUP BY run ORDER BY min(seq), run`, exp)
+	}
+	if n, err := runTotal(q, "latency_timed", "true"); err != nil || n == 0 {
+		return nil, err
+	}
+	if err := o.remote.ReportLatency("_report_latency", analyze.LatencyRows(exp, 0), []float64{0.5, 0.95, 0.99}); err != nil {
+		return nil, err
+	}
+	return analyze.Query(q, "latency", latencyUnits, `SELECT grp AS run, n AS requests,
+	       (ok / nullif(outcomes, 0))::DOUBLE AS ok_share, p0 AS p50_ms, p1 AS p95_ms, p2 AS p99_ms, max_ms
+	FROM _report_latency WHERE ? IS NOT NULL ORDER BY min_seq, run`, exp)
 }
 
 // runBands is the fault window on a t (s) axis of a run's chart: the
@@ -180,13 +192,19 @@ const (
 
 // latencyDots is one dot per request of a run, a series per outcome class;
 // the note says when the run was thinned in SQL.
-func latencyDots(q store.Querier, exp, run string) (Chart, string, error) {
+func latencyDots(q store.Querier, exp, run string, remote *analyze.Remote) (Chart, string, error) {
 	c := Chart{Title: "Run " + run + ": latency per request", Kind: KindPoints, XLabel: "t (s)", YLabel: "latency (ms)"}
 	var n int64
 	var t0, t1 float64
-	if err := q.QueryRow(`SELECT count(*), min(t_ms), max(t_ms) FROM requests WHERE `+latencyRows+` AND run = ?`,
-		exp, run).Scan(&n, &t0, &t1); err != nil {
+	span := `SELECT count(*), min(t_ms), max(t_ms) FROM requests WHERE ` + latencyRows + ` AND run = ?`
+	if remote != nil {
+		span = `SELECT n, min_t_ms, max_t_ms FROM _report_latency WHERE ? IS NOT NULL AND grp = ?`
+	}
+	if err := q.QueryRow(span, exp, run).Scan(&n, &t0, &t1); err != nil {
 		return c, "", err
+	}
+	if remote != nil {
+		return remoteDots(q, c, exp, run, n, t0, t1, remote)
 	}
 	sql := `SELECT ` + latencyClass + ` AS class, t_ms / 1000 AS t, latency_ms
 		FROM requests WHERE ` + latencyRows + ` AND run = ? ORDER BY t_ms, seq`
@@ -210,6 +228,11 @@ func latencyDots(q store.Querier, exp, run string) (Chart, string, error) {
 	if err != nil {
 		return c, "", err
 	}
+	return dotSeries(c, r), note, nil
+}
+
+// dotSeries puts the dots (class, t, latency) in a series per class.
+func dotSeries(c Chart, r *analyze.Result) Chart {
 	byClass := map[string]*Series{}
 	for _, row := range r.Rows {
 		class := fmt.Sprint(row[0])
@@ -225,7 +248,31 @@ func latencyDots(q store.Querier, exp, run string) (Chart, string, error) {
 			c.Series = append(c.Series, *s)
 		}
 	}
-	return c, note, nil
+	return c
+}
+
+// remoteDots is latencyDots on an engine: a run's rows as they are up to
+// maxDotRows (_report_dots), else the fastest and slowest of each slice
+// (_report_dot_slices), ordered and made dots by the local SQL.
+func remoteDots(q store.Querier, c Chart, exp, run string, n int64, t0, t1 float64, remote *analyze.Remote) (Chart, string, error) {
+	sql := `SELECT ` + analyze.DotClassName + ` AS class, t_ms / 1000 AS t, latency_ms FROM _report_dots ORDER BY t_ms, seq`
+	note := ""
+	if n > maxDotRows {
+		if err := remote.ReportDotSlices(exp, run, t0, math.Max(t1-t0, 1)/dotSlices, dotSlices-1); err != nil {
+			return c, "", err
+		}
+		sql = `WITH s AS (SELECT ` + analyze.DotClassName + ` AS class, t_lo, lo, t_hi, hi FROM _report_dot_slices)
+		SELECT class, t / 1000 AS t, l FROM (SELECT class, t_lo AS t, lo AS l FROM s UNION SELECT class, t_hi, hi FROM s)
+		ORDER BY t, l`
+		note = fmt.Sprintf(" Run %s has %d requests: its dots are the fastest and the slowest of each of %d time slices per outcome.", run, n, dotSlices)
+	} else if err := remote.ReportDots(exp, run); err != nil {
+		return c, "", err
+	}
+	r, err := analyze.Query(q, "latency dots", nil, sql)
+	if err != nil {
+		return c, "", err
+	}
+	return dotSeries(c, r), note, nil
 }
 
 // latencyBucket picks the time bucket of the percentile charts: the
@@ -235,9 +282,12 @@ func latencyDots(q store.Querier, exp, run string) (Chart, string, error) {
 // mean something.
 func latencyBucket(q store.Querier, e store.Experiment, o Options) (float64, error) {
 	var span, n float64
-	if err := q.QueryRow(`SELECT coalesce(max(s), 0), coalesce(max(n), 0) FROM (
-		SELECT max(t_ms) - min(t_ms) AS s, count(*) AS n FROM requests WHERE `+latencyRows+` GROUP BY run)`,
-		e.Name).Scan(&span, &n); err != nil {
+	sql := `SELECT coalesce(max(s), 0), coalesce(max(n), 0) FROM (
+		SELECT max(t_ms) - min(t_ms) AS s, count(*) AS n FROM requests WHERE ` + latencyRows + ` GROUP BY run)`
+	if o.remote != nil {
+		sql = `SELECT coalesce(max(max_t_ms - min_t_ms), 0), coalesce(max(n), 0) FROM _report_latency WHERE ? IS NOT NULL`
+	}
+	if err := q.QueryRow(sql, e.Name).Scan(&span, &n); err != nil {
 		return 0, err
 	}
 	if w, err := analyze.WindowFor(e, o.Window); err == nil && w.Ms > 0 && span/w.Ms <= 500 {
@@ -293,12 +343,18 @@ func bucketMetric(m string) string {
 	return "quantile_cont(latency_ms, " + q + ")"
 }
 
-func latencyBuckets(q store.Querier, exp string, bucketMs float64, metric string) (map[string]*latencyRun, error) {
-	r, err := analyze.Query(q, "latency buckets", nil, `SELECT run, floor(t_ms / ?)::BIGINT AS bucket,
+func latencyBuckets(q store.Querier, exp string, bucketMs float64, metric string, remote *analyze.Remote) (map[string]*latencyRun, error) {
+	var r *analyze.Result
+	var err error
+	if remote == nil {
+		r, err = analyze.Query(q, "latency buckets", nil, `SELECT run, floor(t_ms / ?)::BIGINT AS bucket,
 		       (count(*) FILTER (WHERE outcome = 'ok') / nullif(count(outcome), 0))::DOUBLE AS ok_share,
 		       quantile_cont(latency_ms, 0.5) AS p50, quantile_cont(latency_ms, 0.95) AS p95,
 		       quantile_cont(latency_ms, 0.99) AS p99, `+bucketMetric(metric)+` AS m
 		FROM requests WHERE `+latencyRows+` GROUP BY ALL ORDER BY run, bucket`, bucketMs, exp)
+	} else {
+		r, err = remoteBuckets(q, exp, bucketMs, metric, remote)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -316,6 +372,32 @@ func latencyBuckets(q store.Querier, exp string, bucketMs float64, metric string
 		l.metric = append(l.metric, number(row[6]))
 	}
 	return out, nil
+}
+
+// remoteBuckets is latencyBuckets' query over the engine's groups per run
+// and bucket (_report_latency_buckets): the same quantiles, the metric's
+// among them, the largest latency, or the mean from the sum.
+func remoteBuckets(q store.Querier, exp string, bucketMs float64, metric string, remote *analyze.Remote) (*analyze.Result, error) {
+	qs := []float64{0.5, 0.95, 0.99}
+	m := "p1"
+	switch metric {
+	case "max":
+		m = "max_ms"
+	case "mean":
+		m = "(sum_ms::DOUBLE / n)"
+	case "p50":
+		m = "p0"
+	case "p99":
+		m = "p2"
+	case "p90", "p99.9":
+		qs, m = append(qs, map[string]float64{"p90": 0.9, "p99.9": 0.999}[metric]), "p3"
+	}
+	if err := remote.ReportLatency("_report_latency_buckets", analyze.LatencyRows(exp, bucketMs), qs); err != nil {
+		return nil, err
+	}
+	return analyze.Query(q, "latency buckets", nil, `SELECT grp AS run, bucket, (ok / nullif(outcomes, 0))::DOUBLE AS ok_share,
+	       p0 AS p50, p1 AS p95, p2 AS p99, `+m+` AS m
+	FROM _report_latency_buckets ORDER BY run, bucket`)
 }
 
 // percentiles is the run's p50, p95 and p99 per bucket: a point at each

@@ -44,6 +44,8 @@ func TestReportOnSpark(t *testing.T) {
 			runs: []string{"default", "window 25", "stop after 2", "start 120", "planned", "metric error_rate", "margin 0.05"}},
 		{name: "edge", logs: []string{reportEdgeLog()},
 			runs: []string{"default", "window 25", "window 1s", "stop after 2", "start 120", "planned", "metric error_rate", "margin 0.05", "baseline-until 1s", "slo 99%", "thresholds"}},
+		{name: "latency", logs: []string{latencyEdgeLog()},
+			runs: []string{"default", "metric mean", "metric p90"}},
 		{name: "untimed solo", logs: []string{`{"experiment":"solo","run":"a","req":1,"outcome":"ok"}` + "\n" + `{"experiment":"solo","run":"a","req":2,"outcome":"error"}` + "\n"},
 			runs: []string{"default"}},
 		{name: "hypotheses", paths: []string{"../fixtures/hypotheses/checkout.ndjson"}},
@@ -65,6 +67,9 @@ func TestReportOnSpark(t *testing.T) {
 					if len(c.runs) == 0 && oc.name != "default" && oc.name != "window 1s" {
 						continue // refused: the refusal is the same with any option
 					}
+					if latencyOnly[oc.name] != (c.name == "latency") && !(c.name == "latency" && oc.name == "default") {
+						continue // the overlay metrics on the latency log, the other options on the others (CI time)
+					}
 					if compareReports(t, db, r, exp+" "+oc.name, oc.o) {
 						built[oc.name] = true
 					}
@@ -79,6 +84,9 @@ func TestReportOnSpark(t *testing.T) {
 	}
 }
 
+// latencyOnly are the option cases run over the latency log only.
+var latencyOnly = map[string]bool{"metric mean": true, "metric p90": true}
+
 type optionCase struct {
 	name string
 	o    report.Options
@@ -86,6 +94,11 @@ type optionCase struct {
 
 func reportOptionCases(exp string) []optionCase {
 	maxErr, _ := hypothesis.ParseBound("max", "20%", "error_rate")
+	maxMean, err1 := hypothesis.ParseBound("tolerance", "30%", "mean")
+	maxP90, err2 := hypothesis.ParseBound("max", "400ms", "p90")
+	if err := errors.Join(err1, err2); err != nil {
+		panic(err)
+	}
 	base := report.Options{Experiment: exp, Version: "test"}
 	with := func(f func(*report.Options)) report.Options {
 		o := base
@@ -104,6 +117,15 @@ func reportOptionCases(exp string) []optionCase {
 			o.Bound = &maxErr
 		})},
 		{"margin 0.05", with(func(o *report.Options) { o.Margin, o.MarginSet = 0.05, true })},
+		{"metric mean", with(func(o *report.Options) {
+			o.Hypothesis = hypothesis.Hypothesis{Metric: "mean"}
+			o.Bound = &maxMean
+		})},
+		{"metric p90", with(func(o *report.Options) {
+			o.Hypothesis = hypothesis.Hypothesis{Metric: "p90"}
+			o.Bound = &maxP90
+			o.Window = hypothesis.Window{Ms: 1000}
+		})},
 		{"baseline-until 1s", with(func(o *report.Options) {
 			o.Hypothesis = hypothesis.Hypothesis{Control: "experiment", BaselineUntil: "1s", Metric: "error_rate"}
 			o.Bound = &maxErr
@@ -142,12 +164,27 @@ func compareReports(t *testing.T, db *store.DB, r *analyze.Remote, what string, 
 		}
 		return errS != nil
 	}
+	// JSON first: where it differs only in a mean latency (within
+	// sparktest.MeanTolerance, docs/scale.md), the text and the HTML, which
+	// print those numbers too, are not compared byte for byte
+	var ja, jb bytes.Buffer
+	if err := report.RenderJSON(&ja, want); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.RenderJSON(&jb, got); err != nil {
+		t.Fatal(err)
+	}
+	if err := sparktest.SameReportJSON(ja.Bytes(), jb.Bytes()); err != nil {
+		t.Errorf("%s: json differs: %v\nlocal:\n%s\nSpark:\n%s", what, err, ja.String(), jb.String())
+	}
+	if !bytes.Equal(ja.Bytes(), jb.Bytes()) {
+		return true
+	}
 	for _, render := range []struct {
 		name string
 		fn   func(*bytes.Buffer, report.Document) error
 	}{
 		{"text", func(b *bytes.Buffer, d report.Document) error { return report.RenderText(b, d) }},
-		{"json", func(b *bytes.Buffer, d report.Document) error { return report.RenderJSON(b, d) }},
 		{"html", func(b *bytes.Buffer, d report.Document) error { return report.RenderHTML(b, d) }},
 	} {
 		var a, b bytes.Buffer
@@ -260,6 +297,7 @@ func TestReportStepsOnSpark(t *testing.T) {
 		{nil, []string{reportEdgeLog()}},
 		{nil, []string{reportEdgeLogN(22000)}},
 		{[]string{"../fixtures/chaos/gunluk.json", "../fixtures/k6/baseline.json"}, nil},
+		{nil, []string{latencyEdgeLogN(3000)}},
 	} {
 		db := reportDB(t, c.paths, c.logs)
 		r := remoteOf(t, db)
@@ -271,7 +309,7 @@ func TestReportStepsOnSpark(t *testing.T) {
 			reportSteps(t, db, r, exp, seen)
 		}
 	}
-	for _, step := range []string{"runs", "events", "buckets", "from position", "sides"} {
+	for _, step := range []string{"runs", "events", "buckets", "from position", "sides", "latency", "latency buckets", "side latency", "dots", "dot slices"} {
 		if seen[step] == 0 {
 			t.Errorf("reduce step %s: no rows compared", step)
 		}
@@ -338,6 +376,9 @@ func reportSteps(t *testing.T, db *store.DB, r *analyze.Remote, exp string, seen
 				min(t_ms), max(t_ms), count(*), count(latency_ms) FROM requests WHERE ` + sideSQL(s)
 		}
 		sameRows(t, "sides", db, side("control", ctl)+" UNION ALL "+side("experiment", exp), mem, `SELECT * FROM _report_sides`)
+		if c.exp == "lat" { // the latency edge log's (CI time: the fixtures' latencies go through TestReportOnSpark)
+			latencySteps(t, db, r, c.exp, ctl, exp, sameRows)
+		}
 		var no *analyze.NotOnEngineError
 		if _, err := report.BuildOn(r, report.Options{Experiment: c.exp}); err != nil && !errors.As(err, &no) {
 			t.Fatal(err)

@@ -60,7 +60,7 @@ func TestLatencyDotsThinnedInSQL(t *testing.T) {
 		FROM range(?) r(i)`, n); err != nil {
 		t.Fatal(err)
 	}
-	c, note, err := latencyDots(db, "big", "big")
+	c, note, err := latencyDots(db, "big", "big", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
