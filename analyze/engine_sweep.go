@@ -28,7 +28,7 @@ import (
 //     does, multiplied out: num · k against den · c with k = max(w, 1) · l ·
 //     10^6 and c = f · sl + a · max(w, 1) · l literals per group and
 //     threshold, in DECIMAL(38,0) → one row per side, group and threshold:
-//     the windows, those with a value, those falsified, the first falsified.
+//     the windows with a value, those falsified, the first falsified.
 //
 // No product may pass DECIMAL(38,0) (nor the local HUGEINT): every literal
 // is bounded below judgeLimit in big.Int before step 2 is sent, and step 2
@@ -36,8 +36,9 @@ import (
 // (counting those it does not). When a bound trips, or the groups are too
 // many for literals, the windows are pulled as before (hypWindows) and the
 // library judges them: the same answer, or the same error, as locally.
-// A TEMP _sweep over the judged rows then shadows the library's, so
-// hypothesis_sweep, falsification and their _by twins run unchanged.
+// A TEMP _sweep over the judged rows then takes the library's place (its
+// macros are TEMP ones in the in-memory database), so hypothesis_sweep,
+// falsification and their _by twins run unchanged.
 
 // judgeLimit bounds every product of the judging (10^37, under
 // DECIMAL(38,0)'s 10^38 and HUGEINT's 1.7 · 10^38); tests lower it to
