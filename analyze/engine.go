@@ -22,6 +22,9 @@ type Remote struct {
 	eng     engine.Engine
 	db      *store.DB
 	dataset string // the path the engine reads
+	swept   string // how the last falsification was judged (sweepOn), for tests
+	// sweepShadowed: the in-memory _sweep is sweepOn's, not the library's
+	sweepShadowed bool
 }
 
 // OpenRemote registers the dataset with eng and copies its experiments and

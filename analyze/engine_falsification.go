@@ -1,9 +1,12 @@
 package analyze
 
 // FalsificationOn is Falsification with the per-request work on r's engine:
-// one step counts the experiment's runs (the sides and the checks), one
-// computes both sides' windows (time or count windows, per group with
-// --by; engine_sides.go); the sweep over them is the library's, in DuckDB.
+// one step counts the experiment's runs (the sides and the checks); two
+// judge both sides' windows (time or count windows, per group with --by)
+// on the cluster, so only counts per threshold and group come back
+// (engine_sweep.go), and the library's sweep finishes in DuckDB over them.
+// Where a product of the judging could pass DECIMAL(38,0), the windows
+// are pulled instead (engine_sides.go) and judged by the library.
 // Any two sides (roles, or runs of this experiment or another), margins or
 // thresholds, every metric, a split at a duration, --by columns and
 // status_class; a split at an event and --by an attrs key are refused.
@@ -31,8 +34,14 @@ func FalsificationOn(r *Remote, o FalsificationOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.hypWindows(e, s, w, eg); err != nil {
+	judged, err := r.sweepOn(e, s, w, ths, eg)
+	if err != nil {
 		return nil, err
+	}
+	if !judged {
+		if err := r.hypWindows(e, s, w, eg); err != nil {
+			return nil, err
+		}
 	}
 	return falsificationSweep(db, e, w, ths, s, eg.g, o.Hypothesis)
 }

@@ -100,7 +100,7 @@ func TestHypothesisByOnSpark(t *testing.T) {
 			for _, o := range falsificationByCases(exp) {
 				if bothRan(t, fmt.Sprintf("falsification %+v", o), func() (*Result, error) { return Falsification(c.db, o) },
 					func() (*Result, error) { return FalsificationOn(r, o) }) {
-					sameSideWindowsBy(t, c.db, r, exp, o.By, o.Window, o.Hypothesis)
+					sameSweepBaseBy(t, c.db, r, exp, o.By, o.Window, o.Hypothesis)
 				}
 			}
 			for _, o := range stopDamageByCases(exp) {
@@ -130,7 +130,7 @@ func TestHypothesisByAttrsOnSpark(t *testing.T) {
 				t.Errorf("falsification %+v did not run on both engines", o)
 				continue
 			}
-			sameSideWindowsBy(t, db, r, "checkout", o.By, o.Window, o.Hypothesis)
+			sameSweepBaseBy(t, db, r, "checkout", o.By, o.Window, o.Hypothesis)
 			so := StopDamageOptions{Experiment: "checkout", By: by, Window: w}
 			if !bothRan(t, fmt.Sprintf("stop-damage %+v", so), func() (*Result, error) { return StopDamage(db, so) },
 				func() (*Result, error) { return StopDamageOn(r, so) }) {
@@ -270,6 +270,38 @@ func sameSideWindowsBy(t *testing.T, local store.Querier, r *Remote, exp string,
 	q := fmt.Sprintf(`SELECT 'control' AS role, * FROM _side_windows_by(%s) UNION ALL SELECT 'experiment', * FROM _side_windows_by(%s)`,
 		args(s.Control, "control"), args(s.Treatment, "experiment"))
 	sameStep(t, fmt.Sprintf("_side_windows_by %s %v %v", exp, by, w), local, q, r.Querier(), q)
+}
+
+// sameSweepBaseBy checks that falsification --by was judged on the
+// cluster and compares its first step (the control windows per group and
+// den: count, sums of num and |num|) with the local _side_windows_by's, the
+// groups' keys aside (the step's are Spark's JSON text).
+func sameSweepBaseBy(t *testing.T, local store.Querier, r *Remote, exp string, by []string, w hypothesis.Window, h hypothesis.Hypothesis) {
+	t.Helper()
+	if r.swept != "judged" {
+		t.Errorf("falsification %s %v %v: the sweep was %q, not judged on the cluster", exp, by, w, r.swept)
+	}
+	if w.N == 0 && w.Ms == 0 {
+		return // the stored window
+	}
+	e, s := localSidesOf(t, local, exp, h)
+	g, err := groupBy(local, e.Name, by)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, ms := w.SQLArgs()
+	x, run, role := s.Control, "NULL", sqllit.String(s.Control.Role)
+	if x.Run != "" {
+		run, role = sqllit.String(x.Run), sqllit.String("control")
+	}
+	bound := "NULL"
+	if x.UntilMs != nil {
+		bound = duckDouble(*x.UntilMs)
+	}
+	sameStep(t, fmt.Sprintf("_remote_sweep_base %s %v %v", exp, by, w), local, fmt.Sprintf(`SELECT value_den, count(*), sum(value_num)::HUGEINT, sum(abs(value_num))::HUGEINT
+		FROM _side_windows_by(%s, %s, %s, %s, %s, %s, NULL, %s, %s) WHERE value_den IS NOT NULL GROUP BY gk, value_den`,
+		sqllit.String(x.Experiment), g.key, run, role, sqlArg(n), sqlArg(ms), bound, sqllit.String(s.Metric)),
+		r.Querier(), `SELECT den, n, s, s_abs FROM _remote_sweep_base`)
 }
 
 // sameStopGroups compares stop-damage's group steps: _stop_groups_by on

@@ -168,16 +168,55 @@ func compareFalsification(t *testing.T, local store.Querier, r *Remote, o Falsif
 	if a, b := asJSON(t, want), asJSON(t, got); a != b || fmt.Sprint(want.Notes) != fmt.Sprint(got.Notes) {
 		t.Errorf("%s %v: local\n%s%v\nSpark\n%s%v", o.Experiment, o.Window, a, want.Notes, b, got.Notes)
 	}
-	n, ms := "NULL", "NULL"
-	if o.Window.Ms > 0 {
-		ms = fmt.Sprint(o.Window.Ms)
-	} else if o.Window.N > 0 {
-		n = fmt.Sprint(o.Window.N)
-	} else {
+	if r.swept != "judged" {
+		t.Errorf("%s %v: the sweep was %q, not judged on the cluster", o.Experiment, o.Window, r.swept)
+	}
+	if o.Window.Ms == 0 && o.Window.N == 0 {
 		return // the stored window
 	}
-	sameStep(t, "_remote_hyp_windows", local, fmt.Sprintf(`SELECT * FROM _hyp_windows(%s, size_n := %s, size_ms := %s%s)`,
-		sqllit.String(o.Experiment), n, ms, localSides(t, local, o.Experiment, o.Hypothesis)), r.Querier(), `SELECT * FROM _remote_hyp_windows`)
+	sameSweepSteps(t, local, r, o)
+}
+
+// sameSweepSteps compares sweepOn's two steps with their local twins over
+// _hyp_windows and _judged_windows: the control windows per den (count,
+// sums of num and |num|), and per side and threshold the windows with a
+// value, those falsified (_breaks) and the first falsified.
+func sameSweepSteps(t *testing.T, local store.Querier, r *Remote, o FalsificationOptions) {
+	t.Helper()
+	_, s := localSidesOf(t, local, o.Experiment, o.Hypothesis)
+	n, ms := o.Window.SQLArgs()
+	sameStep(t, "_remote_sweep_base", local, fmt.Sprintf(`SELECT '' AS gkey, value_den, count(*), sum(value_num)::HUGEINT, sum(abs(value_num))::HUGEINT
+		FROM _hyp_windows(%s, size_n := %s, size_ms := %s%s) WHERE role = 'control' AND value_den IS NOT NULL GROUP BY value_den`,
+		sqllit.String(o.Experiment), sqlArg(n), sqlArg(ms), s.Args()), r.Querier(), `SELECT * FROM _remote_sweep_base`)
+	ths := o.Bounds
+	if len(ths) == 0 {
+		var err error
+		if ths, err = defaultSweep(s.Metric, o.Margins); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lits := make([]string, len(ths))
+	for i, th := range ths {
+		lits[i] = must(th.SQL())
+	}
+	side := func(x hypothesis.Side) string {
+		if x.Run != "" {
+			return fmt.Sprintf("%s, %s, NULL", sqllit.String(x.Experiment), sqllit.String(x.Run))
+		}
+		return fmt.Sprintf("%s, NULL, %s", sqllit.String(x.Experiment), sqllit.String(x.Role))
+	}
+	split := "NULL"
+	if s.Treatment.FromMs != nil {
+		split = duckDouble(*s.Treatment.FromMs)
+	}
+	breaks := fmt.Sprintf("_breaks(c.value_num, c.value_den, c.sl, c.w, c.l, m.th.f, m.th.a, _metric_lower_bad(%s))", sqllit.String(s.Metric))
+	sameStep(t, "_remote_sweep_judged", local, fmt.Sprintf(`SELECT c.role, '' AS gkey, m.i::BIGINT, count(*) FILTER (WHERE c.value_den IS NOT NULL),
+		       count(*) FILTER (WHERE %[1]s), min(c.window_no) FILTER (WHERE %[1]s), 0::BIGINT
+		FROM _judged_windows(%[2]s, %[3]s, %[4]s, %[5]s, %[6]s, %[7]s, %[8]s) c,
+		     (SELECT unnest([%[9]s]) AS th, generate_subscripts([%[9]s], 1) AS i) m
+		WHERE c.w > 0 OR m.th.f = 0 GROUP BY c.role, m.i`, breaks, sqllit.String(o.Experiment), sqlArg(n), sqlArg(ms),
+		sqllit.String(s.Metric), side(s.Control), side(s.Treatment), split, strings.Join(lits, ", ")),
+		r.Querier(), `SELECT * FROM _remote_sweep_judged`)
 }
 
 // localSides are h's sides of exp as the local path resolves them, as

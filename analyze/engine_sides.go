@@ -4,6 +4,8 @@ import (
 	"database/sql"
 	"fmt"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/rewind-dev/rewind/engine"
@@ -233,8 +235,23 @@ FROM requests WHERE ` + sparkSide(s)
 // partition and join (NULL-safe: a NULL is a group like any other), so a
 // count window's positions are counted within its side and group.
 func windowsStep(s hypothesis.Sides, w hypothesis.Window, eg engineGroup) string {
+	return windowsWith(s, w, eg, "control", "experiment") + "\n" + windowsSelect(eg)
+}
+
+// windowsWith is windowsStep's common table expressions over the sides
+// named by roles ("control", "experiment"): a, the aggregates per side,
+// group and window, and q, their latency quantiles.
+func windowsWith(s hypothesis.Sides, w hypothesis.Window, eg engineGroup, roles ...string) string {
 	needLat := hypothesis.NeedsLatency(s.Metric)
-	rows := sideRows("control", s.Control, needLat, eg) + "\nUNION ALL\n" + sideRows("experiment", s.Treatment, needLat, eg)
+	var parts []string
+	for _, role := range roles {
+		side := s.Control
+		if role == "experiment" {
+			side = s.Treatment
+		}
+		parts = append(parts, sideRows(role, side, needLat, eg))
+	}
+	rows := strings.Join(parts, "\nUNION ALL\n")
 	k := eg.keys()
 	var p string
 	if w.Ms > 0 {
@@ -262,8 +279,13 @@ GROUP BY role` + k + `, w`
 	return `WITH s AS (` + rows + `),
 ` + p + `,
 a AS (SELECT role` + k + `, w, ` + windowAggregates + ` FROM p GROUP BY role` + k + `, w),
-q AS (` + q + `)
-SELECT a.role` + eg.keysOf("a") + `, a.w + 1 AS window_no, a.first_t_ms, a.last_t_ms, a.requests, a.ok, a.damage, a.tagged, a.lat_n, a.lat_sum, q.lat_q, a.lat_weight
+q AS (` + q + `)`
+}
+
+// windowsSelect is windowsStep's rows over windowsWith's: one per side,
+// group and window.
+func windowsSelect(eg engineGroup) string {
+	return `SELECT a.role` + eg.keysOf("a") + `, a.w + 1 AS window_no, a.first_t_ms, a.last_t_ms, a.requests, a.ok, a.damage, a.tagged, a.lat_n, a.lat_sum, q.lat_q, a.lat_weight
 FROM a LEFT JOIN q ON a.role = q.role` + eg.on("a", "q") + ` AND a.w = q.w`
 }
 
@@ -303,6 +325,11 @@ FROM v`); err != nil {
 		return err
 	}
 	if len(eg.fields) > 0 {
+		// the library's _hyp_windows, not a former call's over windows
+		// without groups: _sweep binds it, beside the grouped branch
+		if _, err := r.db.ExecContext(r.ctx, libraryHypWindows()); err != nil {
+			return err
+		}
 		return r.sideWindowsBy(s, n, ms)
 	}
 	split := "NULL"
@@ -321,6 +348,8 @@ FROM v`); err != nil {
                THEN error('_hyp_windows: the engine''s windows were computed for other arguments') ELSE true END`)
 	return err
 }
+
+var libraryHypWindows = sync.OnceValue(func() string { return libraryMacro("windows", "_hyp_windows") })
 
 // duckDouble is f as an exact DuckDB DOUBLE literal.
 func duckDouble(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) + "::DOUBLE" }

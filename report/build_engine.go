@@ -2,7 +2,6 @@ package report
 
 import (
 	"database/sql"
-	"errors"
 	"math"
 
 	"github.com/rewind-dev/rewind/analyze"
@@ -209,20 +208,9 @@ func (o Options) remoteStartFault(q store.Querier, side hypothesis.Side, pos int
 	return f, nil
 }
 
-// remoteWindowStart is windowStart from the experiment role's windows on
-// the engine: those the verdict's falsification just computed when its
-// treatment is that role, else those of the default hypothesis (control
-// role against experiment role), computed for it.
-func (o Options) remoteWindowStart(q store.Querier, e store.Experiment, window int64) (sql.NullFloat64, error) {
-	var at sql.NullFloat64
-	if t := o.chart.sides.Treatment; !o.chart.hasSides || t != (hypothesis.Side{Experiment: e.Name, Role: "experiment"}) {
-		if _, err := analyze.FalsificationOn(o.remote, analyze.FalsificationOptions{Experiment: e.Name, Window: o.Window, Margins: []float64{0}}); err != nil {
-			return at, err
-		}
-	}
-	err := q.QueryRow(`SELECT first_t_ms FROM _remote_hyp_windows WHERE role = 'experiment' AND window_no = ?`, window).Scan(&at)
-	if errors.Is(err, sql.ErrNoRows) {
-		return at, nil
-	}
-	return at, err
+// remoteWindowStart is windowStart from the experiment role's windows,
+// computed on the engine (the verdict's falsification judged them there
+// and brought back only its counts).
+func (o Options) remoteWindowStart(e store.Experiment, window int64) (sql.NullFloat64, error) {
+	return analyze.WindowStartOn(o.remote, e.Name, o.Window, window)
 }

@@ -175,7 +175,7 @@ func judgedVerdict(q store.Querier, e store.Experiment, o Options, w hypothesis.
 // or "" when its rows carry no t_ms.
 func windowStart(q store.Querier, e store.Experiment, o Options, w hypothesis.Window, window int64) (string, error) {
 	if o.remote != nil {
-		at, err := o.remoteWindowStart(q, e, window)
+		at, err := o.remoteWindowStart(e, window)
 		if err != nil || !at.Valid {
 			return "", err
 		}
