@@ -244,29 +244,7 @@ func sameSideWindowsBy(t *testing.T, local store.Querier, r *Remote, exp string,
 	if w.N == 0 && w.Ms == 0 {
 		return // the stored window
 	}
-	e, s := localSidesOf(t, local, exp, h)
-	g, err := groupBy(local, e.Name, by)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, ms := w.SQLArgs()
-	// as _judged_windows_by calls it: a run side's role is the default one
-	args := func(x hypothesis.Side, role string) string {
-		run := "NULL"
-		if x.Run != "" {
-			run = sqllit.String(x.Run)
-		} else {
-			role = x.Role
-		}
-		bound := func(b *float64) string {
-			if b == nil {
-				return "NULL"
-			}
-			return duckDouble(*b)
-		}
-		return fmt.Sprintf("%s, %s, %s, %s, %s, %s, %s, %s, %s", sqllit.String(x.Experiment), g.key, run, sqllit.String(role),
-			sqlArg(n), sqlArg(ms), bound(x.FromMs), bound(x.UntilMs), sqllit.String(s.Metric))
-	}
+	s, args := localSideArgs(t, local, exp, by, w, h)
 	q := fmt.Sprintf(`SELECT 'control' AS role, * FROM _side_windows_by(%s) UNION ALL SELECT 'experiment', * FROM _side_windows_by(%s)`,
 		args(s.Control, "control"), args(s.Treatment, "experiment"))
 	sameStep(t, fmt.Sprintf("_side_windows_by %s %v %v", exp, by, w), local, q, r.Querier(), q)
@@ -284,24 +262,39 @@ func sameSweepBaseBy(t *testing.T, local store.Querier, r *Remote, exp string, b
 	if w.N == 0 && w.Ms == 0 {
 		return // the stored window
 	}
+	s, args := localSideArgs(t, local, exp, by, w, h)
+	sameStep(t, fmt.Sprintf("_remote_sweep_base %s %v %v", exp, by, w), local, fmt.Sprintf(`SELECT value_den, count(*), sum(value_num)::HUGEINT, sum(abs(value_num))::HUGEINT
+		FROM _side_windows_by(%s) WHERE value_den IS NOT NULL GROUP BY gk, value_den`, args(s.Control, "control")),
+		r.Querier(), `SELECT den, n, s, s_abs FROM _remote_sweep_base`)
+}
+
+// localSideArgs resolves exp's sides locally and gives args, a side's
+// arguments of _side_windows_by as _judged_windows_by passes them (a run
+// side's role is the default one, role).
+func localSideArgs(t *testing.T, local store.Querier, exp string, by []string, w hypothesis.Window, h hypothesis.Hypothesis) (hypothesis.Sides, func(x hypothesis.Side, role string) string) {
+	t.Helper()
 	e, s := localSidesOf(t, local, exp, h)
 	g, err := groupBy(local, e.Name, by)
 	if err != nil {
 		t.Fatal(err)
 	}
 	n, ms := w.SQLArgs()
-	x, run, role := s.Control, "NULL", sqllit.String(s.Control.Role)
-	if x.Run != "" {
-		run, role = sqllit.String(x.Run), sqllit.String("control")
+	bound := func(b *float64) string {
+		if b == nil {
+			return "NULL"
+		}
+		return duckDouble(*b)
 	}
-	bound := "NULL"
-	if x.UntilMs != nil {
-		bound = duckDouble(*x.UntilMs)
+	return s, func(x hypothesis.Side, role string) string {
+		run := "NULL"
+		if x.Run != "" {
+			run = sqllit.String(x.Run)
+		} else {
+			role = x.Role
+		}
+		return fmt.Sprintf("%s, %s, %s, %s, %s, %s, %s, %s, %s", sqllit.String(x.Experiment), g.key, run, sqllit.String(role),
+			sqlArg(n), sqlArg(ms), bound(x.FromMs), bound(x.UntilMs), sqllit.String(s.Metric))
 	}
-	sameStep(t, fmt.Sprintf("_remote_sweep_base %s %v %v", exp, by, w), local, fmt.Sprintf(`SELECT value_den, count(*), sum(value_num)::HUGEINT, sum(abs(value_num))::HUGEINT
-		FROM _side_windows_by(%s, %s, %s, %s, %s, %s, NULL, %s, %s) WHERE value_den IS NOT NULL GROUP BY gk, value_den`,
-		sqllit.String(x.Experiment), g.key, run, role, sqlArg(n), sqlArg(ms), bound, sqllit.String(s.Metric)),
-		r.Querier(), `SELECT den, n, s, s_abs FROM _remote_sweep_base`)
 }
 
 // sameStopGroups compares stop-damage's group steps: _stop_groups_by on

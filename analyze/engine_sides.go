@@ -299,12 +299,7 @@ func (r *Remote) hypWindows(e store.Experiment, s hypothesis.Sides, w hypothesis
 	if err := r.reduce("_remote_windows_raw", "role VARCHAR"+eg.cols()+", "+windowsRawCols, windowsStep(s, w, eg)); err != nil {
 		return err
 	}
-	n, ms := "NULL", "NULL"
-	if w.Ms > 0 {
-		ms = duckDouble(w.Ms)
-	} else {
-		n = fmt.Sprint(w.N)
-	}
+	n, ms := windowLiterals(w)
 	metric := sqllit.String(s.Metric)
 	gk := ""
 	if len(eg.fields) > 0 {
@@ -332,10 +327,7 @@ FROM v`); err != nil {
 		}
 		return r.sideWindowsBy(s, n, ms)
 	}
-	split := "NULL"
-	if s.Treatment.FromMs != nil {
-		split = duckDouble(*s.Treatment.FromMs)
-	}
+	split := splitLiteral(s)
 	_, err := r.db.ExecContext(r.ctx, `CREATE OR REPLACE TEMP MACRO _hyp_windows(exp, size_n := NULL, size_ms := NULL, metric := 'ok_share',
         control_exp := NULL, control_run := NULL, control_role := NULL,
         treatment_exp := NULL, treatment_run := NULL, treatment_role := NULL, split_ms := NULL) AS TABLE
@@ -350,6 +342,23 @@ FROM v`); err != nil {
 }
 
 var libraryHypWindows = sync.OnceValue(func() string { return libraryMacro("windows", "_hyp_windows") })
+
+// windowLiterals are w's size_n and size_ms as DuckDB literals, NULL for
+// the one it does not give.
+func windowLiterals(w hypothesis.Window) (n, ms string) {
+	if w.Ms > 0 {
+		return "NULL", duckDouble(w.Ms)
+	}
+	return fmt.Sprint(w.N), "NULL"
+}
+
+// splitLiteral is the treatment side's split_ms as a DuckDB literal.
+func splitLiteral(s hypothesis.Sides) string {
+	if s.Treatment.FromMs == nil {
+		return "NULL"
+	}
+	return duckDouble(*s.Treatment.FromMs)
+}
 
 // duckDouble is f as an exact DuckDB DOUBLE literal.
 func duckDouble(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) + "::DOUBLE" }

@@ -379,16 +379,8 @@ FROM _remote_sweep_judged j LEFT JOIN (`+base+`) b ON b.gkey = j.gkey
 GROUP BY ALL`); err != nil {
 		return err
 	}
-	n, ms := "NULL", "NULL"
-	if w.Ms > 0 {
-		ms = duckDouble(w.Ms)
-	} else {
-		n = fmt.Sprint(w.N)
-	}
-	split := "NULL"
-	if s.Treatment.FromMs != nil {
-		split = duckDouble(*s.Treatment.FromMs)
-	}
+	n, ms := windowLiterals(w)
+	split := splitLiteral(s)
 	ths := make([]string, len(fa))
 	for i, x := range fa {
 		ths[i] = fmt.Sprintf("{'f': %s::HUGEINT, 'a': %s::HUGEINT}", x[0], x[1])
