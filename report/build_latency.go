@@ -190,6 +190,16 @@ const (
 	dotSlices  = 5_000
 )
 
+// sliceDots are the dots of a thinned run from s (class, t_lo, lo, t_hi,
+// hi: a slice's fastest and slowest), in the order they are drawn.
+const sliceDots = `SELECT class, t / 1000 AS t, l FROM (SELECT class, t_lo AS t, lo AS l FROM s UNION SELECT class, t_hi, hi FROM s)
+		ORDER BY t, l`
+
+// thinnedNote says that run's n requests were thinned to its slices' dots.
+func thinnedNote(run string, n int64) string {
+	return fmt.Sprintf(" Run %s has %d requests: its dots are the fastest and the slowest of each of %d time slices per outcome.", run, n, dotSlices)
+}
+
 // latencyDots is one dot per request of a run, a series per outcome class;
 // the note says when the run was thinned in SQL.
 func latencyDots(q store.Querier, exp, run string, remote *analyze.Remote) (Chart, string, error) {
@@ -219,10 +229,9 @@ func latencyDots(q store.Querier, exp, run string, remote *analyze.Remote) (Char
 		     s AS (SELECT class, arg_min(t_ms, [latency_ms, seq]) AS t_lo, min(latency_ms) AS lo,
 		                  arg_max(t_ms, [latency_ms, -seq]) AS t_hi, max(latency_ms) AS hi
 		           FROM r GROUP BY class, slice)
-		SELECT class, t / 1000 AS t, l FROM (SELECT class, t_lo AS t, lo AS l FROM s UNION SELECT class, t_hi, hi FROM s)
-		ORDER BY t, l`
+		` + sliceDots
 		args = []any{t0, math.Max(t1-t0, 1) / dotSlices, dotSlices - 1, exp, run}
-		note = fmt.Sprintf(" Run %s has %d requests: its dots are the fastest and the slowest of each of %d time slices per outcome.", run, n, dotSlices)
+		note = thinnedNote(run, n)
 	}
 	r, err := analyze.Query(q, "latency dots", nil, sql, args...)
 	if err != nil {
@@ -262,9 +271,8 @@ func remoteDots(q store.Querier, c Chart, exp, run string, n int64, t0, t1 float
 			return c, "", err
 		}
 		sql = `WITH s AS (SELECT ` + analyze.DotClassName + ` AS class, t_lo, lo, t_hi, hi FROM _report_dot_slices)
-		SELECT class, t / 1000 AS t, l FROM (SELECT class, t_lo AS t, lo AS l FROM s UNION SELECT class, t_hi, hi FROM s)
-		ORDER BY t, l`
-		note = fmt.Sprintf(" Run %s has %d requests: its dots are the fastest and the slowest of each of %d time slices per outcome.", run, n, dotSlices)
+		` + sliceDots
+		note = thinnedNote(run, n)
 	} else if err := remote.ReportDots(exp, run); err != nil {
 		return c, "", err
 	}
