@@ -47,7 +47,8 @@ func spanLog() string {
 // likewise: the latency quantiles where q·n is whole (windows of 10
 // and 20) and where it is not, over NULL latencies and latencies on a half
 // microsecond, and their refusals (no latency, count > 1). Stop-damage, over the same windows, likewise
-// (its ks, margins and thresholds). A split at an event is refused, with
+// (its ks, margins and thresholds), its streaks judged on the cluster.
+// A split at an event is refused, with
 // --by too (--by itself: TestHypothesisByOnSpark).
 func TestHypothesisWindowsOnSpark(t *testing.T) {
 	sparkURL(t)
@@ -65,8 +66,7 @@ func TestHypothesisWindowsOnSpark(t *testing.T) {
 				compareFalsification(t, db, r, o)
 			}
 			for _, o := range stopDamageCases(exp) {
-				compareResults(t, fmt.Sprintf("stop-damage %+v", o), func() (*Result, error) { return StopDamage(db, o) },
-					func() (*Result, error) { return StopDamageOn(r, o) })
+				compareStopDamage(t, db, r, o, false)
 			}
 		}
 	}
