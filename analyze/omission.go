@@ -92,6 +92,15 @@ func Omission(db store.Querier, o OmissionOptions) (main, windows *Result, err e
 // gives none), refuses a log that cannot be read as a schedule, and runs
 // the schedule's macros.
 func checkedSchedule(db store.Querier, exp string, o OmissionOptions, src omissionSrc) (*Result, *Result, error) {
+	if !o.Interval.IsZero() && !o.Requests && !src.remote {
+		whole, err := wholeSchedule(db)
+		if err != nil {
+			return nil, nil, err
+		}
+		if whole {
+			return wholeRunsSchedule(db, exp, o, src)
+		}
+	}
 	if err := src.readRuns(db, exp, o.Interval.IsZero()); err != nil {
 		return nil, nil, err
 	}
@@ -220,7 +229,7 @@ func schedule(db store.Querier, exp string, o OmissionOptions, src omissionSrc) 
 		}
 		args = "?, intervals := " + src.intervals
 	} else {
-		args = "?, interval_num := " + strconv.FormatInt(o.Interval.Num, 10) + ", interval_den := " + strconv.FormatInt(o.Interval.Den, 10)
+		args = givenRateArgs(o)
 	}
 	if o.Requests {
 		r, err := Query(db, "omission requests", store.Units("omission_requests"), `SELECT * FROM omission_requests(`+args+`)`, exp)
