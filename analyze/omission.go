@@ -191,18 +191,6 @@ func (s *omissionSrc) readRuns(db store.Querier, exp string, infer bool) error {
 	return rows.Err()
 }
 
-// wholeSchedule tells whether every request row of the database has a
-// numeric req (and no req_text) and a t_ms: then each run's rows, rows
-// with a req and rows with a start are one count, and _om_runs' counts
-// need no pass of their own (issue 41). Each count is of a column's
-// NULLs alone, which DuckDB answers from its segments' statistics.
-func wholeSchedule(db store.Querier) (bool, error) {
-	var n int64
-	err := db.QueryRow(`SELECT (SELECT count(*) FROM requests WHERE req IS NULL) + (SELECT count(*) FROM requests WHERE req_text IS NOT NULL)
-		+ (SELECT count(*) FROM requests WHERE t_ms IS NULL)`).Scan(&n)
-	return n == 0, err
-}
-
 func (s omissionSrc) cannotTell(exp string) error {
 	return param.Errorf("rate", "experiment %q (%s): %w whether requests went out late: it records when each request started, not when it was meant to (no Vegeta seq, no intended send time, no k6 dropped_iterations); "+
 		"give {rate} N/DURATION when it was sent at a constant rate with req numbering the sends, or {closed-loop} (or {expected-interval} DURATION) for HdrHistogram's back-fill, a bound", exp, s.formats, ErrCannotTell)
