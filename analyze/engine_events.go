@@ -17,7 +17,7 @@ const eventsCols = "experiment STRING, run STRING, seq BIGINT, type STRING, t_ms
 // its folder with the columns given, so that a folder without parts reads
 // as empty.
 func (r *Remote) eventsView() error {
-	if _, err := r.eng.Reduce(r.ctx, "CREATE OR REPLACE TEMPORARY VIEW events ("+eventsCols+") USING parquet OPTIONS (path "+
+	if _, err := r.run("_remote_events_view", "CREATE OR REPLACE TEMPORARY VIEW events ("+eventsCols+") USING parquet OPTIONS (path "+
 		engine.String(strings.TrimRight(r.dataset, "/")+"/events")+")"); err != nil {
 		return fmt.Errorf("dataset %s: table events: %w", r.dataset, err)
 	}
