@@ -45,22 +45,29 @@ func WithDeadline(ctx context.Context, d time.Duration, step string, fn func(con
 // bounded runs fn, a call of the Spark client, and returns when fn does or
 // when ctx ends, whichever is first: the client does not always return
 // when its context ends (a retry sleeps up to a minute without watching
-// it), so fn is left to end on its own. A call cut short, or that failed
-// once ctx ended, has the session's operations interrupted on the server
-// (Interrupt ALL, as pyspark's interruptAll: the client has no Interrupt
-// call), so that the cluster does not go on computing a result no one
-// reads; the session stays usable.
-func bounded[T any](ctx context.Context, s *Spark, fn func() (T, error)) (T, error) {
+// it), so fn is left to end on its own. fn's context has ctx's values but
+// not its deadline, and is cancelled only once ctx has ended: gRPC would
+// otherwise send the deadline to the server, whose own cancel could come
+// back first, as an error of the call that does not say the deadline
+// passed. A call cut short, or that failed once ctx ended, has the
+// session's operations interrupted on the server (Interrupt ALL, as
+// pyspark's interruptAll: the client has no Interrupt call), so that the
+// cluster does not go on computing a result no one reads; the session
+// stays usable.
+func bounded[T any](ctx context.Context, s *Spark, fn func(context.Context) (T, error)) (T, error) {
 	if ctx.Done() == nil {
-		return safely(fn)
+		return safely(func() (T, error) { return fn(ctx) })
 	}
+	call, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer context.AfterFunc(ctx, cancel)()
 	type result struct {
 		v   T
 		err error
 	}
 	done := make(chan result, 1)
 	go func() {
-		v, err := safely(fn)
+		defer cancel()
+		v, err := safely(func() (T, error) { return fn(call) })
 		done <- result{v, err}
 	}()
 	select {
