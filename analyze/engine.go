@@ -29,6 +29,10 @@ type Remote struct {
 	swept   string        // how the last falsification was judged (sweepOn), for tests
 	// sweepShadowed: the in-memory _sweep is sweepOn's, not the library's
 	sweepShadowed bool
+	streaked      string // how the last stop-damage was judged (streaksOn), for tests
+	// streaksShadowed: the in-memory _streaks and _streaks_by are
+	// streaksOn's, not the library's
+	streaksShadowed bool
 }
 
 // OpenRemote registers the dataset with eng and copies its experiments and

@@ -83,7 +83,8 @@ func byEdgeLog(n int) string {
 // and not, NULL latencies, their count > 1 refusal), splits, a control run
 // of another experiment, the refusals word for word. The windows step's
 // rows, read through the TEMP _side_windows_by, equal the local macro's
-// for both sides; stop-damage's group steps equal _stop_groups_by and the
+// for both sides (stop-damage's, pulled after it ran judged on the
+// cluster); stop-damage's group steps equal _stop_groups_by and the
 // local count of groups. The fixtures run three windows and a few
 // hypotheses; the edge logs run the whole matrix.
 func TestHypothesisByOnSpark(t *testing.T) {
@@ -104,8 +105,7 @@ func TestHypothesisByOnSpark(t *testing.T) {
 				}
 			}
 			for _, o := range stopDamageByCases(exp) {
-				if bothRan(t, fmt.Sprintf("stop-damage %+v", o), func() (*Result, error) { return StopDamage(c.db, o) },
-					func() (*Result, error) { return StopDamageOn(r, o) }) {
+				if compareStopDamage(t, c.db, r, o, true) {
 					sameSideWindowsBy(t, c.db, r, exp, o.By, o.Window, o.Hypothesis)
 					sameStopGroups(t, c.db, r, exp, o.By, o.Hypothesis)
 				}
@@ -132,8 +132,7 @@ func TestHypothesisByAttrsOnSpark(t *testing.T) {
 			}
 			sameSweepBaseBy(t, db, r, "checkout", o.By, o.Window, o.Hypothesis)
 			so := StopDamageOptions{Experiment: "checkout", By: by, Window: w}
-			if !bothRan(t, fmt.Sprintf("stop-damage %+v", so), func() (*Result, error) { return StopDamage(db, so) },
-				func() (*Result, error) { return StopDamageOn(r, so) }) {
+			if !compareStopDamage(t, db, r, so, false) {
 				t.Errorf("stop-damage %+v did not run on both engines", so)
 				continue
 			}

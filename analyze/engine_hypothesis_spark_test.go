@@ -47,9 +47,10 @@ func spanLog() string {
 // likewise: the latency quantiles where q·n is whole (windows of 10
 // and 20) and where it is not, over NULL latencies and latencies on a half
 // microsecond, and their refusals (no latency, count > 1). Stop-damage, over the same windows, likewise
-// (its ks, margins and thresholds). A split at an event in an experiment
-// without events fails as locally, with --by too (--by itself:
-// TestHypothesisByOnSpark; splits at events: TestSplitAtEventOnSpark).
+// (its ks, margins and thresholds), its streaks judged on the cluster.
+// A split at an event in an experiment without events fails as locally,
+// with --by too (--by itself: TestHypothesisByOnSpark; splits at events:
+// TestSplitAtEventOnSpark).
 func TestHypothesisWindowsOnSpark(t *testing.T) {
 	sparkURL(t)
 	t.Parallel() // a step waits mostly on the cluster's scheduling: two tests overlap it
@@ -66,8 +67,7 @@ func TestHypothesisWindowsOnSpark(t *testing.T) {
 				compareFalsification(t, db, r, o)
 			}
 			for _, o := range stopDamageCases(exp) {
-				compareResults(t, fmt.Sprintf("stop-damage %+v", o), func() (*Result, error) { return StopDamage(db, o) },
-					func() (*Result, error) { return StopDamageOn(r, o) })
+				compareStopDamage(t, db, r, o, false)
 			}
 		}
 	}

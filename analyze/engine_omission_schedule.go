@@ -198,6 +198,7 @@ SELECT run, k, v, c FROM s LATERAL VIEW stack(3, 0, l, 1, a, 2, l + a) x AS k, v
 		return err
 	}
 	// the windows: _om_floor(start, win) in integers, sums of count as DECIMAL
+	// (and the rows and the last req, which _om_windows hands on)
 	var win int64
 	if err := r.db.QueryRowContext(r.ctx, `SELECT round(`+sqllit.Ms(o.Window)+` * 1000)::BIGINT`).Scan(&win); err != nil {
 		return err
@@ -209,10 +210,11 @@ SELECT run, k, v, c FROM s LATERAL VIEW stack(3, 0, l, 1, a, 2, l + a) x AS k, v
 		w = "(start_us - pmod(start_us, " + engine.Int(win) + ")) div " + engine.Int(win)
 		by += ", " + w
 	}
-	if err := r.reduce("_remote_om_window_sums", "run VARCHAR, w BIGINT, sent HUGEINT, min_a BIGINT, max_a BIGINT, n0 BIGINT, last_us BIGINT", `
+	if err := r.reduce("_remote_om_window_sums", "run VARCHAR, w BIGINT, sent HUGEINT, min_a BIGINT, max_a BIGINT, n0 BIGINT, last_us BIGINT, rows BIGINT, n1 BIGINT", `
 WITH q AS (`+rowsSQL+`)
 SELECT run, `+w+` AS w, sum(CAST(count AS DECIMAL(38,0))) AS sent,
-       min(start_us * den - n * num) AS min_a, max(start_us * den - n * num) AS max_a, min(n) AS n0, max(start_us) AS last_us
+       min(start_us * den - n * num) AS min_a, max(start_us * den - n * num) AS max_a, min(n) AS n0, max(start_us) AS last_us,
+       count(*) AS rows, max(n) AS n1
 FROM q GROUP BY `+by); err != nil {
 		return err
 	}

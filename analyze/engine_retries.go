@@ -43,7 +43,7 @@ SELECT run, min(t_ms) AS lo, max(t_ms) AS hi FROM requests WHERE experiment = `+
 	if err := r.retrySums(e.Name, eg, span); err != nil {
 		return nil, err
 	}
-	return retriesQuery(db, e, eg.g, span, note)
+	return retriesQuery(db, e, eg.g, span, note, false) // the step's bounds are span's
 }
 
 // retrySums runs the reduce step of _retry_sums and makes the in-memory

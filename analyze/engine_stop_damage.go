@@ -1,10 +1,12 @@
 package analyze
 
 // StopDamageOn is StopDamage with the per-request work on r's engine: the
-// runs and both sides' windows are the reduce steps of FalsificationOn
-// (engine_sides.go), whether the treatment side has tagged requests is
-// read from the runs' step, and the streaks and stops are the library's, in
-// DuckDB. The sides, metrics, splits and groups of FalsificationOn, and its
+// runs are the reduce step of FalsificationOn (engine_sides.go), whether
+// the treatment side has tagged requests is read from it, and the
+// experiment side's windows are judged and their streaks found on the
+// engine, in blocks (engine_streaks.go); stop_damage finishes in DuckDB.
+// Past the judging's bounds, or with o.Windows, both sides' windows are
+// pulled and the library's streaks run over them. The sides, metrics, splits and groups of FalsificationOn, and its
 // refusals; with --by, the experiment's groups are counted (the limit of
 // checkStopDamageGroups) and listed by two more steps (engine_sides_by.go).
 func StopDamageOn(r *Remote, o StopDamageOptions) (*Result, error) {
@@ -42,11 +44,23 @@ func StopDamageOn(r *Remote, o StopDamageOptions) (*Result, error) {
 			return nil, err
 		}
 	}
-	if err := r.hypWindows(e, s, w, eg); err != nil {
-		return nil, err
-	}
 	if len(o.By) > 0 {
 		if err := r.stopGroups(e, s, eg); err != nil {
+			return nil, err
+		}
+	}
+	// the library's _streaks, not a former call's shadow
+	if err := r.restoreStreaks(); err != nil {
+		return nil, err
+	}
+	judged := false
+	if !o.Windows {
+		if judged, err = r.streaksOn(e, s, w, th, stopKSet(o.Ks), eg); err != nil {
+			return nil, err
+		}
+	}
+	if !judged {
+		if err := r.hypWindows(e, s, w, eg); err != nil {
 			return nil, err
 		}
 	}

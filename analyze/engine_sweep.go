@@ -60,51 +60,17 @@ func (r *Remote) sweepOn(e store.Experiment, s hypothesis.Sides, w hypothesis.Wi
 	if err := r.restoreSweep(); err != nil {
 		return false, err
 	}
-	// a threshold finer than millionths, or a metric without a value
-	// here: the library judges (and refuses) them over pulled windows
-	fa, err := thresholdMillionths(ths)
-	if err != nil {
-		r.swept = "pulled: " + err.Error()
-		return false, nil
-	}
-	num, den, ok := sparkValue(s.Metric)
-	if !ok {
-		r.swept = "pulled: metric " + s.Metric
-		return false, nil
-	}
-	if s.Metric == "throughput" {
-		var d string
-		if err := r.Querier().QueryRow(`SELECT _metric_den('throughput', 0, 0, ` + duckDouble(w.Ms) + `)::VARCHAR`).Scan(&d); err != nil {
-			return false, err
-		}
-		den = "CAST(" + engine.String(d) + " AS DECIMAL(38,0))"
-	}
-	v := windowValues(s, w, eg, num, den, "control")
-	if err := r.reduce("_remote_sweep_base", "gkey VARCHAR, den HUGEINT, n BIGINT, s HUGEINT, s_abs HUGEINT", `
-`+v+`
-SELECT gkey, den, count(*) AS n, sum(num) AS s, sum(abs(num)) AS s_abs FROM v WHERE den IS NOT NULL GROUP BY gkey, den`); err != nil {
+	j, why, err := r.judgeSetup(s, w, eg, ths)
+	if err != nil || why != "" {
+		r.swept = why
 		return false, err
 	}
-	bases, err := r.baselines()
-	if err != nil {
-		return false, err
-	}
-	lits, ok := judgeLiterals(bases, fa)
-	if !ok {
-		r.swept = "pulled: a baseline or threshold past the bound"
-		return false, nil
-	}
-	cmp := " > "
-	if hypothesis.LowerBad(s.Metric) {
-		cmp = " < "
-	}
-	step := windowValues(s, w, eg, num, den, "control", "experiment") + `,
+	fa, bases, lits := j.fa, j.bases, j.lits
+	step := windowValues(s, w, eg, j.num, j.den, "control", "experiment") + `,
 th AS (` + lits.th + `),
 tg AS (` + lits.tg + `),
 j AS (SELECT v.role, v.gkey` + eg.keysOf("v") + `, th.i, v.window_no, v.den IS NOT NULL AS valued,
-             CASE WHEN v.den IS NULL OR v.num IS NULL THEN 0
-                  WHEN abs(v.num) > coalesce(tg.nmax, th.nmax) OR v.den > coalesce(tg.dmax, th.dmax) THEN NULL
-                  WHEN v.num * coalesce(tg.k, th.k)` + cmp + `v.den * coalesce(tg.c, th.c) THEN 1 ELSE 0 END AS falsified
+             ` + j.falsified() + ` AS falsified
       FROM v CROSS JOIN th LEFT JOIN tg ON tg.gkey = v.gkey AND tg.i = th.i
       WHERE tg.i IS NOT NULL OR th.f0)
 SELECT role, gkey` + eg.keys() + `, i, count_if(valued) AS valued, count_if(falsified = 1) AS falsified,
@@ -159,58 +125,6 @@ func libraryMacro(file, macro string) string {
 }
 
 var librarySweep = sync.OnceValue(func() string { return libraryMacro("windows", "_sweep") })
-
-// thresholdMillionths are each threshold's f and a in millionths.
-func thresholdMillionths(ths []hypothesis.Bound) ([][2]*big.Int, error) {
-	out := make([][2]*big.Int, len(ths))
-	for i, t := range ths {
-		f, a, err := t.Millionths()
-		if err != nil {
-			return nil, err
-		}
-		out[i] = [2]*big.Int{f, a}
-	}
-	return out, nil
-}
-
-// sparkValue is _metric_num and _metric_den in Spark SQL over windowsSelect's
-// columns, as DECIMAL(38,0); throughput's den, a constant, is the caller's.
-func sparkValue(metric string) (num, den string, ok bool) {
-	dec := func(x string) string { return "CAST(" + x + " AS DECIMAL(38,0))" }
-	switch metric {
-	case "ok_share":
-		return dec("ok"), dec("requests"), true
-	case "error_rate":
-		return dec("requests - ok"), dec("requests"), true
-	case "mean":
-		return dec("lat_sum"), dec("lat_n"), true
-	case "throughput":
-		return dec("requests") + " * 1000000", "", true
-	}
-	if metricThousandths[metric] == 0 {
-		return "", "", false
-	}
-	return dec("lat_q"), "CASE WHEN lat_n > 0 THEN " + dec("1") + " END", true
-}
-
-// windowValues is windowsWith over the roles' sides, then win (its rows)
-// and v: each window's role, group (gkey: the group's fields as JSON, one
-// text per group; empty without --by), window_no, and the metric's num and den
-// (both NULL without a value, as side_windows has them).
-func windowValues(s hypothesis.Sides, w hypothesis.Window, eg engineGroup, num, den string, roles ...string) string {
-	gkey := "''"
-	if len(eg.fields) > 0 {
-		var parts []string
-		for i := range eg.fields {
-			parts = append(parts, fmt.Sprintf("'g%d', g%d", i, i))
-		}
-		gkey = "to_json(named_struct(" + strings.Join(parts, ", ") + "))"
-	}
-	return windowsWith(s, w, eg, roles...) + `,
-win AS (` + windowsSelect(eg) + `),
-nd AS (SELECT role` + eg.keys() + `, ` + gkey + ` AS gkey, window_no, ` + num + ` AS num, ` + den + ` AS den FROM win),
-v AS (SELECT role` + eg.keys() + `, gkey, window_no, CASE WHEN den > 0 THEN num END AS num, CASE WHEN den > 0 THEN den END AS den FROM nd)`
-}
 
 // shadowSweep makes the in-memory _sweep read step 2's counts with each
 // group's baseline, for these arguments only: _sweep's own last step

@@ -92,6 +92,15 @@ func Omission(db store.Querier, o OmissionOptions) (main, windows *Result, err e
 // gives none), refuses a log that cannot be read as a schedule, and runs
 // the schedule's macros.
 func checkedSchedule(db store.Querier, exp string, o OmissionOptions, src omissionSrc) (*Result, *Result, error) {
+	if !o.Interval.IsZero() && !o.Requests && !src.remote {
+		whole, err := wholeSchedule(db)
+		if err != nil {
+			return nil, nil, err
+		}
+		if whole {
+			return wholeRunsSchedule(db, exp, o, src)
+		}
+	}
 	if err := src.readRuns(db, exp, o.Interval.IsZero()); err != nil {
 		return nil, nil, err
 	}
@@ -182,18 +191,6 @@ func (s *omissionSrc) readRuns(db store.Querier, exp string, infer bool) error {
 	return rows.Err()
 }
 
-// wholeSchedule tells whether every request row of the database has a
-// numeric req (and no req_text) and a t_ms: then each run's rows, rows
-// with a req and rows with a start are one count, and _om_runs' counts
-// need no pass of their own (issue 41). Each count is of a column's
-// NULLs alone, which DuckDB answers from its segments' statistics.
-func wholeSchedule(db store.Querier) (bool, error) {
-	var n int64
-	err := db.QueryRow(`SELECT (SELECT count(*) FROM requests WHERE req IS NULL) + (SELECT count(*) FROM requests WHERE req_text IS NOT NULL)
-		+ (SELECT count(*) FROM requests WHERE t_ms IS NULL)`).Scan(&n)
-	return n == 0, err
-}
-
 func (s omissionSrc) cannotTell(exp string) error {
 	return param.Errorf("rate", "experiment %q (%s): %w whether requests went out late: it records when each request started, not when it was meant to (no Vegeta seq, no intended send time, no k6 dropped_iterations); "+
 		"give {rate} N/DURATION when it was sent at a constant rate with req numbering the sends, or {closed-loop} (or {expected-interval} DURATION) for HdrHistogram's back-fill, a bound", exp, s.formats, ErrCannotTell)
@@ -220,7 +217,7 @@ func schedule(db store.Querier, exp string, o OmissionOptions, src omissionSrc) 
 		}
 		args = "?, intervals := " + src.intervals
 	} else {
-		args = "?, interval_num := " + strconv.FormatInt(o.Interval.Num, 10) + ", interval_den := " + strconv.FormatInt(o.Interval.Den, 10)
+		args = givenRateArgs(o)
 	}
 	if o.Requests {
 		r, err := Query(db, "omission requests", store.Units("omission_requests"), `SELECT * FROM omission_requests(`+args+`)`, exp)

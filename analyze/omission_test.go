@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rewind-dev/rewind/ingest"
+	"github.com/rewind-dev/rewind/store"
 )
 
 // tinySchedule is sent at 10/s (every 100 ms); request 2 takes 250 ms and
@@ -386,5 +387,50 @@ func TestOmissionStoredGapsWild(t *testing.T) {
 				t.Errorf("omission over starts of %s: no error", m)
 			}
 		})
+	}
+}
+
+// With a given rate over a database whose every row has a req and a start,
+// each run's rows and first and last req come with the windows' pass
+// (wholeRunsSchedule); they must read as readRuns' own pass reads them: the
+// same percentiles, windows and notes (the reqs missing between the first
+// and the last among them) as the same log beside an experiment with a
+// req_text, which takes readRuns' pass.
+func TestOmissionWholeRuns(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	var b strings.Builder
+	for _, run := range []string{"x", "it's y"} {
+		for n := 3; n < 400; n++ {
+			if rng.Intn(8) == 0 {
+				continue // a record lost
+			}
+			us := n*1000000/7 + rng.Intn(90000)
+			for range 1 + rng.Intn(20)/19 { // a few sent twice
+				fmt.Fprintf(&b, `{"run":%q,"req":%d,"t_ms":%d.%03d,"latency_ms":%d,"outcome":"ok"}`+"\n", run, n, us/1000, us%1000, rng.Intn(90))
+			}
+		}
+	}
+	whole := logsDB(t, b.String())
+	parted := logsDB(t, b.String(), `{"run":"r","req":"k-1","t_ms":1,"latency_ms":1,"outcome":"ok"}`+"\n")
+	for db, want := range map[*store.DB]bool{whole: true, parted: false} {
+		if got, err := wholeSchedule(db); err != nil || got != want {
+			t.Fatalf("wholeSchedule = %v, %v; want %v", got, err, want)
+		}
+	}
+	o := OmissionOptions{Experiment: "a", Interval: SendInterval{1000000, 7}, Window: 250e6}
+	mW, wW, err := Omission(whole, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mP, wP, err := Omission(parted, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(asJSON(t, mP)+asJSON(t, wP), asJSON(t, mW)+asJSON(t, wW)); d != "" {
+		t.Errorf("omission from the windows' pass against readRuns' (-readRuns +windows):\n%s", d)
+	}
+	notes := fmt.Sprint(mW.Notes)
+	if notes != fmt.Sprint(mP.Notes) || strings.Count(notes, "are not in the log") != 2 || len(wW.Rows) < 2*100 {
+		t.Errorf("notes %v (readRuns' %v), %d windows: want the same notes, two runs with reqs missing", mW.Notes, mP.Notes, len(wW.Rows))
 	}
 }

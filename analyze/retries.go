@@ -41,7 +41,7 @@ func Retries(db store.Querier, o RetriesOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return retriesQuery(db, e, g, span, note)
+	return retriesQuery(db, e, g, span, note, note != nil)
 }
 
 // retriesSpan is the affected interval: the option, else the stored one,
@@ -54,9 +54,16 @@ func retriesSpan(e store.Experiment, o RetriesOptions, whole func() (hypothesis.
 	return span, nil, err
 }
 
-// retriesQuery runs the library's retries over span.
-func retriesQuery(db store.Querier, e store.Experiment, g grouping, span hypothesis.Span, note *param.Error) (*Result, error) {
-	r, err := Query(db, "retries", store.Units("retries"), `SELECT `+g.sel("*")+` FROM `+g.call("retries")+`, ?, ?)`, e.Name, span.FromMs, span.ToMs)
+// retriesQuery runs the library's retries over span; whole (span is
+// wholeRun's, holding every start of the experiment) passes the bounds as
+// NULL literals, which the macro reads as the whole run without comparing
+// each row's start with them (the same counts: issue 41).
+func retriesQuery(db store.Querier, e store.Experiment, g grouping, span hypothesis.Span, note *param.Error, whole bool) (*Result, error) {
+	bounds, args := "?, ?", []any{e.Name, span.FromMs, span.ToMs}
+	if whole {
+		bounds, args = "NULL, NULL", args[:1]
+	}
+	r, err := Query(db, "retries", store.Units("retries"), `SELECT `+g.sel("*")+` FROM `+g.call("retries")+`, `+bounds+`)`, args...)
 	if r != nil && note != nil {
 		r.Notes = append(r.Notes, note)
 	}

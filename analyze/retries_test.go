@@ -245,3 +245,47 @@ func TestParseSpanEpochMsTie(t *testing.T) {
 		t.Fatalf("notes %q, want the run's bounds %s..%s", notes, texts[0], texts[3])
 	}
 }
+
+// With no affected interval, retries reads the whole run from NULL bounds
+// (retriesQuery's whole: each start's validity, not two comparisons); the
+// rows must equal those of the explicit interval from the first start to
+// one ms past the last, plain and --by, on a log with retries, rows
+// without req and rows without a start (which count in no interval).
+func TestRetriesWholeRunBounds(t *testing.T) {
+	var b strings.Builder
+	for i := range 600 {
+		run, t0 := []string{"a", "b"}[i%2], 1000+i*7
+		switch {
+		case i%50 == 3:
+			fmt.Fprintf(&b, `{"run":%q,"attempt":0,"latency_ms":%d,"outcome":"ok","method":"GET"}`+"\n", run, i%40) // no start
+		case i%30 == 5:
+			fmt.Fprintf(&b, `{"run":%q,"t_ms":%d.25,"latency_ms":%d,"outcome":"ok","method":"PUT"}`+"\n", run, t0, i%40) // no req
+		default:
+			fmt.Fprintf(&b, `{"run":%q,"req":%d,"attempt":0,"t_ms":%d,"latency_ms":%d,"outcome":%q,"method":"GET"}`+"\n", run, i, t0, i%90, []string{"ok", "503"}[i%4/3])
+			if i%4 == 3 {
+				fmt.Fprintf(&b, `{"run":%q,"req":%d,"attempt":1,"t_ms":%d.5,"latency_ms":%d,"outcome":"ok","method":"PUT"}`+"\n", run, i, t0+100, i%60)
+			}
+		}
+	}
+	db := logsDB(t, b.String())
+	var lo, hi float64
+	if err := db.QueryRow(`SELECT min(t_ms), max(t_ms) FROM requests`).Scan(&lo, &hi); err != nil {
+		t.Fatal(err)
+	}
+	for _, by := range [][]string{nil, {"method"}} {
+		def, err := Retries(db, RetriesOptions{By: by})
+		if err != nil {
+			t.Fatal(err)
+		}
+		span, err := Retries(db, RetriesOptions{By: by, Affected: hypothesis.Span{FromMs: lo, ToMs: hi + 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(span.Rows, def.Rows); d != "" || len(def.Notes) != 1 || len(def.Rows) < 2 {
+			t.Errorf("by %v: the whole run from NULL bounds against %v..%v ms (-span +whole):\n%s%v", by, lo, hi+1, d, def.Notes)
+		}
+		if aff := def.Rows[0][def.Col("affected_ops")].(int64); aff < 200 || aff >= 300+50 {
+			t.Errorf("by %v: %d affected operations in run a, want its operations with a start", by, aff)
+		}
+	}
+}

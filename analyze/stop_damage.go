@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,6 +22,10 @@ type StopDamageOptions struct {
 	Hypothesis hypothesis.Hypothesis
 	Bound      *hypothesis.Bound // replaces Margin when set
 	By         []string          // fields whose values split each side into groups (docs/by.md)
+	// Windows, on an engine: pull the sides' windows too, so that
+	// _hyp_windows reads them after the call (the report's timeline); else
+	// the streaks are judged on the engine and only blocks come back.
+	Windows bool
 }
 
 // StopDamage sweeps the stop criterion "k consecutive falsified windows".
@@ -57,6 +62,17 @@ func StopDamage(db store.Querier, o StopDamageOptions) (*Result, error) {
 		return nil, err
 	}
 	return stopDamageOf(db, e, w, s, th, f, a, ks, g, o.Hypothesis, func() (bool, error) { return hypothesis.HasTags(db, s.Treatment) })
+}
+
+// stopKSet is the ks stop_damage reads, with 1 (extra_over_k1's), sorted
+// and distinct; stopKs has checked them.
+func stopKSet(ks []int64) []int64 {
+	if len(ks) == 0 {
+		ks = []int64{1, 2, 3, 4}
+	}
+	out := append([]int64{1}, ks...)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // stopKs checks the ks, 1, 2, 3, 4 by default, and writes them as SQL.

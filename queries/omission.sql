@@ -230,7 +230,8 @@ CREATE OR REPLACE MACRO omission_requests(exp, interval_num := NULL, interval_de
 
 -- What omission_windows reads of the rows: per run and window of win_us
 -- the requests sent, the smallest and largest a, the first req and the
--- last start (an engine's reduce step stands in for it).
+-- last start, and the rows and the last req that _om_windows hands on
+-- (an engine's reduce step stands in for it).
 CREATE OR REPLACE MACRO _om_window_sums(exp, interval_num, interval_den, win_us, intervals) AS TABLE
     WITH i AS (SELECT * FROM _om_checked(exp, interval_num, interval_den, intervals)),
     r AS NOT MATERIALIZED (
@@ -243,7 +244,8 @@ CREATE OR REPLACE MACRO _om_window_sums(exp, interval_num, interval_den, win_us,
         WHERE interval_num IS NOT NULL
     )
     SELECT r.run, _om_floor(r.start_us, win_us) AS w, sum(r.count) AS sent,
-           min(r.a) AS min_a, max(r.a) AS max_a, min(r.n) AS n0, max(r.start_us) AS last_us
+           min(r.a) AS min_a, max(r.a) AS max_a, min(r.n) AS n0, max(r.start_us) AS last_us,
+           count(*) AS rows, max(r.n) AS n1
     FROM r
     GROUP BY ALL;
 
@@ -252,14 +254,19 @@ CREATE OR REPLACE MACRO _om_window_sums(exp, interval_num, interval_den, win_us,
 -- rows by window; t0, n0 and the last send are the windows' extremes, and
 -- a window's largest lag is its largest a less t0. A given interval is
 -- taken as a constant, as in omission: a run that i lacks drops out, with
--- its windows, in the join of ws with i.
-CREATE OR REPLACE MACRO omission_windows(exp, interval_num := NULL, interval_den := 1, win_ms := 1000, intervals := NULL) AS TABLE
+-- its windows, in the join of ws with i. _om_windows is omission_windows
+-- with three columns more, each run's rows, first and last req (run_rows,
+-- first_req, last_req, on every window of the run): for a log whose rows
+-- all have a numeric req and a start, analyze/omission.go reads a run's
+-- schedule checks from them instead of a pass of their own (issue 41).
+CREATE OR REPLACE MACRO _om_windows(exp, interval_num := NULL, interval_den := 1, win_ms := 1000, intervals := NULL) AS TABLE
     WITH i AS (SELECT * FROM _om_checked(exp, interval_num, interval_den, intervals)),
     p AS (SELECT round(win_ms * 1000)::BIGINT AS win_us),
     ws AS (SELECT * FROM _om_window_sums(exp, interval_num, interval_den, round(win_ms * 1000)::BIGINT, intervals)),
     per_run AS (
         SELECT ws.run, any_value(i.num) AS num, any_value(i.den) AS den, min(ws.min_a) AS t0,
-               min(ws.n0) AS n0, max(ws.last_us) * any_value(i.den) AS last_s
+               min(ws.n0) AS n0, max(ws.last_us) * any_value(i.den) AS last_s,
+               sum(ws.rows)::BIGINT AS rows, max(ws.n1) AS n1
         FROM ws JOIN i USING (run) GROUP BY ws.run
     ),
     sent AS (SELECT ws.run, ws.w, ws.sent, ws.max_a - per_run.t0 AS max_lag_s FROM ws JOIN per_run USING (run)),
@@ -272,16 +279,22 @@ CREATE OR REPLACE MACRO omission_windows(exp, interval_num := NULL, interval_den
                greatest(0, least(_om_floor(((span.w + 1) * p.win_us * per_run.den - 1) - per_run.t0, per_run.num),
                                  _om_floor(per_run.last_s - per_run.t0, per_run.num))
                            - greatest(per_run.n0, -_om_floor(per_run.t0 - span.w * p.win_us * per_run.den, per_run.num)) + 1) AS expected,
-               per_run.den
+               per_run.den, per_run.rows, per_run.n0, per_run.n1
         FROM span JOIN per_run USING (run), p
     )
     SELECT ticks.run, ticks.w AS window, (ticks.w * p.win_us / 1000)::DOUBLE AS from_ms,
            ticks.expected::BIGINT AS expected, coalesce(sent.sent, 0)::BIGINT AS sent,
            (ticks.expected - coalesce(sent.sent, 0))::BIGINT AS deficit,
            sum(ticks.expected - coalesce(sent.sent, 0)) OVER (PARTITION BY ticks.run ORDER BY ticks.w)::BIGINT AS backlog,
-           (sent.max_lag_s / ticks.den / 1000)::DOUBLE AS max_lag_ms
+           (sent.max_lag_s / ticks.den / 1000)::DOUBLE AS max_lag_ms,
+           ticks.rows AS run_rows, ticks.n0 AS first_req, ticks.n1 AS last_req
     FROM ticks LEFT JOIN sent USING (run, w), p
     ORDER BY ticks.run, ticks.w;
+
+CREATE OR REPLACE MACRO omission_windows(exp, interval_num := NULL, interval_den := 1, win_ms := 1000, intervals := NULL) AS TABLE
+    SELECT * EXCLUDE (run_rows, first_req, last_req)
+    FROM _om_windows(exp, interval_num := interval_num, interval_den := interval_den, win_ms := win_ms, intervals := intervals)
+    ORDER BY run, "window";
 
 CREATE OR REPLACE MACRO omission_dropped(exp, win_ms := 1000) AS TABLE
     WITH p AS (SELECT round(win_ms * 1000)::BIGINT AS win_us),

@@ -15,7 +15,8 @@
 -- Parameters:
 --   exp               VARCHAR  experiment
 --   affected_from_ms  DOUBLE   ms, start of the affected interval (inclusive)
---   affected_to_ms    DOUBLE   ms, end of the affected interval (exclusive)
+--   affected_to_ms    DOUBLE   ms, end of the affected interval (exclusive); both NULL:
+--                              the whole run, every operation with a start counts
 --   grp               ANY      retries_by only, its second: the group, an expression over
 --                              the columns of requests (docs/by.md)
 -- Columns:
@@ -87,6 +88,13 @@ CREATE OR REPLACE MACRO _op_ms(t_ms, latency_ms, base) AS
 CREATE OR REPLACE MACRO _op_text(req, req_text) AS CASE WHEN req IS NULL THEN req_text END;
 CREATE OR REPLACE MACRO _op_row(req, req_text, seq) AS CASE WHEN req IS NULL AND req_text IS NULL THEN seq END;
 
+-- Whether a start t is in the affected interval [from, to); from and to
+-- both NULL: every start counts (the whole run, what analyze/retries.go
+-- passes when no interval is given or stored), which reads t's validity
+-- instead of two comparisons per row (issue 41).
+CREATE OR REPLACE MACRO _retry_in(t, from_ms, to_ms) AS
+    CASE WHEN from_ms IS NULL AND to_ms IS NULL THEN t IS NOT NULL ELSE t >= from_ms AND t < to_ms END;
+
 -- The base of a run's times (lo and hi its smallest and largest t_ms): a
 -- whole ms between 0 and every time, so that t - base is exact (t and the
 -- whole number are both multiples of t's ulp, and |t - base| <= |t|) and
@@ -143,8 +151,8 @@ CREATE OR REPLACE MACRO _retry_sums(exp, grp, affected_from_ms, affected_to_ms) 
         SELECT run, {'v': gv} AS gk, latency_ms, n, aff, aff_ok, cnt, budget
         FROM (SELECT run, gv, latency_ms,
                      sum(sign) FILTER (WHERE t_ms IS NOT NULL AND latency_ms IS NOT NULL) AS n,
-                     sum(sign) FILTER (WHERE t_ms >= affected_from_ms AND t_ms < affected_to_ms) AS aff,
-                     sum(sign) FILTER (WHERE t_ms >= affected_from_ms AND t_ms < affected_to_ms AND outcome = 'ok') AS aff_ok,
+                     sum(sign) FILTER (WHERE _retry_in(t_ms, affected_from_ms, affected_to_ms)) AS aff,
+                     sum(sign) FILTER (WHERE _retry_in(t_ms, affected_from_ms, affected_to_ms) AND outcome = 'ok') AS aff_ok,
                      sum(count) AS cnt, sum(count) FILTER (WHERE drop_reason = 'budget') AS budget
               FROM (SELECT run, grp AS gv, latency_ms, t_ms, outcome, 1 AS sign, count, drop_reason FROM requests
                     WHERE experiment = exp AND attempt = 0 AND req IS NOT NULL
@@ -173,8 +181,8 @@ CREATE OR REPLACE MACRO _retry_sums(exp, grp, affected_from_ms, affected_to_ms) 
         FROM firsts
         UNION ALL
         SELECT run, gk, op_ms, (op_ms IS NOT NULL)::BIGINT,
-               (start_ms >= affected_from_ms AND start_ms < affected_to_ms)::BIGINT,
-               (start_ms >= affected_from_ms AND start_ms < affected_to_ms AND ok)::BIGINT
+               _retry_in(start_ms, affected_from_ms, affected_to_ms)::BIGINT,
+               (_retry_in(start_ms, affected_from_ms, affected_to_ms) AND ok)::BIGINT
         FROM mops
     ),
     affected AS (

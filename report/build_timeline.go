@@ -189,7 +189,7 @@ func sideArgs(s hypothesis.Side) []any {
 // stopWindow is where stop_damage stops with k = StopAfter; NaN for none.
 func stopWindow(q store.Querier, e store.Experiment, o Options, th hypothesis.Bound) (float64, error) {
 	r, err := o.stopDamage(q, analyze.StopDamageOptions{Experiment: e.Name, Window: o.Window,
-		Ks: []int64{o.StopAfter}, Hypothesis: o.Hypothesis, Bound: &th})
+		Ks: []int64{o.StopAfter}, Hypothesis: o.Hypothesis, Bound: &th, Windows: true})
 	if err != nil {
 		return math.NaN(), err
 	}
