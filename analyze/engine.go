@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
 
 	rds "github.com/rewind-dev/rewind/dataset"
 	"github.com/rewind-dev/rewind/engine"
@@ -21,8 +24,9 @@ type Remote struct {
 	ctx     context.Context
 	eng     engine.Engine
 	db      *store.DB
-	dataset string // the path the engine reads
-	swept   string // how the last falsification was judged (sweepOn), for tests
+	dataset string        // the path the engine reads
+	timeout time.Duration // each step's deadline (0: none)
+	swept   string        // how the last falsification was judged (sweepOn), for tests
 	// sweepShadowed: the in-memory _sweep is sweepOn's, not the library's
 	sweepShadowed bool
 	streaked      string // how the last stop-damage was judged (streaksOn), for tests
@@ -32,8 +36,10 @@ type Remote struct {
 }
 
 // OpenRemote registers the dataset with eng and copies its experiments and
-// runs into a new in-memory database.
-func OpenRemote(ctx context.Context, eng engine.Engine, dataset string) (*Remote, error) {
+// runs into a new in-memory database. timeout is the deadline of each
+// call on the engine, each reduce step (0: none): a step past it fails
+// with an engine.DeadlineError naming it.
+func OpenRemote(ctx context.Context, eng engine.Engine, dataset string, timeout time.Duration) (*Remote, error) {
 	if !strings.Contains(dataset, "://") {
 		// a path this machine reads too: its parts are checked here, so that
 		// a bad one is named (Spark's error names the folder, and the cause
@@ -42,14 +48,15 @@ func OpenRemote(ctx context.Context, eng engine.Engine, dataset string) (*Remote
 			return nil, err
 		}
 	}
-	if err := eng.Register(ctx, dataset); err != nil {
+	err := engine.WithDeadline(ctx, timeout, "register (the dataset's views)", func(ctx context.Context) error { return eng.Register(ctx, dataset) })
+	if err != nil {
 		return nil, err
 	}
 	db, err := store.Open(ctx, "", store.Options{Mode: store.Memory})
 	if err != nil {
 		return nil, err
 	}
-	r := &Remote{ctx: ctx, eng: eng, db: db, dataset: dataset}
+	r := &Remote{ctx: ctx, eng: eng, db: db, dataset: dataset, timeout: timeout}
 	for _, t := range smallTables {
 		if err := r.reduce("_remote_"+t.table, t.cols, "SELECT "+t.sel+" FROM "+t.table); err != nil {
 			db.Close()
@@ -92,7 +99,7 @@ func (r *Remote) Querier() store.Querier { return store.WithContext(r.ctx, r.db)
 // reduce runs one reduce step on the engine and loads its result into the
 // temporary table name with DuckDB's column definitions cols.
 func (r *Remote) reduce(name, cols, step string) error {
-	t, err := r.eng.Reduce(r.ctx, step)
+	t, err := r.run(name, step)
 	if err != nil {
 		var tl *engine.TooLargeError
 		if asTooLarge(err, &tl) {
@@ -131,10 +138,22 @@ func (r *Remote) NotOnEngine(analysis, missing string) error {
 
 func asTooLarge(err error, tl **engine.TooLargeError) bool { return errors.As(err, tl) }
 
+// run runs one statement on the engine within the deadline of a step,
+// name naming it past the deadline.
+func (r *Remote) run(name, q string) (arrow.Table, error) {
+	var t arrow.Table
+	err := engine.WithDeadline(r.ctx, r.timeout, name, func(ctx context.Context) error {
+		var err error
+		t, err = r.eng.Reduce(ctx, q)
+		return err
+	})
+	return t, err
+}
+
 // timed reports whether experiment exp has a row with t_ms, in a step that
 // stops at the first.
 func (r *Remote) timed(exp string) (bool, error) {
-	t, err := r.eng.Reduce(r.ctx, `SELECT 1 AS one FROM requests WHERE experiment = `+engine.String(exp)+` AND t_ms IS NOT NULL LIMIT 1`)
+	t, err := r.run("_remote_timed", `SELECT 1 AS one FROM requests WHERE experiment = `+engine.String(exp)+` AND t_ms IS NOT NULL LIMIT 1`)
 	if err != nil {
 		return false, err
 	}

@@ -35,7 +35,7 @@ func (r *Remote) attrsOn(analysis, exp string, fields []string, f string) ([2]st
 		return [2]string{}, r.NotOnEngine(fmt.Sprintf("%s by %q", analysis, f), `an attrs key with ', \ or * has no JSON path on Spark`)
 	}
 	expr := attrsSpark(key, false)
-	t, err := r.eng.Reduce(r.ctx, `SELECT 1 AS one FROM requests WHERE experiment = `+engine.String(exp)+` AND `+expr+` IS NOT NULL LIMIT 1`)
+	t, err := r.run("_remote_attrs_key", `SELECT 1 AS one FROM requests WHERE experiment = `+engine.String(exp)+` AND `+expr+` IS NOT NULL LIMIT 1`)
 	if err != nil {
 		return [2]string{}, err
 	}

@@ -8,11 +8,13 @@ package analyze
 // Where a product of the judging could pass DECIMAL(38,0), the windows
 // are pulled instead (engine_sides.go) and judged by the library.
 // Any two sides (roles, or runs of this experiment or another), margins or
-// thresholds, every metric, a split at a duration, --by columns and
-// status_class; a split at an event and --by an attrs key are refused.
+// thresholds, every metric, a split at a duration or at an event (read
+// from the dataset's events by one step, splitEvent), --by columns,
+// status_class and attrs keys (a key Spark cannot name or writes
+// otherwise is refused).
 func FalsificationOn(r *Remote, o FalsificationOptions) (*Result, error) {
 	db := r.Querier()
-	e, w, runs, err := r.hypothesisRuns("falsification", o.Hypothesis, o.Experiment, o.Window)
+	e, w, runs, err := r.hypothesisRuns(o.Hypothesis, o.Experiment, o.Window)
 	if err != nil {
 		return nil, err
 	}

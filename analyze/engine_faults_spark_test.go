@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rewind-dev/rewind/engine"
+	"github.com/rewind-dev/rewind/hypothesis"
 	"github.com/rewind-dev/rewind/store"
 )
 
@@ -32,7 +33,7 @@ func TestSparkBadPart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	r, err := OpenRemote(ctx, eng, dir)
+	r, err := OpenRemote(ctx, eng, dir, 0)
 	if err == nil {
 		_, err = BlastRadiusOn(r, BlastRadiusOptions{Experiment: "edge"})
 		r.Close()
@@ -129,4 +130,24 @@ func bigDB(t *testing.T, n int) *store.DB {
 		}
 	}
 	return db
+}
+
+// An analysis's reduce step past the deadline of a step (1 ms: less than
+// any Spark job) fails with a DeadlineError naming the step's table; the
+// step was interrupted and the session stays usable: the same analysis,
+// without a deadline, then answers as locally.
+func TestSparkStepDeadline(t *testing.T) {
+	sparkURL(t)
+	local := logsDB(t, edgeLog(200))
+	r := onSpark(t, sparkDataset(t, local))
+	o := FalsificationOptions{Experiment: "edge", Window: hypothesis.Window{N: 10}}
+	r.timeout = time.Millisecond
+	_, err := FalsificationOn(r, o)
+	var de *engine.DeadlineError
+	if !errors.As(err, &de) || de.Step != "_remote_run_rows" || de.Deadline != time.Millisecond ||
+		!strings.Contains(err.Error(), "step _remote_run_rows on the cluster: no result within 1ms") {
+		t.Fatalf("falsification with a deadline of 1 ms: %v, want a DeadlineError naming _remote_run_rows", err)
+	}
+	r.timeout = 0
+	compareFalsification(t, local, r, o)
 }

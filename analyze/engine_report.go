@@ -1,9 +1,7 @@
 package analyze
 
 import (
-	"fmt"
 	"strings"
-	"time"
 
 	"github.com/rewind-dev/rewind/engine"
 	"github.com/rewind-dev/rewind/hypothesis"
@@ -131,22 +129,10 @@ SELECT count_if(type = 'k6_metric' AND json_array_length(get_json_object(attrs, 
 FROM events WHERE experiment = `+engine.String(exp))
 }
 
-// eventsView makes the dataset's events a view of the engine's session.
-func (r *Remote) eventsView() error {
-	if _, err := r.eng.Reduce(r.ctx, "CREATE OR REPLACE TEMPORARY VIEW events ("+eventsCols+") USING parquet OPTIONS (path "+
-		engine.String(strings.TrimRight(r.dataset, "/")+"/events")+")"); err != nil {
-		return fmt.Errorf("dataset %s: table events: %w", r.dataset, err)
-	}
-	return nil
-}
-
 // ResolveSides is hypothesis.ResolveSides over runs the engine counts (as
-// FalsificationOn resolves them); a split at an event is refused, the
-// dataset's events not being read for it.
-func (r *Remote) ResolveSides(what string, e store.Experiment, h hypothesis.Hypothesis, absolute bool) (hypothesis.Sides, error) {
-	if _, err := time.ParseDuration(h.BaselineUntil); h.BaselineUntil != "" && err != nil {
-		return hypothesis.Sides{}, r.NotOnEngine(what+" with {baseline-until} EVENT", "the dataset's events are not read on the engine (a duration, such as {baseline-until} 2m, is)")
-	}
+// FalsificationOn resolves them), a split at an event read from the
+// dataset's events on the engine.
+func (r *Remote) ResolveSides(e store.Experiment, h hypothesis.Hypothesis, absolute bool) (hypothesis.Sides, error) {
 	rr := &remoteRuns{r: r, byExp: map[string]runCounts{}}
 	s, _, err := rr.sides(e, h, absolute)
 	return s, err

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/rewind-dev/rewind/engine"
 	"github.com/rewind-dev/rewind/hypothesis"
@@ -106,25 +105,20 @@ func (rr *remoteRuns) where(where string) (runCounts, error) {
 
 // hypothesisRuns is how the hypotheses' analyses on an engine begin: the
 // experiment and its window found, and the runs' step.
-func (r *Remote) hypothesisRuns(analysis string, h hypothesis.Hypothesis, experiment string, window hypothesis.Window) (store.Experiment, hypothesis.Window, *remoteRuns, error) {
+func (r *Remote) hypothesisRuns(h hypothesis.Hypothesis, experiment string, window hypothesis.Window) (store.Experiment, hypothesis.Window, *remoteRuns, error) {
 	db := r.Querier()
 	e, w, err := findWindow(db, h.ExperimentIn(db, experiment), window)
 	if err != nil {
 		return store.Experiment{}, hypothesis.Window{}, nil, err
 	}
-	runs, err := r.remoteRunsOf(analysis, e, h, w)
+	runs, err := r.remoteRunsOf(e, w)
 	return e, w, runs, err
 }
 
-// remoteRunsOf counts e's runs on the engine, refusing first what has no
-// reduce steps (a split at an event: the dataset's events are not read on
-// the engine) and what the local path refuses before it resolves the
-// sides: duration windows over an experiment without t_ms
-// (experimentWindow).
-func (r *Remote) remoteRunsOf(analysis string, e store.Experiment, h hypothesis.Hypothesis, w hypothesis.Window) (*remoteRuns, error) {
-	if _, err := time.ParseDuration(h.BaselineUntil); h.BaselineUntil != "" && err != nil {
-		return nil, r.NotOnEngine(analysis+" with {baseline-until} EVENT", "the dataset's events are not read on the engine (a duration, such as {baseline-until} 2m, is)")
-	}
+// remoteRunsOf counts e's runs on the engine, refusing first what the
+// local path refuses before it resolves the sides: duration windows over
+// an experiment without t_ms (experimentWindow).
+func (r *Remote) remoteRunsOf(e store.Experiment, w hypothesis.Window) (*remoteRuns, error) {
 	rr := &remoteRuns{r: r, byExp: map[string]runCounts{}}
 	x, err := rr.of(e.Name)
 	if err != nil {
@@ -147,7 +141,7 @@ func (rr *remoteRuns) sides(e store.Experiment, h hypothesis.Hypothesis, absolut
 		x, err := rr.side(s)
 		return x.runs, err
 	}
-	s, err := hypothesis.ResolveSidesCounted(rr.r.Querier(), e, h, runs, part, absolute)
+	s, err := hypothesis.ResolveSidesCounted(rr.r.Querier(), e, h, hypothesis.Counted{Runs: runs, Part: part, Event: rr.r.splitEvent}, absolute)
 	if err != nil {
 		return s, false, err
 	}

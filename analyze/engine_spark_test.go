@@ -37,7 +37,7 @@ func onSpark(t *testing.T, dataset string) *Remote {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := OpenRemote(ctx, eng, dataset)
+	r, err := OpenRemote(ctx, eng, dataset, 0)
 	if err != nil {
 		eng.Close()
 		t.Fatal(err)

@@ -11,7 +11,7 @@ package analyze
 // checkStopDamageGroups) and listed by two more steps (engine_sides_by.go).
 func StopDamageOn(r *Remote, o StopDamageOptions) (*Result, error) {
 	db := r.Querier()
-	e, w, runs, err := r.hypothesisRuns("stop-damage", o.Hypothesis, o.Experiment, o.Window)
+	e, w, runs, err := r.hypothesisRuns(o.Hypothesis, o.Experiment, o.Window)
 	if err != nil {
 		return nil, err
 	}

@@ -118,18 +118,13 @@ func (r *Remote) checkExpansion(exp, analysis string) error {
 	return expansionError(exp, analysis, total.Float64, run, seq, line, count)
 }
 
-// eventsCols are the dataset's events as the engine reads them (an empty
-// folder has no schema to infer).
-const eventsCols = "experiment STRING, run STRING, seq BIGINT, type STRING, t_ms DOUBLE, subject STRING, state STRING, attrs STRING, file_id INT, line BIGINT"
-
 // k6Events copies the experiment's k6 metric definitions (k6_metric
 // events: one per metric) into the in-memory events, with one stand-in row
 // per metric k6 points sample (metricKinds reads their names only), and
 // returns those names.
 func (r *Remote) k6Events(exp string) ([]string, error) {
-	if _, err := r.eng.Reduce(r.ctx, "CREATE OR REPLACE TEMPORARY VIEW events ("+eventsCols+") USING parquet OPTIONS (path "+
-		engine.String(strings.TrimRight(r.dataset, "/")+"/events")+")"); err != nil {
-		return nil, fmt.Errorf("dataset %s: table events: %w", r.dataset, err)
+	if err := r.eventsView(); err != nil {
+		return nil, err
 	}
 	lit := engine.String(exp)
 	if err := r.reduce("_remote_k6_events", "run VARCHAR, seq BIGINT, type VARCHAR, t_ms DOUBLE, subject VARCHAR, state VARCHAR, attrs VARCHAR, file_id INTEGER, line BIGINT", `

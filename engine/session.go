@@ -113,31 +113,37 @@ func (k *keeper) note(ctx context.Context, req any) {
 	k.md, _ = metadata.FromOutgoingContext(ctx)
 }
 
-// releaseMethod is Spark Connect's ReleaseSession (Spark 3.5+).
-const releaseMethod = "/spark.connect.SparkConnectService/ReleaseSession"
-
-// release asks the server to drop the session (a server that answers
-// Unimplemented, older than 3.5, drops it at its timeout), then closes the
-// connection. It waits at most 10 s: a server that is gone does not hold a
-// command at its end.
+// release asks the server to drop the session (ReleaseSession, Spark
+// 3.5+; a server that answers Unimplemented drops it at its timeout), then
+// closes the connection. It waits at most 10 s: a server that is gone does
+// not hold a command at its end.
 func (k *keeper) release() error {
 	if k.conn == nil {
 		return nil
 	}
 	defer k.conn.Close()
+	_, err := k.call("ReleaseSession", nil)
+	return err
+}
+
+// call sends the session's request of method (a SparkConnectService RPC
+// the client defines but does not send) with its session id and user
+// context, and set's fields, in at most 10 s. It returns the response, or
+// nil when no request was sent yet (the server has no session).
+func (k *keeper) call(method string, set func(req protoreflect.Message)) (protoreflect.Message, error) {
 	k.mu.Lock()
 	id, user, md := k.session, k.user, k.md
 	k.mu.Unlock()
-	if id == "" {
-		return nil // no request was sent: the server has no session
+	if id == "" || k.conn == nil {
+		return nil, nil
 	}
-	reqType, err := protoregistry.GlobalTypes.FindMessageByName("spark.connect.ReleaseSessionRequest")
+	reqType, err := protoregistry.GlobalTypes.FindMessageByName(protoreflect.FullName("spark.connect." + method + "Request"))
 	if err != nil {
-		return fmt.Errorf("release session: %w", err)
+		return nil, fmt.Errorf("%s: %w", method, err)
 	}
-	respType, err := protoregistry.GlobalTypes.FindMessageByName("spark.connect.ReleaseSessionResponse")
+	respType, err := protoregistry.GlobalTypes.FindMessageByName(protoreflect.FullName("spark.connect." + method + "Response"))
 	if err != nil {
-		return fmt.Errorf("release session: %w", err)
+		return nil, fmt.Errorf("%s: %w", method, err)
 	}
 	req := reqType.New()
 	fields := req.Descriptor().Fields()
@@ -145,10 +151,15 @@ func (k *keeper) release() error {
 	if user != nil {
 		req.Set(fields.ByName("user_context"), protoreflect.ValueOfMessage(user))
 	}
+	if set != nil {
+		set(req)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if md != nil {
 		ctx = metadata.NewOutgoingContext(ctx, md)
 	}
-	return k.conn.Invoke(ctx, releaseMethod, req.Interface(), respType.New().Interface())
+	resp := respType.New()
+	err = k.conn.Invoke(ctx, "/spark.connect.SparkConnectService/"+method, req.Interface(), resp.Interface())
+	return resp, err
 }

@@ -23,10 +23,12 @@ type Spark struct {
 }
 
 // Stats count what a session brought back: reduce steps and the bytes of
-// their Arrow buffers (bench/spark.sh reports them).
+// their Arrow buffers (bench/spark.sh reports them), and the operations
+// interrupted on the server when a step's context ended (bounded).
 type Stats struct {
-	Steps int
-	Bytes int64
+	Steps       int
+	Bytes       int64
+	Interrupted int
 }
 
 // Stats is what the session brought back so far.
@@ -99,17 +101,18 @@ func (s *Spark) Register(ctx context.Context, dir string) error {
 
 // exec runs a statement for its effect.
 func (s *Spark) exec(ctx context.Context, q string) error {
-	_, err := safely(func() (sql.DataFrame, error) { return s.session.Sql(ctx, q) })
+	_, err := bounded(ctx, s, func(ctx context.Context) (sql.DataFrame, error) { return s.session.Sql(ctx, q) })
 	return s.explain(err)
 }
 
-// Reduce runs q and returns its result.
+// Reduce runs q and returns its result. It returns when ctx ends, the
+// query interrupted on the server (bounded).
 func (s *Spark) Reduce(ctx context.Context, q string) (arrow.Table, error) {
-	df, err := safely(func() (sql.DataFrame, error) { return s.session.Sql(ctx, q) })
+	df, err := bounded(ctx, s, func(ctx context.Context) (sql.DataFrame, error) { return s.session.Sql(ctx, q) })
 	if err != nil {
 		return nil, s.explain(err)
 	}
-	t, err := safely(func() (*arrow.Table, error) { return df.ToArrow(ctx) })
+	t, err := bounded(ctx, s, func(ctx context.Context) (*arrow.Table, error) { return df.ToArrow(ctx) })
 	if err != nil {
 		return nil, s.explain(err)
 	}

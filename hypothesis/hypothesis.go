@@ -458,7 +458,9 @@ type dbCounts struct{ db store.Querier }
 func (c dbCounts) runs(exp string) ([]runInfo, error) { return experimentRuns(c.db, exp) }
 func (c dbCounts) rows(s Side) (int64, error)         { return sideRequests(c.db, s) }
 
-func (c dbCounts) splitAt(exp, v string) (float64, string, error) { return splitMs(c.db, exp, v) }
+func (c dbCounts) splitAt(exp, v string) (float64, string, error) {
+	return splitMs(exp, v, DBEvent(c.db))
+}
 
 func (c dbCounts) noLatency(s Side) ([]string, error) {
 	where, args := s.where()
@@ -688,37 +690,6 @@ func resolveSplit(db store.Querier, rc rowCounts, e store.Experiment, h Hypothes
 	s.Control.UntilMs, s.Treatment.FromMs = &at, &at
 	s.Split = how
 	return nil
-}
-
-// splitMs reads --baseline-until: a duration from t_ms 0, or the first
-// event of a type (action_start), or of a type and subject
-// (action_start:inject-latency), in the experiment's events.
-func splitMs(db store.Querier, exp, v string) (float64, string, error) {
-	if d, err := time.ParseDuration(v); err == nil {
-		if d <= 0 {
-			return 0, "", param.Errorf("baseline-until", "{baseline-until} %s: want a positive duration or an event", v)
-		}
-		return float64(d) / float64(time.Millisecond), "t = " + v, nil
-	}
-	typ, subject, bySubject := strings.Cut(v, ":")
-	var at sql.NullFloat64
-	err := db.QueryRow(`SELECT min(t_ms) FROM events WHERE experiment = ? AND type = ? AND (NOT ? OR subject = ?)`,
-		exp, typ, bySubject, subject).Scan(&at)
-	if err != nil {
-		return 0, "", err
-	}
-	if at.Valid {
-		return at.Float64, fmt.Sprintf("the first %s (t = %s ms)", v, TrimFloat(at.Float64)), nil
-	}
-	types, err := store.QueryStrings(db, `SELECT DISTINCT type FROM events WHERE experiment = ? AND t_ms IS NOT NULL ORDER BY type`, exp)
-	if err != nil {
-		return 0, "", err
-	}
-	have := "it has no timed events (ingest a Chaos Toolkit journal into the experiment for action_start)"
-	if len(types) > 0 {
-		have = "its timed event types: " + strings.Join(types, ", ")
-	}
-	return 0, "", param.Errorf("baseline-until", "{baseline-until} %s: not a duration (2m, 90s) and no such event in experiment %q; %s", v, exp, have)
 }
 
 // HasTags reports whether the treatment side has tagged requests: damage is

@@ -2,9 +2,7 @@ package hypothesis
 
 import (
 	"database/sql"
-	"fmt"
 	"slices"
-	"time"
 
 	"github.com/rewind-dev/rewind/store"
 )
@@ -22,29 +20,29 @@ type RunRows struct {
 	Formats   sql.NullString  // the formats of its files, ", "-separated in order
 }
 
-// ResolveSidesCounted is ResolveSides over runs counted elsewhere: runsOf
-// gives an experiment's runs with rows, in run order, part the runs of a
-// side with time bounds (a part of a split run) counted over its rows;
-// db answers the rest (the runs table). It resolves the same sides with
-// the same refusals. A split at an event reads the events, which db does
-// not hold: it is refused.
-func ResolveSidesCounted(db store.Querier, e store.Experiment, h Hypothesis, runsOf func(exp string) ([]RunRows, error),
-	part func(Side) ([]RunRows, error), absolute bool) (Sides, error) {
-	if h.BaselineUntil != "" {
-		if _, err := time.ParseDuration(h.BaselineUntil); err != nil {
-			return Sides{}, fmt.Errorf("ResolveSidesCounted: a split at an event needs the events")
-		}
-	}
-	return resolveSides(db, countedRows{runsOf, part}, e, h, absolute)
+// Counted are what ResolveSidesCounted reads where the requests are (an
+// engine over a dataset).
+type Counted struct {
+	// Runs gives an experiment's runs with rows, in run order.
+	Runs func(exp string) ([]RunRows, error)
+	// Part gives the runs of a side with time bounds (a part of a split
+	// run), counted over its rows.
+	Part func(Side) ([]RunRows, error)
+	// Event reads an event of an experiment's events, for a split at it.
+	Event EventReader
 }
 
-type countedRows struct {
-	all  func(exp string) ([]RunRows, error)
-	part func(Side) ([]RunRows, error)
+// ResolveSidesCounted is ResolveSides over runs counted elsewhere (c); db
+// answers the rest (the runs table). It resolves the same sides with the
+// same refusals.
+func ResolveSidesCounted(db store.Querier, e store.Experiment, h Hypothesis, c Counted, absolute bool) (Sides, error) {
+	return resolveSides(db, countedRows{c}, e, h, absolute)
 }
+
+type countedRows struct{ Counted }
 
 func (c countedRows) runs(exp string) ([]runInfo, error) {
-	rs, err := c.all(exp)
+	rs, err := c.Runs(exp)
 	out := make([]runInfo, len(rs))
 	for i, r := range rs {
 		out[i] = runInfo{Run: r.Run, Role: r.Role, Requests: r.Requests, SpanMs: r.SpanMs}
@@ -56,9 +54,9 @@ func (c countedRows) runs(exp string) ([]runInfo, error) {
 // its runs; one with them is counted over its part.
 func (c countedRows) of(s Side) ([]RunRows, error) {
 	if s.FromMs != nil || s.UntilMs != nil {
-		return c.part(s)
+		return c.Part(s)
 	}
-	rs, err := c.all(s.Experiment)
+	rs, err := c.Runs(s.Experiment)
 	if err != nil {
 		return nil, err
 	}
@@ -67,10 +65,10 @@ func (c countedRows) of(s Side) ([]RunRows, error) {
 	}), nil
 }
 
-// rows is 1 when a run of the side has rows.
-// splitAt is splitMs of a duration (ResolveSidesCounted refuses events).
-func (c countedRows) splitAt(exp, v string) (float64, string, error) { return splitMs(nil, exp, v) }
+// splitAt is splitMs over the events as c.Event reads them.
+func (c countedRows) splitAt(exp, v string) (float64, string, error) { return splitMs(exp, v, c.Event) }
 
+// rows is 1 when a run of the side has rows.
 func (c countedRows) rows(s Side) (int64, error) {
 	rs, err := c.of(s)
 	return int64(min(len(rs), 1)), err

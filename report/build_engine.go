@@ -136,7 +136,7 @@ func (o Options) retries(q store.Querier, ro analyze.RetriesOptions) (*analyze.R
 // on an engine.
 func (o Options) resolveSides(q store.Querier, e store.Experiment) (hypothesis.Sides, error) {
 	if o.remote != nil {
-		return o.remote.ResolveSides("report", e, o.Hypothesis, true)
+		return o.remote.ResolveSides(e, o.Hypothesis, true)
 	}
 	return hypothesis.ResolveSides(q, e, o.Hypothesis, true)
 }

@@ -236,7 +236,7 @@ func remoteOf(t *testing.T, db *store.DB) *analyze.Remote {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := analyze.OpenRemote(ctx, eng, dir)
+	r, err := analyze.OpenRemote(ctx, eng, dir, 0)
 	if err != nil {
 		eng.Close()
 		t.Fatal(err)
