@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/spark-connect-go/spark/client/channel"
@@ -19,7 +20,9 @@ type Spark struct {
 	url     string
 	session sql.SparkSession
 	keeper  *keeper
-	stats   Stats
+	// stopAlive ends keepAlive's calls (keepalive.go)
+	stopAlive func()
+	stats     Stats
 }
 
 // Stats count what a session brought back: reduce steps and the bytes of
@@ -38,6 +41,12 @@ func (s *Spark) Stats() Stats { return s.stats }
 // (sc://HOST:PORT). The client connects lazily: a server that is not there
 // shows at the first statement, which OpenSpark runs.
 func OpenSpark(ctx context.Context, url string) (*Spark, error) {
+	return openSpark(ctx, url, keepAliveEvery)
+}
+
+// openSpark is OpenSpark with the session calling the server every every
+// while it is open (keepAlive; tests turn it off with 0).
+func openSpark(ctx context.Context, url string, every time.Duration) (*Spark, error) {
 	if !strings.HasPrefix(url, "sc://") {
 		return nil, fmt.Errorf("spark %q: want a Spark Connect URL, sc://HOST:PORT", url)
 	}
@@ -50,7 +59,7 @@ func OpenSpark(ctx context.Context, url string) (*Spark, error) {
 	if err != nil {
 		return nil, fmt.Errorf("spark %s: %w", url, err)
 	}
-	sp := &Spark{url: url, session: s, keeper: k}
+	sp := &Spark{url: url, session: s, keeper: k, stopAlive: func() {}}
 	// Hive partition values stay strings (run=1 is the run "1", not 1),
 	// and times are read in UTC, as rewind's DuckDB reads them.
 	for _, set := range []string{
@@ -64,6 +73,7 @@ func OpenSpark(ctx context.Context, url string) (*Spark, error) {
 			return nil, err
 		}
 	}
+	sp.stopAlive = sp.keepAlive(every)
 	return sp, nil
 }
 
@@ -75,6 +85,7 @@ func (s *Spark) Name() string { return "Spark" }
 // A server older than Spark 3.5, without ReleaseSession, keeps the session
 // until its idle timeout, as it would have anyway.
 func (s *Spark) Close() error {
+	s.stopAlive()
 	err := s.session.Stop()
 	if e := s.keeper.release(); e != nil && err == nil {
 		if st, ok := status.FromError(e); !ok || st.Code() != codes.Unimplemented {
