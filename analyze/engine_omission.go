@@ -54,7 +54,7 @@ func OmissionOn(r *Remote, o OmissionOptions) (main, windows *Result, err error)
 	}
 	if o.Interval.IsZero() && !src.vegeta {
 		if src.k6 {
-			return nil, nil, r.NotOnEngine("omission of k6's dropped iterations", "they are k6 points, events, and the dataset's events are not read on the engine; give {rate} N/DURATION for a constant-rate schedule numbered by req")
+			return nil, nil, r.NotOnEngine("omission of k6's dropped iterations", "they are k6 points, events, and omission has no reduce steps over the events' points yet; give {rate} N/DURATION for a constant-rate schedule numbered by req")
 		}
 		return nil, nil, src.cannotTell(e.Name)
 	}
