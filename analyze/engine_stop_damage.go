@@ -6,7 +6,8 @@ package analyze
 // experiment side's windows are judged and their streaks found on the
 // engine, in blocks (engine_streaks.go); stop_damage finishes in DuckDB.
 // Past the judging's bounds, or with o.Windows, both sides' windows are
-// pulled and the library's streaks run over them. The sides, metrics, splits and groups of FalsificationOn, and its
+// pulled and the library's streaks run over them. The sides, metrics,
+// splits and groups of FalsificationOn, and its
 // refusals; with --by, the experiment's groups are counted (the limit of
 // checkStopDamageGroups) and listed by two more steps (engine_sides_by.go).
 func StopDamageOn(r *Remote, o StopDamageOptions) (*Result, error) {

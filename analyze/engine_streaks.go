@@ -54,12 +54,10 @@ const maxStreakK = 64
 
 // streaksOn judges the experiment side's streaks on the engine and makes
 // the in-memory _streaks (or _streaks_by) read them, or returns false
-// (nothing shadowed) when the windows must be pulled instead.
+// (nothing shadowed) when the windows must be pulled instead. The caller
+// has restored the library's macros (restoreStreaks).
 func (r *Remote) streaksOn(e store.Experiment, s hypothesis.Sides, w hypothesis.Window, th hypothesis.Bound, ks []int64, eg engineGroup) (bool, error) {
 	r.streaked = ""
-	if err := r.restoreStreaks(); err != nil {
-		return false, err
-	}
 	kmax := ks[len(ks)-1]
 	if kmax > maxStreakK {
 		r.streaked = fmt.Sprintf("pulled: k %d past %d", kmax, maxStreakK)
