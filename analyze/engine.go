@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -43,7 +44,14 @@ func OpenRemote(ctx context.Context, eng engine.Engine, dataset string, timeout 
 	if !strings.Contains(dataset, "://") {
 		// a path this machine reads too: its parts are checked here, so that
 		// a bad one is named (Spark's error names the folder, and the cause
-		// that names the part is past what Spark Connect sends back)
+		// that names the part is past what Spark Connect sends back); a
+		// relative one is made absolute, since the engine would resolve it
+		// against its own working folder, not the user's
+		abs, err := filepath.Abs(dataset)
+		if err != nil {
+			return nil, fmt.Errorf("dataset %s: %w", dataset, err)
+		}
+		dataset = abs
 		if err := rds.Check(ctx, dataset); err != nil {
 			return nil, err
 		}

@@ -146,7 +146,14 @@ func falsificationCases(exp string) []FalsificationOptions {
 		{Metric: "p50"}, {Metric: "p90"}, {Metric: "p95"}, {Metric: "p99.9"}, {Metric: "max"}, {Metric: "mean"},
 		{Metric: "p99", Control: "checkout/baseline"},
 		{BaselineUntil: "1s"}, {BaselineUntil: "2s", Metric: "p50"}, {BaselineUntil: "150ms", Treatment: "control"}, {BaselineUntil: "-1s"}} {
-		for _, w := range windows {
+		ws := windows
+		if exp == "lat" { // CI time: the quantiles over the count windows, the rest over time
+			ws = windows[1:2]
+			if strings.HasPrefix(h.Metric, "p") {
+				ws = []hypothesis.Window{{N: 10}, {N: 20}}
+			}
+		}
+		for _, w := range ws {
 			out = append(out, FalsificationOptions{Experiment: exp, Window: w, Hypothesis: h})
 		}
 	}
