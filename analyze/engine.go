@@ -34,7 +34,21 @@ type Remote struct {
 	// streaksShadowed: the in-memory _streaks and _streaks_by are
 	// streaksOn's, not the library's
 	streaksShadowed bool
+	// memo holds the results of the session's queries by their text (an
+	// analysis and a report run some of the same steps: a report on the
+	// chaos fixture ran 28 steps, 11 of them a second time), up to
+	// memoLimit bytes of Arrow; memoBytes is what it holds.
+	memo      map[string]memoized
+	memoBytes int64
 }
+
+// memoized is a query's result: t is nil when the engine returned none.
+type memoized struct{ t arrow.Table }
+
+// memoLimit bounds what a session keeps of its results (a step's result
+// larger than it, such as the windows a report's timeline pulls, is not
+// kept): the client's memory stays flat.
+const memoLimit = 16 << 20
 
 // OpenRemote registers the dataset with eng and copies its experiments and
 // runs into a new in-memory database. timeout is the deadline of each
@@ -145,6 +159,12 @@ func (r *Remote) copySmallTables() error {
 
 // Close closes the in-memory database and the engine's session.
 func (r *Remote) Close() error {
+	for _, m := range r.memo {
+		if m.t != nil {
+			m.t.Release()
+		}
+	}
+	r.memo, r.memoBytes = nil, 0
 	err := r.db.Close()
 	if e := r.eng.Close(); err == nil {
 		err = e
@@ -199,14 +219,47 @@ func asTooLarge(err error, tl **engine.TooLargeError) bool { return errors.As(er
 
 // run runs one statement on the engine within the deadline of a step,
 // name naming it past the deadline.
+// A query (SELECT or WITH) the session ran before returns its result
+// again: the dataset does not change under a session, and the query's
+// text is the whole of what it reads.
 func (r *Remote) run(name, q string) (arrow.Table, error) {
+	query := isQuery(q)
+	if m, ok := r.memo[q]; ok && query {
+		if m.t != nil {
+			m.t.Retain()
+		}
+		return m.t, nil
+	}
 	var t arrow.Table
 	err := engine.WithDeadline(r.ctx, r.timeout, name, func(ctx context.Context) error {
 		var err error
 		t, err = r.eng.Reduce(ctx, q)
 		return err
 	})
+	if err == nil && query {
+		size := int64(0)
+		if t != nil {
+			size = engine.TableBytes(t)
+		}
+		if r.memoBytes+size <= memoLimit {
+			if r.memo == nil {
+				r.memo = map[string]memoized{}
+			}
+			if t != nil {
+				t.Retain()
+			}
+			r.memo[q], r.memoBytes = memoized{t}, r.memoBytes+size
+		}
+	}
 	return t, err
+}
+
+// isQuery reports whether q is a query (its first word SELECT or WITH),
+// not a statement run for its effect.
+func isQuery(q string) bool {
+	q = strings.TrimLeft(q, " \t\r\n(")
+	q = strings.ToUpper(q[:min(len(q), 6)])
+	return strings.HasPrefix(q, "SELECT") || strings.HasPrefix(q, "WITH")
 }
 
 // timed reports whether experiment exp has a row with t_ms, in a step that

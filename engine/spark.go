@@ -131,7 +131,7 @@ func (s *Spark) Reduce(ctx context.Context, q string) (arrow.Table, error) {
 	if t == nil || *t == nil {
 		return nil, nil
 	}
-	s.stats.Bytes += tableBytes(*t)
+	s.stats.Bytes += TableBytes(*t)
 	return *t, nil
 }
 
@@ -179,8 +179,8 @@ func safely[T any](fn func() (T, error)) (v T, err error) {
 	return fn()
 }
 
-// tableBytes is the size of t's Arrow buffers.
-func tableBytes(t arrow.Table) int64 {
+// TableBytes is the size of t's Arrow buffers.
+func TableBytes(t arrow.Table) int64 {
 	var n int64
 	for i := range int(t.NumCols()) {
 		for _, c := range t.Column(i).Data().Chunks() {
