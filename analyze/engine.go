@@ -37,13 +37,11 @@ type Remote struct {
 	// memo holds the results of the session's queries by their text (an
 	// analysis and a report run some of the same steps: a report on the
 	// chaos fixture ran 28 steps, 11 of them a second time), up to
-	// memoLimit bytes of Arrow; memoBytes is what it holds.
-	memo      map[string]memoized
+	// memoLimit bytes of Arrow (nil: the engine returned no table);
+	// memoBytes is what it holds.
+	memo      map[string]arrow.Table
 	memoBytes int64
 }
-
-// memoized is a query's result: t is nil when the engine returned none.
-type memoized struct{ t arrow.Table }
 
 // memoLimit bounds what a session keeps of its results (a step's result
 // larger than it, such as the windows a report's timeline pulls, is not
@@ -115,8 +113,8 @@ type smallCol struct{ sel, name, typ string }
 // sparkTypes are the engine's names of the small tables' DuckDB types.
 var sparkTypes = map[string]string{"VARCHAR": "STRING", "INTEGER": "INT", "BIGINT": "BIGINT", "DOUBLE": "DOUBLE"}
 
-// copySmallTables copies the small tables in one reduce step (each a job
-// of its own cost a command about a third of its time on a cluster): a
+// copySmallTables copies the small tables in one reduce step (three were
+// three jobs, a fixed cost of every command on a cluster): a
 // UNION ALL of one branch per table, column c of table k as t{k}_{c}, the
 // other tables' columns NULL, and the branch's number as _t; each table is
 // then inserted from its branch's rows.
@@ -159,9 +157,9 @@ func (r *Remote) copySmallTables() error {
 
 // Close closes the in-memory database and the engine's session.
 func (r *Remote) Close() error {
-	for _, m := range r.memo {
-		if m.t != nil {
-			m.t.Release()
+	for _, t := range r.memo {
+		if t != nil {
+			t.Release()
 		}
 	}
 	r.memo, r.memoBytes = nil, 0
@@ -218,17 +216,15 @@ func (r *Remote) NotOnEngine(analysis, missing string) error {
 func asTooLarge(err error, tl **engine.TooLargeError) bool { return errors.As(err, tl) }
 
 // run runs one statement on the engine within the deadline of a step,
-// name naming it past the deadline.
-// A query (SELECT or WITH) the session ran before returns its result
-// again: the dataset does not change under a session, and the query's
-// text is the whole of what it reads.
+// name naming it past the deadline. A query (SELECT or WITH) the session
+// ran before returns its result again (memo): the dataset does not change
+// under a session, and the query's text is the whole of what it reads.
 func (r *Remote) run(name, q string) (arrow.Table, error) {
-	query := isQuery(q)
-	if m, ok := r.memo[q]; ok && query {
-		if m.t != nil {
-			m.t.Retain()
+	if t, ok := r.memo[q]; ok {
+		if t != nil {
+			t.Retain()
 		}
-		return m.t, nil
+		return t, nil
 	}
 	var t arrow.Table
 	err := engine.WithDeadline(r.ctx, r.timeout, name, func(ctx context.Context) error {
@@ -236,19 +232,19 @@ func (r *Remote) run(name, q string) (arrow.Table, error) {
 		t, err = r.eng.Reduce(ctx, q)
 		return err
 	})
-	if err == nil && query {
+	if err == nil && isQuery(q) {
 		size := int64(0)
 		if t != nil {
 			size = engine.TableBytes(t)
 		}
 		if r.memoBytes+size <= memoLimit {
 			if r.memo == nil {
-				r.memo = map[string]memoized{}
+				r.memo = map[string]arrow.Table{}
 			}
 			if t != nil {
 				t.Retain()
 			}
-			r.memo[q], r.memoBytes = memoized{t}, r.memoBytes+size
+			r.memo[q], r.memoBytes = t, r.memoBytes+size
 		}
 	}
 	return t, err
