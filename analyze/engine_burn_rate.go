@@ -3,6 +3,8 @@ package analyze
 import (
 	"database/sql"
 	"fmt"
+	"math/big"
+	"strconv"
 	"strings"
 
 	"github.com/rewind-dev/rewind/engine"
@@ -12,14 +14,16 @@ import (
 )
 
 // BurnRateOn is BurnRate with the per-request work on r's engine, in three
-// reduce steps (docs/scale.md): the table's span; each run's requests
-// summed per bucket of end times (_br_bucket_sums); and the end moments,
-// summed per moment, of the buckets the candidates need only
-// (_br_candidate_buckets, read in DuckDB from the buckets' sums). TEMP
-// macros over those rows shadow _br_span, _br_bucket_sums and _br_points,
-// so that the library's burn_rate finishes unchanged. With --by, the
-// group's fields are one more key of the last two steps (engine_by.go),
-// and burn_rate_by finishes. --good (a DuckDB expression) is refused.
+// reduce steps (docs/scale.md): the table's span; the library's bound
+// (_br_plan) over each run's requests summed per bucket of end times, of
+// which the runs, the possible buckets and the prefix sums the exact
+// search reads come back; and the end moments, summed per moment, of the
+// buckets the candidates need only (_br_candidate_buckets, read in DuckDB
+// from the bound's rows). TEMP macros over those rows shadow _br_span,
+// _br_plan and _br_points, so that the library's burn_rate finishes
+// unchanged. With --by, the group's fields are one more key of the last
+// two steps (engine_by.go), and burn_rate_by finishes. --good (a DuckDB
+// expression) is refused.
 func BurnRateOn(r *Remote, o BurnRateOptions) (*Result, error) {
 	if o.Good != "" {
 		return nil, r.NotOnEngine("burn-rate with {good}", "{good} is a DuckDB expression and is not translated (the default, outcome = 'ok', is)")
@@ -82,15 +86,8 @@ FROM requests`)
 	if err := r.shadow(`_br_span() AS TABLE SELECT span_ns, max_latency_ms FROM _remote_br_span`); err != nil {
 		return err
 	}
-	var g int64
-	if err := r.db.QueryRowContext(r.ctx, q.BucketSizeSQL()).Scan(&g); err != nil {
-		return err
-	}
-	keys := eg.keys()
-	if err := r.reduce("_remote_br_buckets", "run VARCHAR"+eg.cols()+", k BIGINT, n HUGEINT, bad HUGEINT, none HUGEINT, s0 BIGINT, e1 BIGINT", `
-SELECT run`+keys+`, k, sum(n) AS n, sum(bad) AS bad, sum(none) AS none, min(send_ns) AS s0, max(end_ns) AS e1
-FROM (`+burnPoints(exp, eg, g)+`)
-GROUP BY run`+keys+`, k`); err != nil {
+	g, err := r.burnPlan(exp, eg, q)
+	if err != nil {
 		return err
 	}
 	// the group is not compared with --by: it is an expression over the
@@ -99,10 +96,16 @@ GROUP BY run`+keys+`, k`); err != nil {
 	if len(eg.fields) == 0 {
 		mismatch += ` OR grp IS DISTINCT FROM true`
 	}
+	if err := r.shadow(`_br_plan(exp, grp, good, slo, rules, step_ms, partial, bucket_ns) AS TABLE
+    SELECT part, run, ` + eg.vk() + ` AS gk, id, k, lo, hi, cn, cb, t0, e1, dur, total, bad_total, unjudged FROM _remote_br_plan
+    WHERE CASE WHEN ` + mismatch + ` OR ` + q.OtherPlan() + `
+               THEN error('_br_plan: the engine''s bound was computed for other arguments') ELSE true END`); err != nil {
+		return err
+	}
 	if err := r.shadow(`_br_bucket_sums(exp, good, grp, g) AS TABLE
-    SELECT run, ` + eg.vk() + ` AS gk, k, n, bad, none, s0, e1 FROM _remote_br_buckets
-    WHERE CASE WHEN ` + mismatch + ` OR g IS DISTINCT FROM ` + fmt.Sprint(g) + `
-               THEN error('_br_bucket_sums: the engine''s buckets were computed for other arguments') ELSE true END`); err != nil {
+    SELECT * FROM (SELECT NULL AS run, NULL AS gk, NULL::BIGINT AS k, NULL::HUGEINT AS n, NULL::HUGEINT AS bad, NULL::HUGEINT AS none,
+                          NULL::BIGINT AS s0, NULL::BIGINT AS e1)
+    WHERE error('_br_bucket_sums: the buckets stay on the engine (_br_plan is its rows)')`); err != nil {
 		return err
 	}
 	if err := r.burnEnds(exp, eg, g, q); err != nil {
@@ -112,6 +115,169 @@ GROUP BY run`+keys+`, k`); err != nil {
     SELECT run, ` + eg.vk() + ` AS gk, t_ms, NULL::BIGINT AS send_ns, t AS end_ns, n, bad, 0 AS none FROM _remote_br_ends
     WHERE CASE WHEN ` + mismatch + `
                THEN error('_br_points: the engine''s end moments were computed for other arguments') ELSE true END`)
+}
+
+// burnPlan is the second step: the library's bound (_br_plan) on the
+// engine, so that what comes back is the bound's verdicts and not the
+// buckets. Each run's (and group's) requests are summed per bucket of end
+// times; the run's own sums come from windows over those rows, and each
+// row fills the empty buckets before it (from the run's first send's
+// bucket on), so that every bucket has its prefix sums; each rule's union
+// and intersection sums are lags of those at the rule's offsets (in
+// buckets: literals, as Spark's lag takes no column), compared with the
+// threshold exactly (bad > thr * n as bad * den > num * n in
+// DECIMAL(38,0), thr = num / den in lowest terms). All of it is windows
+// over one partitioning by run and group, in bucket order, read once. Back
+// come the runs, the possible buckets and the prefix sums of the buckets
+// just before those the candidates need (the only ones the exact search
+// reads): rows that grow with the candidates, not with the run's length.
+// The buckets the candidates need ('pb') are the possible ones less each
+// rule's offsets, added here. It returns g, the bucket size.
+func (r *Remote) burnPlan(exp string, eg engineGroup, q hypothesis.BurnQuery) (int64, error) {
+	rules, err := r.burnRules(q)
+	if err != nil {
+		return 0, err
+	}
+	g := rules[0].g
+	gl := engine.Int(g)
+	dec := func(x string) string { return "CAST(" + x + " AS DECIMAL(38,0))" }
+	run := "run" + eg.keys()
+	byK := "(PARTITION BY " + run + " ORDER BY k)"
+	// an INT offset: Spark refuses a BIGINT one for lag and lead
+	lag := func(c string, d int64) string {
+		return "lag(" + c + ", " + strconv.FormatInt(d, 10) + ", 0L) OVER " + byK
+	}
+	lead := func(c string, d int64) string {
+		return "lead(" + c + ", " + strconv.FormatInt(d, 10) + ", false) OVER " + byK
+	}
+	carried := "t0, e1, total, bad_total, unjudged"
+	var sums, judged, firsts, poss, need, offsets []string
+	nul := func(t string) string { return "CAST(NULL AS " + t + ")" }
+	var parts []string
+	for _, u := range rules {
+		i := strconv.FormatInt(u.id, 10)
+		above := func(bad, n string) string { return dec(bad+i) + " * " + u.den + " > " + u.num + " * " + dec(n+i) }
+		inner := func(c string, dn int64) string {
+			if dn < 1 {
+				return "0L"
+			}
+			return lag(c, 1) + " - " + lag(c, dn)
+		}
+		lo := "greatest(k * " + gl + ", t0 + " + engine.Int(map[bool]int64{true: 0, false: u.longNs}[q.Partial]) + ")"
+		if u.step.Valid {
+			st := engine.Int(u.step.Int64)
+			lo = "t0 + (greatest(" + lo + " - t0, " + st + ") + " + st + " - 1) div " + st + " * " + st
+		}
+		sums = append(sums, lo+" AS lo"+i,
+			"cn - "+lag("cn", u.sUp+1)+" AS un_s"+i, "cb - "+lag("cb", u.sUp+1)+" AS ub_s"+i,
+			inner("cn", u.sDn)+" AS in_s"+i, inner("cb", u.sDn)+" AS ib_s"+i,
+			"cn - "+lag("cn", u.lUp+1)+" AS un_l"+i, "cb - "+lag("cb", u.lUp+1)+" AS ub_l"+i,
+			inner("cn", u.lDn)+" AS in_l"+i, inner("cb", u.lDn)+" AS ib_l"+i)
+		// a product past DECIMAL(38,0) is an error (ANSI mode, Spark's
+		// default) or NULL: then the bucket stays possible and is not sure,
+		// which costs candidates but never a firing
+		judged = append(judged, "lo"+i,
+			"lo"+i+" <= hi AND coalesce("+above("ub_s", "in_s")+" AND "+above("ub_l", "in_l")+", true) AS may"+i,
+			"lo"+i+" <= hi AND coalesce("+above("ib_s", "un_s")+" AND "+above("ib_l", "un_l")+", false) AS sure"+i)
+		firsts = append(firsts, "lo"+i, "may"+i, "min(CASE WHEN sure"+i+" THEN k END) OVER (PARTITION BY "+run+") AS kc"+i)
+		poss = append(poss, "lo"+i, "may"+i+" AND (kc"+i+" IS NULL OR k <= kc"+i+") AS poss"+i)
+		// a bucket the candidates need is K - d, K possible and d one of
+		// the rule's offsets; its prefix sums are read at K - d - 1
+		for _, d := range []int64{0, u.sDn, u.sDn + 1, u.lDn, u.lDn + 1} {
+			need = append(need, lead("poss"+i, d+1))
+			offsets = append(offsets, "("+strconv.FormatInt(u.id, 10)+", "+strconv.FormatInt(d, 10)+")")
+		}
+		parts = append(parts, "named_struct('part', 'poss', 'id', "+engine.Int(u.id)+", 'k', k, 'lo', lo"+i+", 'hi', hi, 'cn', "+nul("BIGINT")+", 'cb', "+nul("BIGINT")+", 'run', CAST(NULL AS BOOLEAN), 'keep', poss"+i+")")
+	}
+	parts = append(parts,
+		"named_struct('part', 'pre', 'id', "+nul("BIGINT")+", 'k', k, 'lo', "+nul("BIGINT")+", 'hi', "+nul("BIGINT")+", 'cn', cn, 'cb', cb, 'run', CAST(NULL AS BOOLEAN), 'keep', need)",
+		"named_struct('part', 'run', 'id', "+nul("BIGINT")+", 'k', "+nul("BIGINT")+", 'lo', "+nul("BIGINT")+", 'hi', "+nul("BIGINT")+", 'cn', "+nul("BIGINT")+", 'cb', "+nul("BIGINT")+", 'run', true, 'keep', k = ft0)")
+	ft0 := "((t0 - pmod(t0, " + gl + ")) div " + gl + ")"
+	step := `
+WITH bsum AS (
+    SELECT ` + run + `, k, sum(n) AS n, sum(bad) AS bad, sum(none) AS none, min(send_ns) AS s0, max(end_ns) AS e1
+    FROM (` + burnPoints(exp, eg, g) + `)
+    GROUP BY ` + run + `, k),
+whole AS (
+    SELECT ` + run + `, k, n, bad, lag(k, 1) OVER ` + byK + ` AS kp,
+           min(s0) OVER (PARTITION BY ` + run + `) AS t0, max(e1) OVER (PARTITION BY ` + run + `) AS e1,
+           sum(n) OVER (PARTITION BY ` + run + `) AS total, sum(bad) OVER (PARTITION BY ` + run + `) AS bad_total,
+           sum(none) OVER (PARTITION BY ` + run + `) AS unjudged
+    FROM bsum),
+dense AS (
+    SELECT ` + run + `, ` + carried + `, ft0, kd AS k, CASE WHEN kd = k THEN n ELSE 0L END AS n, CASE WHEN kd = k THEN bad ELSE 0L END AS bad
+    FROM (SELECT *, explode(sequence(CASE WHEN kp IS NULL OR kp < ft0 THEN ft0 ELSE kp + 1 END, k)) AS kd
+          FROM (SELECT *, ` + ft0 + ` AS ft0 FROM whole) WHERE k >= ft0)),
+pre AS (
+    SELECT ` + run + `, k, ft0, ` + carried + `,
+           sum(n) OVER (PARTITION BY ` + run + ` ORDER BY k ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS cn,
+           sum(bad) OVER (PARTITION BY ` + run + ` ORDER BY k ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS cb
+    FROM dense),
+sums AS (
+    SELECT ` + run + `, k, ft0, ` + carried + `, cn, cb, least((k + 1) * ` + gl + ` - 1, e1) AS hi,
+           ` + strings.Join(sums, ",\n           ") + `
+    FROM pre),
+judged AS (SELECT ` + run + `, k, ft0, ` + carried + `, cn, cb, hi, ` + strings.Join(judged, ", ") + ` FROM sums),
+firsts AS (SELECT ` + run + `, k, ft0, ` + carried + `, cn, cb, hi, ` + strings.Join(firsts, ", ") + ` FROM judged),
+possible AS (SELECT ` + run + `, k, ft0, ` + carried + `, cn, cb, hi, ` + strings.Join(poss, ", ") + ` FROM firsts),
+marked AS (SELECT *, ` + strings.Join(need, " OR ") + ` AS need FROM possible)
+SELECT x.part, ` + run + `, x.id, x.k, x.lo, x.hi, x.cn, x.cb,
+       CASE WHEN x.run THEN t0 END AS t0, CASE WHEN x.run THEN e1 END AS e1, CASE WHEN x.run THEN e1 - t0 END AS dur,
+       CASE WHEN x.run THEN total END AS total, CASE WHEN x.run THEN bad_total END AS bad_total,
+       CASE WHEN x.run THEN unjudged END AS unjudged
+FROM (SELECT ` + run + `, ` + carried + `, explode(filter(array(` + strings.Join(parts, ",\n            ") + `), x -> x.keep)) AS x
+      FROM marked)`
+	if err := r.reduce("_remote_br_plan", "part VARCHAR, run VARCHAR"+eg.cols()+`, id BIGINT, k BIGINT, lo BIGINT, hi BIGINT,
+cn HUGEINT, cb HUGEINT, t0 BIGINT, e1 BIGINT, dur BIGINT, total BIGINT, bad_total BIGINT, unjudged BIGINT`, step); err != nil {
+		return 0, err
+	}
+	_, err = r.db.ExecContext(r.ctx, `INSERT INTO _remote_br_plan (part, run`+eg.keys()+`, k)
+SELECT DISTINCT 'pb', run`+eg.keys()+`, k - d FROM _remote_br_plan JOIN (VALUES `+strings.Join(offsets, ", ")+`) AS o(id, d) USING (id)
+WHERE part = 'poss'`)
+	return g, err
+}
+
+// burnRule is what the bound needs of a rule, as the library's _br_rules
+// makes it: the bucket size g, the windows in buckets, the long window in
+// ns, the threshold as num / den in lowest terms (Spark SQL literals), and
+// the step in ns.
+type burnRule struct {
+	id, g, sUp, sDn, lUp, lDn, longNs int64
+	num, den                          string
+	step                              sql.NullInt64
+}
+
+// burnRules reads q's rules from _br_rules in the in-memory database
+// (its _br_span the engine's).
+func (r *Remote) burnRules(q hypothesis.BurnQuery) ([]burnRule, error) {
+	rows, err := r.db.QueryContext(r.ctx, q.RulesSQL())
+	if err != nil {
+		return nil, err
+	}
+	var rules []burnRule
+	for rows.Next() {
+		var u burnRule
+		var thr string
+		if err := rows.Scan(&u.id, &u.g, &u.sUp, &u.sDn, &u.lUp, &u.lDn, &u.longNs, &thr, &u.step); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		t, ok := new(big.Rat).SetString(thr)
+		if !ok || !t.Num().IsInt64() || !t.Denom().IsInt64() {
+			rows.Close()
+			return nil, fmt.Errorf("burn-rate: threshold %s is past the engine's exact comparison", thr)
+		}
+		u.num, u.den = engine.Int(t.Num().Int64()), engine.Int(t.Denom().Int64())
+		rules = append(rules, u)
+	}
+	err = rows.Err()
+	if cerr := rows.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && len(rules) == 0 {
+		err = fmt.Errorf("burn-rate: no rules")
+	}
+	return rules, err
 }
 
 // burnEnds is the third step: the end moments of the candidate buckets'

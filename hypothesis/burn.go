@@ -180,18 +180,52 @@ func (b BurnQuery) BucketSizeSQL() string {
 	return fmt.Sprintf("SELECT min(g) FROM _br_rules('%s'::DECIMAL(18,9), %s, NULL)", b.SLO, b.rules())
 }
 
+// RulesSQL is the query of what the bound needs of each rule, as _br_rules
+// makes it over the table's span for SQL's rules: id, the bucket size g,
+// the windows in buckets (s_up, s_dn, l_up, l_dn), long_ns, the threshold
+// thr as text, and the step in ns (NULL without one); in id order.
+func (b BurnQuery) RulesSQL() string {
+	return fmt.Sprintf("SELECT id, g, s_up, s_dn, l_up, l_dn, long_ns, thr::VARCHAR, round(%s * 1e6)::BIGINT FROM _br_rules('%s'::DECIMAL(18,9), %s, NULL) ORDER BY id",
+		sqllit.MsOrNull(b.Step), b.SLO, b.rules())
+}
+
+// PlanSQL is the query of the bound's rows (_br_plan: part, run, gk, id, k,
+// lo, hi, cn, cb, t0, e1, dur, total, bad_total, unjudged) for SQL's
+// arguments, with Group (true without one); its one parameter is the
+// experiment.
+func (b BurnQuery) PlanSQL() string {
+	grp := b.Group
+	if grp == "" {
+		grp = "true"
+	}
+	return fmt.Sprintf("SELECT * FROM _br_plan(?, %s, (%s), '%s'::DECIMAL(18,9), %s, %s, %t, NULL)",
+		grp, b.good(), b.SLO, b.rules(), sqllit.MsOrNull(b.Step), b.Partial)
+}
+
+// OtherPlan is a SQL boolean over _br_plan's parameters slo, rules,
+// step_ms, partial and bucket_ns: true when a call's are not SQL's (a
+// macro that stands in for _br_plan with rows computed for SQL's raises
+// then).
+func (b BurnQuery) OtherPlan() string {
+	return fmt.Sprintf("slo IS DISTINCT FROM '%s'::DECIMAL(18,9) OR rules IS DISTINCT FROM %s OR step_ms IS DISTINCT FROM %s OR partial IS DISTINCT FROM %t OR bucket_ns IS NOT NULL",
+		b.SLO, b.rules(), sqllit.MsOrNull(b.Step), b.Partial)
+}
+
+func (b BurnQuery) good() string {
+	if b.Good == "" {
+		return "outcome = 'ok'"
+	}
+	return b.Good
+}
+
 // args are the macros' arguments after the experiment and the group.
 func (b BurnQuery) args() string {
-	good := b.Good
-	if good == "" {
-		good = "outcome = 'ok'"
-	}
 	period := b.Period
 	if period == 0 {
 		period = DefaultPeriod
 	}
 	return fmt.Sprintf(`(%s), slo := '%s'::DECIMAL(18,9), rules := %s, period_ms := %s, step_ms := %s, partial := %t`,
-		good, b.SLO, b.rules(), sqllit.Ms(period), sqllit.MsOrNull(b.Step), b.Partial)
+		b.good(), b.SLO, b.rules(), sqllit.Ms(period), sqllit.MsOrNull(b.Step), b.Partial)
 }
 
 // rules is the list of rules as the macros read it.
