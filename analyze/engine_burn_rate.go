@@ -67,18 +67,24 @@ func BurnRateOn(r *Remote, o BurnRateOptions) (*Result, error) {
 // arguments only (a call with others raises).
 func (r *Remote) burnSteps(exp string, eg engineGroup, q hypothesis.BurnQuery) error {
 	lit := engine.String(exp)
-	err := r.reduce("_remote_br_span", "span_ns BIGINT, max_latency_ms DOUBLE, exp_span DOUBLE", `
+	err := r.reduce("_remote_br_span", "span_ns BIGINT, max_latency_ms DOUBLE, exp_span DOUBLE, min_latency_ms DOUBLE", `
 SELECT CAST(round((max(t_ms) - min(t_ms) + coalesce(max(latency_ms), 0D)) * 1000000D) AS BIGINT) AS span_ns,
        coalesce(max(latency_ms), 0D) AS max_latency_ms,
        max(CASE WHEN experiment = `+lit+` THEN t_ms + coalesce(latency_ms, 0D) END)
-           - min(CASE WHEN experiment = `+lit+` THEN t_ms END) AS exp_span
+           - min(CASE WHEN experiment = `+lit+` THEN t_ms END) AS exp_span,
+       min(CASE WHEN experiment = `+lit+` AND t_ms IS NOT NULL THEN latency_ms END) AS min_latency_ms
 FROM requests`)
 	if err != nil {
 		return err
 	}
-	var span sql.NullFloat64
-	if err := r.db.QueryRowContext(r.ctx, `SELECT exp_span FROM _remote_br_span`).Scan(&span); err != nil {
+	var span, least sql.NullFloat64
+	if err := r.db.QueryRowContext(r.ctx, `SELECT exp_span, min_latency_ms FROM _remote_br_span`).Scan(&span, &least); err != nil {
 		return err
+	}
+	if least.Valid && least.Float64 < 0 {
+		// ingest refuses one; a dataset written elsewhere may hold it, and
+		// the bound on the engine fills a run's buckets from its first send
+		return fmt.Errorf("experiment %q has a request with latency_ms %v: a request cannot end before it is sent, and burn-rate on %s counts requests at their end", exp, least.Float64, r.eng.Name())
 	}
 	if err := checkBurnSpan(span, q.Rules); err != nil {
 		return err

@@ -148,3 +148,26 @@ SELECT %s FROM p
 WHERE part <> 'pre' OR EXISTS (SELECT 1 FROM p b WHERE b.part = 'pb' AND b.run = p.run AND b.gk IS NOT DISTINCT FROM p.gk AND b.k = p.k + 1)`, local, cols),
 		r.Querier(), fmt.Sprintf(`SELECT %s FROM (%s)`, cols, remote))
 }
+
+// A dataset written elsewhere may hold a negative latency, which ingest
+// refuses: burn-rate on Spark refuses it, naming the experiment and the
+// value (its bound fills a run's buckets from the run's first send, which
+// such a request's end precedes), where it would otherwise answer.
+func TestBurnRateNegativeLatencyOnSpark(t *testing.T) {
+	sparkURL(t)
+	t.Parallel()
+	db := logsDB(t, burnLog())
+	if _, err := db.Exec(`UPDATE requests SET latency_ms = -0.5 WHERE run = 'even' AND req = 7`); err != nil {
+		t.Fatal(err)
+	}
+	r := onSpark(t, sparkDataset(t, db))
+	o := BurnRateOptions{Experiment: "burn", SLO: "0.999"}
+	if _, err := BurnRateOn(r, o); err == nil || !strings.Contains(err.Error(), `experiment "burn" has a request with latency_ms -0.5`) {
+		t.Fatalf("burn-rate over a negative latency on Spark: got %v, want a refusal naming it", err)
+	}
+	if _, err := db.Exec(`UPDATE requests SET latency_ms = 0.5 WHERE run = 'even' AND req = 7`); err != nil {
+		t.Fatal(err)
+	}
+	compareResults(t, "burn-rate without it", func() (*Result, error) { return BurnRate(db, o) },
+		func() (*Result, error) { return BurnRateOn(onSpark(t, sparkDataset(t, db)), o) })
+}
