@@ -3,6 +3,7 @@ package analyze
 import (
 	"database/sql"
 	"fmt"
+	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -145,6 +146,12 @@ func (r *Remote) burnPlan(exp string, eg engineGroup, q hypothesis.BurnQuery) (i
 		return 0, err
 	}
 	g := rules[0].g
+	for _, u := range rules {
+		if u.lUp+2 > math.MaxInt32 { // the largest offset: a lead of l_dn + 2
+			return 0, r.NotOnEngine("burn-rate with {rules} whose long window spans more than 2^31 buckets of its short one's 1/64",
+				"the bound's lags take an INT offset on Spark")
+		}
+	}
 	gl := engine.Int(g)
 	dec := func(x string) string { return "CAST(" + x + " AS DECIMAL(38,0))" }
 	run := "run" + eg.keys()

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -149,11 +150,13 @@ WHERE part <> 'pre' OR EXISTS (SELECT 1 FROM p b WHERE b.part = 'pb' AND b.run =
 		r.Querier(), fmt.Sprintf(`SELECT %s FROM (%s)`, cols, remote))
 }
 
-// A dataset written elsewhere may hold a negative latency, which ingest
-// refuses: burn-rate on Spark refuses it, naming the experiment and the
-// value (its bound fills a run's buckets from the run's first send, which
-// such a request's end precedes), where it would otherwise answer.
-func TestBurnRateNegativeLatencyOnSpark(t *testing.T) {
+// What burn-rate on Spark refuses where the local run answers. A dataset
+// written elsewhere may hold a negative latency, which ingest refuses: it
+// is refused naming the experiment and the value (the bound fills a run's
+// buckets from the run's first send, which such a request's end precedes).
+// A long window of more than 2^31 buckets is refused by name (the bound's
+// lags take an INT offset on Spark).
+func TestBurnRateRefusalsOnSpark(t *testing.T) {
 	sparkURL(t)
 	t.Parallel()
 	db := logsDB(t, burnLog())
@@ -168,6 +171,19 @@ func TestBurnRateNegativeLatencyOnSpark(t *testing.T) {
 	if _, err := db.Exec(`UPDATE requests SET latency_ms = 0.5 WHERE run = 'even' AND req = 7`); err != nil {
 		t.Fatal(err)
 	}
+	r = onSpark(t, sparkDataset(t, db))
 	compareResults(t, "burn-rate without it", func() (*Result, error) { return BurnRate(db, o) },
-		func() (*Result, error) { return BurnRateOn(onSpark(t, sparkDataset(t, db)), o) })
+		func() (*Result, error) { return BurnRateOn(r, o) })
+	rules, err := hypothesis.ParseBurnRules("1ms/72h>1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Rules = rules
+	if _, err := BurnRate(db, o); err != nil {
+		t.Fatalf("%+v locally: %v", o, err)
+	}
+	var ne *NotOnEngineError
+	if _, err := BurnRateOn(r, o); !errors.As(err, &ne) || !strings.Contains(err.Error(), "2^31 buckets") {
+		t.Errorf("%+v on Spark: got %v, want a refusal of the long window by name", o, err)
+	}
 }
