@@ -164,9 +164,13 @@ func (r *Remote) burnPlan(exp string, eg engineGroup, q hypothesis.BurnQuery) (i
 		return "lead(" + c + ", " + strconv.FormatInt(d, 10) + ", false) OVER " + byK
 	}
 	carried := "t0, e1, total, bad_total, unjudged"
-	var sums, judged, firsts, poss, need, offsets []string
-	nul := func(t string) string { return "CAST(NULL AS " + t + ")" }
-	var parts []string
+	// element is one of a bucket's output rows, kept where keep holds
+	null := "CAST(NULL AS BIGINT)"
+	element := func(part, id, k, lo, hi, cn, cb, keep string) string {
+		return "named_struct('part', '" + part + "', 'id', " + id + ", 'k', " + k + ", 'lo', " + lo + ", 'hi', " + hi +
+			", 'cn', " + cn + ", 'cb', " + cb + ", 'keep', " + keep + ")"
+	}
+	var sums, judged, firsts, poss, need, offsets, parts []string
 	for _, u := range rules {
 		i := strconv.FormatInt(u.id, 10)
 		above := func(bad, n string) string { return dec(bad+i) + " * " + u.den + " > " + u.num + " * " + dec(n+i) }
@@ -200,11 +204,10 @@ func (r *Remote) burnPlan(exp string, eg engineGroup, q hypothesis.BurnQuery) (i
 			need = append(need, lead("poss"+i, d+1))
 			offsets = append(offsets, "("+strconv.FormatInt(u.id, 10)+", "+strconv.FormatInt(d, 10)+")")
 		}
-		parts = append(parts, "named_struct('part', 'poss', 'id', "+engine.Int(u.id)+", 'k', k, 'lo', lo"+i+", 'hi', hi, 'cn', "+nul("BIGINT")+", 'cb', "+nul("BIGINT")+", 'run', CAST(NULL AS BOOLEAN), 'keep', poss"+i+")")
+		parts = append(parts, element("poss", engine.Int(u.id), "k", "lo"+i, "hi", null, null, "poss"+i))
 	}
-	parts = append(parts,
-		"named_struct('part', 'pre', 'id', "+nul("BIGINT")+", 'k', k, 'lo', "+nul("BIGINT")+", 'hi', "+nul("BIGINT")+", 'cn', cn, 'cb', cb, 'run', CAST(NULL AS BOOLEAN), 'keep', need)",
-		"named_struct('part', 'run', 'id', "+nul("BIGINT")+", 'k', "+nul("BIGINT")+", 'lo', "+nul("BIGINT")+", 'hi', "+nul("BIGINT")+", 'cn', "+nul("BIGINT")+", 'cb', "+nul("BIGINT")+", 'run', true, 'keep', k = ft0)")
+	parts = append(parts, element("pre", null, "k", null, null, "cn", "cb", "need"),
+		element("run", null, null, null, null, null, null, "k = ft0")) // once, at the run's first bucket
 	ft0 := "((t0 - pmod(t0, " + gl + ")) div " + gl + ")"
 	step := `
 WITH bsum AS (
@@ -235,9 +238,9 @@ firsts AS (SELECT ` + run + `, k, ft0, ` + carried + `, cn, cb, hi, ` + strings.
 possible AS (SELECT ` + run + `, k, ft0, ` + carried + `, cn, cb, hi, ` + strings.Join(poss, ", ") + ` FROM firsts),
 marked AS (SELECT *, ` + strings.Join(need, " OR ") + ` AS need FROM possible)
 SELECT x.part, ` + run + `, x.id, x.k, x.lo, x.hi, x.cn, x.cb,
-       CASE WHEN x.run THEN t0 END AS t0, CASE WHEN x.run THEN e1 END AS e1, CASE WHEN x.run THEN e1 - t0 END AS dur,
-       CASE WHEN x.run THEN total END AS total, CASE WHEN x.run THEN bad_total END AS bad_total,
-       CASE WHEN x.run THEN unjudged END AS unjudged
+       CASE WHEN x.part = 'run' THEN t0 END AS t0, CASE WHEN x.part = 'run' THEN e1 END AS e1,
+       CASE WHEN x.part = 'run' THEN e1 - t0 END AS dur, CASE WHEN x.part = 'run' THEN total END AS total,
+       CASE WHEN x.part = 'run' THEN bad_total END AS bad_total, CASE WHEN x.part = 'run' THEN unjudged END AS unjudged
 FROM (SELECT ` + run + `, ` + carried + `, explode(filter(array(` + strings.Join(parts, ",\n            ") + `), x -> x.keep)) AS x
       FROM marked)`
 	if err := r.reduce("_remote_br_plan", "part VARCHAR, run VARCHAR"+eg.cols()+`, id BIGINT, k BIGINT, lo BIGINT, hi BIGINT,
