@@ -3,6 +3,7 @@ package analyze
 import (
 	"database/sql"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -17,15 +18,14 @@ import (
 // per-request work on r's engine (docs/scale.md): the runs' rows and the
 // experiment's k6 metric definitions are counted or copied first, for the
 // checks Thresholds makes; then each run's clock, each bucket's sums per
-// threshold but a percentile, the failures per bucket and, for percentiles
-// (and avg), each bucket's samples counted per distinct value come back.
-// TEMP macros over those rows shadow _th_runs, _th_bucket_values and
-// _th_failed_buckets, so that the library's thresholds and
-// threshold_windows finish unchanged. Thresholds on request metrics only,
-// with no tag but status and expected_response; the rest is refused by
-// name. A trend's avg reads the exact sum of its DOUBLE values as
-// DECIMAL(38,9), which DuckDB takes from the samples counted per distinct
-// value (the percentiles' step): no sum is computed on the engine.
+// threshold (a percentile's samples counted per cell of its value, an
+// avg's exact sum as integers of 1e-9 ms) and the failures per bucket come
+// back, and, for a percentile, the printed window's two values picked by
+// rank and its buckets counted finer (thPrinted). TEMP macros over those
+// rows shadow _th_runs, _th_bucket_values and _th_failed_buckets, so that
+// the library's thresholds and threshold_windows finish unchanged.
+// Thresholds on request metrics only, with no tag but status and
+// expected_response; the rest is refused by name.
 func ThresholdsOn(r *Remote, o ThresholdsOptions) (*Result, error) {
 	db := r.Querier()
 	e, err := store.FindExperiment(db, o.Experiment)
@@ -230,36 +230,36 @@ func (r *Remote) thSteps(exp string, o ThresholdsOptions, ts []Threshold, specs 
 	if err != nil {
 		return err
 	}
+	vds, err := r.thValues(specs)
+	if err != nil {
+		return err
+	}
 	q := thRows(exp, grid)
-	if err := r.reduce("_remote_th_buckets", thBucketCols, q+"\n"+thBucketSums(ts)); err != nil {
+	if err := r.reduce("_remote_th_buckets", thBucketCols, q+"\n"+thBucketSums(ts, vds)); err != nil {
 		return err
 	}
 	if err := r.reduce("_remote_th_failed", "run VARCHAR, t BIGINT, n BIGINT", q+`
 SELECT run, c AS t, sum(count) AS n FROM q WHERE outcome <> 'ok' GROUP BY run, c`); err != nil {
 		return err
 	}
-	if err := r.reduce("_remote_th_values", "run VARCHAR, id INTEGER, t BIGINT, v DOUBLE, w BIGINT", q+"\n"+thValueCounts(ts)); err != nil {
+	// a trend's exact sum (avg) is its samples' values to 1e-9 ms (DuckDB's
+	// v::DECIMAL(38,9)), which the engine summed as integers (units)
+	if _, err := r.db.ExecContext(r.ctx, `CREATE OR REPLACE TEMP TABLE _remote_th_values AS
+SELECT run, id, t, v, k, n, trues, coalesce(dsum, units * 0.000000001::DECIMAL(10,9)) AS dsum, vmin, vmax
+FROM _remote_th_buckets`); err != nil {
 		return err
 	}
 	grid2 := `exp IS DISTINCT FROM ` + sqllit.String(exp) + ` OR duration_ms::DOUBLE IS DISTINCT FROM ` + duration +
 		`::DOUBLE OR every_ms::DOUBLE IS DISTINCT FROM ` + every + `::DOUBLE OR window_ms::DOUBLE IS DISTINCT FROM ` + window +
 		`::DOUBLE OR sliding IS DISTINCT FROM ` + sliding
 	for _, m := range []string{
-		// a percentile's rows are its values' counts (v, its least and
-		// greatest, k and n the count), every other threshold's one row
-		// per bucket (v NULL)
+		// a percentile's rows are its samples counted per cell (v, the
+		// cell's representative, k and n the count: thBucketSums,
+		// thPrinted), every other threshold's one row per bucket (v NULL)
 		`_th_bucket_values(exp, specs, every_ms, window_ms, sliding, duration_ms) AS TABLE
-    SELECT b.run, b.id, b.t, NULL::DOUBLE AS v, b.k, b.n, b.trues, coalesce(b.dsum, d.dsum) AS dsum, b.vmin, b.vmax,
-           NULL::STRUCT(t BIGINT, ord BIGINT, v DOUBLE) AS last
-    FROM _remote_th_buckets b
-    LEFT JOIN (SELECT run, id, t, sum(v::DECIMAL(38,9) * w) AS dsum FROM _remote_th_values
-               WHERE id IN (` + thIDs(ts, "avg") + `) GROUP BY ALL) d USING (run, id, t)
-    WHERE CASE WHEN ` + grid2 + ` THEN error('_th_bucket_values: the engine''s buckets were computed for other arguments') ELSE true END
-    UNION ALL
-    SELECT run, id, t, v, w, w::HUGEINT, NULL::HUGEINT, NULL::DECIMAL(38,9), v, v, NULL
+    SELECT run, id, t, v, k, n, trues, dsum, vmin, vmax, NULL::STRUCT(t BIGINT, ord BIGINT, v DOUBLE) AS last
     FROM _remote_th_values
-    WHERE id IN (` + thIDs(ts, "p", "med") + `)
-      AND CASE WHEN ` + grid2 + ` THEN error('_th_bucket_values: the engine''s buckets were computed for other arguments') ELSE true END`,
+    WHERE CASE WHEN ` + grid2 + ` THEN error('_th_bucket_values: the engine''s buckets were computed for other arguments') ELSE true END`,
 		`_th_failed_buckets(exp, every_ms, window_ms, sliding, duration_ms) AS TABLE
     SELECT run, t, n FROM _remote_th_failed
     WHERE CASE WHEN ` + grid2 + ` THEN error('_th_failed_buckets: the engine''s buckets were computed for other arguments') ELSE true END`,
@@ -268,10 +268,10 @@ SELECT run, c AS t, sum(count) AS n FROM q WHERE outcome <> 'ok' GROUP BY run, c
 			return err
 		}
 	}
-	return nil
+	return r.thPrinted(exp, o, ts, specs, q, vds)
 }
 
-const thBucketCols = "run VARCHAR, id INTEGER, t BIGINT, k BIGINT, n HUGEINT, trues HUGEINT, dsum DECIMAL(38,9), vmin DOUBLE, vmax DOUBLE"
+const thBucketCols = "run VARCHAR, id INTEGER, t BIGINT, v DOUBLE, k BIGINT, n HUGEINT, trues HUGEINT, units DECIMAL(38,0), dsum DECIMAL(38,9), vmin DOUBLE, vmax DOUBLE"
 
 // thRows is the experiment's timed request rows in Spark SQL (WITH ... q):
 // t, the end in ns of test time (as _th_samples: the end less the run's
@@ -308,68 +308,309 @@ func thTags(t Threshold) string {
 	return cond
 }
 
-// thBucketSums is _th_bucket_values's select over q for every threshold
-// but a percentile (whose rows are its values' counts, thValueCounts), one
-// branch per threshold: a trend's samples are its rows with a latency (a
-// row of count n is n samples; their least and greatest latency whatever
-// the threshold's aggregation), a rate's its rows with an outcome, a
-// counter's every row.
-func thBucketSums(ts []Threshold) string {
+// thBucketSums is _th_bucket_values's select over q (thBucketCols), one
+// branch per threshold:
+//   - a trend's samples are its rows with a latency (a row of count n is n
+//     samples; their least and greatest latency whatever the threshold's
+//     aggregation, and for avg their exact sum: units, each value rounded
+//     to 1e-9 ms as DuckDB's v::DECIMAL(38,9) rounds it, thUnits);
+//   - a percentile's samples are counted per cell (thCell) of its value vd:
+//     those below it as their greatest, those on it, those above it as
+//     their least (v; vmin and vmax are the cell's least and greatest,
+//     which no verdict on a percentile reads). Those rows give the
+//     library's verdict exactly, which reads per bucket only the counts
+//     below and up to vd and the nearest values on each side; the printed
+//     percentile's window is counted again, finer (thPrinted);
+//   - a rate's samples are its rows with an outcome, a counter's every row.
+func thBucketSums(ts []Threshold, vds map[int]float64) string {
 	var parts []string
+	nul := "CAST(NULL AS DOUBLE)"
+	none := "CAST(NULL AS DECIMAL(38,0)) AS units, CAST(NULL AS DECIMAL(38,9)) AS dsum"
 	for i, t := range ts {
 		id := fmt.Sprint(i + 1)
-		nul := "CAST(NULL AS DOUBLE)"
-		switch t.Base {
-		case "http_req_duration":
-			if t.Agg == "p" || t.Agg == "med" {
-				continue
+		switch {
+		case t.Base == "http_req_duration" && (t.Agg == "p" || t.Agg == "med"):
+			cell := thCell(engine.Double(vds[i+1]))
+			parts = append(parts, `SELECT run, `+id+` AS id, c AS t, CASE WHEN min(v) > `+engine.Double(vds[i+1])+` THEN min(v) ELSE max(v) END AS v,
+       sum(count) AS k, sum(count) AS n, CAST(NULL AS BIGINT) AS trues, `+none+`, min(v) AS vmin, max(v) AS vmax
+FROM q WHERE v IS NOT NULL AND count >= 1 AND `+thTags(t)+` GROUP BY run, c, `+cell)
+		case t.Base == "http_req_duration":
+			units := "CAST(NULL AS DECIMAL(38,0))"
+			if t.Agg == "avg" {
+				units = "sum(" + thUnits + ")"
 			}
-			parts = append(parts, `SELECT run, `+id+` AS id, c AS t, sum(count) AS k, sum(count) AS n, CAST(NULL AS BIGINT) AS trues,
-       CAST(NULL AS DECIMAL(38,9)) AS dsum, min(v) AS vmin, max(v) AS vmax
+			parts = append(parts, `SELECT run, `+id+` AS id, c AS t, `+nul+` AS v, sum(count) AS k, sum(count) AS n, CAST(NULL AS BIGINT) AS trues,
+       `+units+` AS units, CAST(NULL AS DECIMAL(38,9)) AS dsum, min(v) AS vmin, max(v) AS vmax
 FROM q WHERE v IS NOT NULL AND count >= 1 AND `+thTags(t)+` GROUP BY run, c`)
-		case "http_req_failed":
-			parts = append(parts, `SELECT run, `+id+` AS id, c AS t, count(*) AS k, sum(count) AS n,
-       sum(CASE WHEN outcome <> 'ok' THEN count ELSE 0L END) AS trues, CAST(NULL AS DECIMAL(38,9)) AS dsum,
-       `+nul+` AS vmin, `+nul+` AS vmax
+		case t.Base == "http_req_failed":
+			parts = append(parts, `SELECT run, `+id+` AS id, c AS t, `+nul+` AS v, count(*) AS k, sum(count) AS n,
+       sum(CASE WHEN outcome <> 'ok' THEN count ELSE 0L END) AS trues, `+none+`, `+nul+` AS vmin, `+nul+` AS vmax
 FROM q WHERE outcome IS NOT NULL AND `+thTags(t)+` GROUP BY run, c`)
 		default: // http_reqs
-			parts = append(parts, `SELECT run, `+id+` AS id, c AS t, count(*) AS k, sum(count) AS n, CAST(NULL AS BIGINT) AS trues,
-       sum(CAST(count AS DECIMAL(38,9))) AS dsum, `+nul+` AS vmin, `+nul+` AS vmax
+			parts = append(parts, `SELECT run, `+id+` AS id, c AS t, `+nul+` AS v, count(*) AS k, sum(count) AS n, CAST(NULL AS BIGINT) AS trues,
+       CAST(NULL AS DECIMAL(38,0)) AS units, sum(CAST(count AS DECIMAL(38,9))) AS dsum, `+nul+` AS vmin, `+nul+` AS vmax
 FROM q WHERE `+thTags(t)+` GROUP BY run, c`)
 		}
 	}
 	if len(parts) == 0 {
-		return `SELECT CAST(NULL AS STRING) AS run, 0 AS id, 0L AS t, 0L AS k, 0L AS n, CAST(NULL AS BIGINT) AS trues,
-       CAST(NULL AS DECIMAL(38,9)) AS dsum, CAST(NULL AS DOUBLE) AS vmin, CAST(NULL AS DOUBLE) AS vmax FROM q WHERE false`
+		return `SELECT CAST(NULL AS STRING) AS run, 0 AS id, 0L AS t, ` + nul + ` AS v, 0L AS k, 0L AS n, CAST(NULL AS BIGINT) AS trues,
+       ` + none + `, ` + nul + ` AS vmin, ` + nul + ` AS vmax FROM q WHERE false`
 	}
 	return strings.Join(parts, "\nUNION ALL\n")
 }
 
-// thIDs lists the ids of ts's thresholds on http_req_duration with one of
-// aggs (0, no id, when none).
-func thIDs(ts []Threshold, aggs ...string) string {
-	ids := []string{"0"}
-	for i, t := range ts {
-		if t.Base == "http_req_duration" && slices.Contains(aggs, t.Agg) {
-			ids = append(ids, fmt.Sprint(i+1))
-		}
+// thUnits is a sample's value in units of 1e-9 ms, times its count, in
+// Spark SQL over q: DuckDB's v::DECIMAL(38,9) is round(v · 1e9) (rounded
+// half away from zero, in doubles) over 1e9, and Spark's round of a DOUBLE
+// rounds its shortest decimal half up, which is the same integer (a double
+// at n + 0.5 prints as n.5, and one below it prints below it). The integer
+// goes through BIGINT, exact for a double's integers, not DECIMAL, which
+// Spark would take from the shortest decimal again; past 2^63 units (about
+// 107 days) the cast fails (ANSI), an error, never a wrong sum.
+const thUnits = `CAST(CAST(round(v * 1000000000D) AS BIGINT) AS DECIMAL(38,0)) * CAST(count AS DECIMAL(20,0))`
+
+// thCell is a sample's cell among the cut points (Spark SQL DOUBLE
+// expressions over q's v and the step's columns): per point -1, 0 or 1 as
+// v is below, on or above it, in base 3. Samples of one cell are on the
+// same side of every point.
+func thCell(points ...string) string {
+	var terms []string
+	for i, p := range points {
+		terms = append(terms, fmt.Sprintf("%d * CASE WHEN v < %s THEN -1 WHEN v = %s THEN 0 ELSE 1 END", int(math.Pow(3, float64(i))), p, p))
 	}
-	return strings.Join(ids, ", ")
+	return "(" + strings.Join(terms, " + ") + ")"
 }
 
-// thValueCounts is the samples of the percentiles and of avg over q: per
-// (run, threshold, bucket, distinct latency) how many; nothing for other
-// thresholds. They are the percentiles' rows of _th_bucket_values; avg
-// sums them as DECIMAL(38,9).
-func thValueCounts(ts []Threshold) string {
-	var parts []string
+// thValues is each threshold's value (vd) by id, as the library reads it.
+func (r *Remote) thValues(specs string) (map[int]float64, error) {
+	rows, err := r.db.QueryContext(r.ctx, `SELECT id, vd FROM _th_specs(`+specs+`) WHERE vd IS NOT NULL`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	vds := map[int]float64{}
+	for rows.Next() {
+		var id int
+		var vd float64
+		if err := rows.Scan(&id, &vd); err != nil {
+			return nil, err
+		}
+		vds[id] = vd
+	}
+	return vds, rows.Err()
+}
+
+// thPrinted counts again, finer, the window whose percentile the library
+// prints for each run and percentile threshold (_threshold_evals' printed
+// evaluation, read in DuckDB over the verdicts' rows). The engine finds the
+// window's two values k6 interpolates, at 0-based ranks floor and ceil of
+// q · (n - 1) (thPick), and then counts the window's samples per cell of
+// vd and those two values: the rows of the window's buckets, which replace
+// the verdicts' rows there, keep every bucket's verdict and put the picked
+// values at their ranks (a cell's samples are on one side of each cut
+// point, so the counts below and up to each picked value are kept, and the
+// values themselves are cells of their own), so the library's percentile
+// over them is the one over every sample. What comes back is bounded by the buckets and the
+// picking's passes, never by the samples.
+//
+// A window is (lo, t] of bucket ends, and the engine tests a sample's end
+// t, not its bucket's end c: c is the least bucket end at or after t (or t
+// itself, for t <= 0), so c > lo iff t > lo and c <= t' iff t <= t' for
+// bucket ends lo and t'. Spark inlines c's CASE into each condition on it,
+// which took 2.5 s more a step at 10 M rows.
+func (r *Remote) thPrinted(exp string, o ThresholdsOptions, ts []Threshold, specs, q string, vds map[int]float64) error {
+	var pids []int
 	for i, t := range ts {
-		if t.Base == "http_req_duration" && (t.Agg == "p" || t.Agg == "med" || t.Agg == "avg") {
-			parts = append(parts, `SELECT run, `+fmt.Sprint(i+1)+` AS id, c AS t, v, sum(count) AS w FROM q WHERE v IS NOT NULL AND count >= 1 AND `+thTags(t)+` GROUP BY run, c, v`)
+		if t.Base == "http_req_duration" && (t.Agg == "p" || t.Agg == "med") {
+			pids = append(pids, i+1)
 		}
 	}
-	if len(parts) == 0 {
-		return `SELECT CAST(NULL AS STRING) AS run, 0 AS id, 0L AS t, CAST(NULL AS DOUBLE) AS v, 0L AS w FROM q WHERE false`
+	if len(pids) == 0 {
+		return nil
 	}
-	return strings.Join(parts, "\nUNION ALL\n")
+	every, window, sliding, duration := o.thArgs()
+	if _, err := r.db.ExecContext(r.ctx, `CREATE OR REPLACE TEMP TABLE _remote_th_printed AS
+SELECT e.run, e.id, e.lo, e.t_ns AS t, e.samples AS n,
+       _th_k6_rank(e.samples, s.q, false)::BIGINT AS rf, _th_k6_rank(e.samples, s.q, true)::BIGINT AS rc,
+       (SELECT min(x.vmin) FROM _remote_th_values x WHERE x.run = e.run AND x.id = e.id AND x.t > e.lo AND x.t <= e.t_ns) AS vmin,
+       (SELECT max(x.vmax) FROM _remote_th_values x WHERE x.run = e.run AND x.id = e.id AND x.t > e.lo AND x.t <= e.t_ns) AS vmax
+FROM _threshold_evals(?, `+specs+`, every_ms := `+every+`, window_ms := `+window+`, sliding := `+sliding+`, duration_ms := `+duration+`) e
+JOIN _th_specs(`+specs+`) s ON s.id = e.id
+WHERE e.printed AND s.agg IN ('p', 'med') AND e.samples > 0`, exp); err != nil {
+		return err
+	}
+	if _, err := r.db.ExecContext(r.ctx, `CREATE OR REPLACE TEMP TABLE _remote_th_picks (run VARCHAR, id INTEGER, plo DOUBLE, phi DOUBLE)`); err != nil {
+		return err
+	}
+	rows, err := r.db.QueryContext(r.ctx, `SELECT run, id, lo, t, rf, rc, vmin, vmax FROM _remote_th_printed ORDER BY run, id`)
+	if err != nil {
+		return err
+	}
+	var wins []*thWindow
+	for rows.Next() {
+		w := &thWindow{}
+		if err := rows.Scan(&w.run, &w.id, &w.lo, &w.t, &w.rank[0], &w.rank[1], &w.min, &w.max); err != nil {
+			rows.Close()
+			return err
+		}
+		wins = append(wins, w)
+	}
+	err = rows.Err()
+	if cerr := rows.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil || len(wins) == 0 {
+		return err
+	}
+	tags := "CASE wid"
+	for _, id := range pids {
+		tags += fmt.Sprintf(" WHEN %d THEN %s", id, thTags(ts[id-1]))
+	}
+	tags += " END"
+	if err := r.thPick(q, tags, wins); err != nil {
+		return err
+	}
+	var vals []string
+	for _, w := range wins {
+		if _, err := r.db.ExecContext(r.ctx, `INSERT INTO _remote_th_picks VALUES (?, ?, ?, ?)`, w.run, w.id, w.v[0], w.v[1]); err != nil {
+			return err
+		}
+		vals = append(vals, "("+engine.String(w.run)+", "+engine.Int(int64(w.id))+", "+engine.Int(w.lo)+", "+engine.Int(w.t)+", "+
+			engine.Double(vds[w.id])+", "+engine.Double(w.v[0])+", "+engine.Double(w.v[1])+")")
+	}
+	if err := r.reduce("_remote_th_cells", "run VARCHAR, id INTEGER, t BIGINT, v DOUBLE, k BIGINT, vmin DOUBLE, vmax DOUBLE", q+`,
+w AS (SELECT * FROM VALUES `+strings.Join(vals, ", ")+` AS w(wrun, wid, wlo, wt, vd, plo, phi))
+SELECT run, wid AS id, c AS t, CASE WHEN min(v) > vd THEN min(v) ELSE max(v) END AS v, sum(count) AS k, min(v) AS vmin, max(v) AS vmax
+FROM q JOIN w ON run = wrun AND t > wlo AND t <= wt
+WHERE v IS NOT NULL AND count >= 1 AND `+tags+`
+GROUP BY run, wid, c, vd, `+thCell("vd", "plo", "phi")); err != nil {
+		return err
+	}
+	_, err = r.db.ExecContext(r.ctx, `DELETE FROM _remote_th_values x
+WHERE EXISTS (SELECT 1 FROM _remote_th_printed w WHERE w.run = x.run AND w.id = x.id AND x.t > w.lo AND x.t <= w.t);
+INSERT INTO _remote_th_values SELECT run, id, t, v, k, k, NULL, NULL, vmin, vmax FROM _remote_th_cells`)
+	return err
+}
+
+// thWindow is a printed window (lo, t] of a run's threshold id: the ranks
+// (1-based after thPick's start) whose values v it picks, its samples'
+// least and greatest value.
+type thWindow struct {
+	run      string
+	id       int
+	lo, t    int64
+	rank     [2]int64
+	min, max float64
+	v        [2]float64
+}
+
+// thPickBuckets is how many parts thPick splits a range of values into.
+const thPickBuckets = 2048
+
+// thPick finds each window's values at its two ranks. A pass counts, for
+// every range of values [lo, hi] that holds a wanted rank, the window's
+// samples in it per part floor((v - lo) / w), w = (hi - lo) / 2048 (in
+// doubles: a part's values are a run of the sorted values, since the part
+// grows with v), with each part's least and greatest value; the part that
+// holds the rank is the next pass's range, until its least and greatest
+// value are one. lo and hi fall in different parts, so every pass leaves at
+// least one of them out, and the range shrinks by about 2048 a pass:
+// latencies kept to the ns over a range of seconds take three or four.
+// tags is the samples' condition by threshold (wid).
+func (r *Remote) thPick(q, tags string, wins []*thWindow) error {
+	type target struct {
+		w      *thWindow
+		i      int
+		rank   int64 // within [lo, hi]
+		lo, hi float64
+	}
+	var todo []*target
+	for _, w := range wins {
+		for i := range w.rank {
+			w.rank[i]++ // 0-based to 1-based
+			todo = append(todo, &target{w: w, i: i, rank: w.rank[i], lo: w.min, hi: w.max})
+		}
+	}
+	for pass := 0; ; pass++ {
+		type rng struct {
+			w      *thWindow
+			lo, hi float64
+		}
+		ids := map[rng]int{}
+		var vals []string
+		var open []*target
+		for _, t := range todo {
+			if t.lo == t.hi {
+				t.w.v[t.i] = t.lo
+				continue
+			}
+			open = append(open, t)
+			k := rng{t.w, t.lo, t.hi}
+			if _, ok := ids[k]; ok {
+				continue
+			}
+			width := t.hi - t.lo
+			width = width / thPickBuckets
+			if math.IsInf(t.hi-t.lo, 0) || width == 0 || math.IsInf(width, 0) {
+				return fmt.Errorf("thresholds: run %s's samples of threshold %d span [%v, %v], which the engine cannot split to pick its percentile", t.w.run, t.w.id, t.lo, t.hi)
+			}
+			ids[k] = len(ids)
+			vals = append(vals, fmt.Sprintf("(%d, %s, %d, %s, %s, %s, %s, %s)", ids[k], engine.String(t.w.run), t.w.id,
+				engine.Int(t.w.lo), engine.Int(t.w.t), engine.Double(t.lo), engine.Double(t.hi), engine.Double(width)))
+		}
+		if len(open) == 0 {
+			return nil
+		}
+		step := fmt.Sprintf("_remote_th_pick_%d", pass)
+		if err := r.reduce(step, "rid INTEGER, b BIGINT, c HUGEINT, vlo DOUBLE, vhi DOUBLE", q+`,
+p AS (SELECT * FROM VALUES `+strings.Join(vals, ", ")+` AS p(rid, wrun, wid, wlo, wt, rlo, rhi, rw))
+SELECT rid, least(CAST(floor((v - rlo) / rw) AS BIGINT), `+fmt.Sprint(thPickBuckets-1)+`L) AS b, sum(count) AS c, min(v) AS vlo, max(v) AS vhi
+FROM q JOIN p ON run = wrun AND t > wlo AND t <= wt AND v >= rlo AND v <= rhi
+WHERE v IS NOT NULL AND count >= 1 AND `+tags+`
+GROUP BY rid, b`); err != nil {
+			return err
+		}
+		type part struct {
+			c      int64
+			lo, hi float64
+		}
+		parts := map[int][]part{}
+		rows, err := r.db.QueryContext(r.ctx, `SELECT rid, c::BIGINT, vlo, vhi FROM `+step+` ORDER BY rid, b`)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var id int
+			var p part
+			if err := rows.Scan(&id, &p.c, &p.lo, &p.hi); err != nil {
+				rows.Close()
+				return err
+			}
+			parts[id] = append(parts[id], p)
+		}
+		err = rows.Err()
+		if cerr := rows.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+		for _, t := range open {
+			below, found := int64(0), false
+			for _, p := range parts[ids[rng{t.w, t.lo, t.hi}]] {
+				if below+p.c >= t.rank {
+					if p.lo == t.lo && p.hi == t.hi {
+						return fmt.Errorf("thresholds: the engine did not split run %s's samples of threshold %d in [%v, %v]", t.w.run, t.w.id, t.lo, t.hi)
+					}
+					t.rank, t.lo, t.hi, found = t.rank-below, p.lo, p.hi, true
+					break
+				}
+				below += p.c
+			}
+			if !found {
+				return fmt.Errorf("thresholds: the engine counted %d samples in run %s's printed window of threshold %d, fewer than rank %d", below, t.w.run, t.w.id, t.rank)
+			}
+		}
+		todo = open
+	}
 }

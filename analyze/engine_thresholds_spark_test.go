@@ -11,14 +11,20 @@ import (
 )
 
 // thresholdLog is a log for thresholds: latencies on a threshold's value
-// (ties at p(95)<200), requests that end on a bucket's edge (a second of
+// (ties at p(95)<200), one whose ps are a tie in doubles (150.0000000025 ·
+// 1e9 is n + 0.5: DuckDB's DECIMAL(38,9) rounds it away from zero, not to
+// even), requests that end on a bucket's edge (a second of
 // test time after the first send), count > 1, NULL latencies and outcomes,
-// negative t_ms, and a second run that fails more.
+// negative t_ms, a second run that fails more, and a third whose
+// latencies are all distinct (a percentile one rank off is another value).
 func thresholdLog() string {
 	var b strings.Builder
-	for _, run := range []string{"a", "b"} {
+	for _, run := range []string{"a", "b", "c"} {
 		for i := range 300 {
-			lat := []string{"100", "200", "200", "250.5", "null", "199.999"}[i%6]
+			lat := []string{"100", "200", "200", "250.5", "null", "199.999", "150.0000000025"}[i%7]
+			if run == "c" && lat != "null" { // distinct latencies, in threes 1e-5 apart (a second pass picks them)
+				lat = fmt.Sprint(120 + float64(i*37%100)*1.3125 + float64(i)*1e-7)
+			}
 			outcome := `"ok"`
 			switch {
 			case i%13 == 5 || run == "b" && i > 150 && i%3 == 0:
@@ -72,8 +78,9 @@ func thresholdCases(exp string, many bool) []ThresholdsOptions {
 // the edge and threshold logs: percentiles with ties at the threshold and
 // ends on bucket edges, min, max, med, rates, counts and counter rates,
 // abortOnFail with a delay, a duration, a refused --every; each reduce
-// step's rows equal their DuckDB twins'; the status and expected_response
-// tags; avg (its exact sum from the values counted per distinct value). A
+// step's rows equal their DuckDB twins' (a percentile's per bucket, every
+// evaluation, the printed window's ranks); the status and expected_response
+// tags; avg (its exact sum, each value rounded to the ns on the engine). A
 // tag from attrs and k6's own metrics are refused.
 func TestThresholdsOnSpark(t *testing.T) {
 	sparkURL(t)
@@ -140,8 +147,35 @@ func sameThresholdSteps(t *testing.T, db *store.DB, r *Remote, o ThresholdsOptio
 	what := fmt.Sprintf("%+v: ", o)
 	sameStep(t, what+"_th_runs", db, `SELECT run, start_ns, start_ns + last_ns FROM _th_runs(`+exp+`, NULL)`,
 		r.Querier(), `SELECT * FROM _remote_th_runs`)
-	values := `SELECT run, id, t, v, k, n, trues, dsum, vmin, vmax
-FROM _th_bucket_values(` + exp + `, ` + specs + `, ` + strings.Join([]string{every, window, sliding, duration}, ", ") + `)`
-	sameStep(t, what+"_th_bucket_values", db, values, r.Querier(), values)
+	// the engine's rows of a percentile are its samples counted per cell,
+	// not per value: what the verdicts read of them per bucket is the same
+	// (the counts, sums and extremes; a percentile's counts below and up to
+	// its value and the nearest values on each side)
+	args := strings.Join([]string{every, window, sliding, duration}, ", ")
+	stats := `SELECT f.run, f.id, f.t, sum(f.k), sum(f.n), sum(f.trues), sum(f.dsum),
+       CASE WHEN s.agg NOT IN ('p', 'med') THEN min(f.vmin) END, CASE WHEN s.agg NOT IN ('p', 'med') THEN max(f.vmax) END,
+       sum(f.k) FILTER (WHERE f.v < s.vd), sum(f.k) FILTER (WHERE f.v <= s.vd),
+       max(f.v) FILTER (WHERE f.v < s.vd), max(f.v) FILTER (WHERE f.v <= s.vd),
+       min(f.v) FILTER (WHERE f.v >= s.vd), min(f.v) FILTER (WHERE f.v > s.vd)
+FROM _th_bucket_values(` + exp + `, ` + specs + `, ` + args + `) f JOIN _th_specs(` + specs + `) s ON s.id = f.id
+GROUP BY f.run, f.id, f.t, s.agg`
+	sameStep(t, what+"_th_bucket_values per bucket", db, stats, r.Querier(), stats)
+	// every evaluation, and the values at the two ranks k6 reads in the
+	// printed window (thresholds and threshold_windows interpolate them)
+	evals := `SELECT * EXCLUDE (pv, pw) FROM _threshold_evals(` + exp + `, ` + specs + `, every_ms := ` + every + `, window_ms := ` + window +
+		`, sliding := ` + sliding + `, duration_ms := ` + duration + `) WHERE final IS NOT NULL`
+	sameStep(t, what+"_threshold_evals", db, evals, r.Querier(), evals)
+	picks := `WITH x AS (SELECT * FROM _threshold_evals(` + exp + `, ` + specs + `, every_ms := ` + every + `, window_ms := ` + window +
+		`, sliding := ` + sliding + `, duration_ms := ` + duration + `)),
+w AS (SELECT x.run, x.id, x.lo, x.t_ns, _th_k6_rank(x.samples, s.q, false) AS rf, _th_k6_rank(x.samples, s.q, true) AS rc
+      FROM x JOIN _th_specs(` + specs + `) s ON s.id = x.id WHERE x.printed AND s.agg IN ('p', 'med')),
+c AS (SELECT w.run, w.id, w.rf, w.rc, v.pv, sum(sum(v.pw)) OVER (PARTITION BY w.run, w.id ORDER BY v.pv) AS below
+      FROM w JOIN x v ON v.run = w.run AND v.id = w.id AND v.final IS NULL AND v.t_ns > w.lo AND v.t_ns <= w.t_ns
+      GROUP BY w.run, w.id, w.rf, w.rc, v.pv)
+SELECT run, id, min(pv) FILTER (WHERE below > rf), min(pv) FILTER (WHERE below > rc) FROM c GROUP BY run, id`
+	sameStep(t, what+"the printed window's ranks", db, picks, r.Querier(), picks)
+	if strings.Contains(specs, "'p'") || strings.Contains(specs, "'med'") {
+		sameStep(t, what+"the printed window's picks", db, picks, r.Querier(), `SELECT * FROM _remote_th_picks`)
+	}
 	sameStep(t, what+"_th_failed_buckets", db, `SELECT * FROM _th_failed_buckets(`+grid+`)`, r.Querier(), `SELECT * FROM _remote_th_failed`)
 }

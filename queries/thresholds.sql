@@ -211,7 +211,9 @@ CREATE OR REPLACE MACRO _th_p_pass(op, vd, frn, crn, f, c_lt, c_le, a, b, c, e) 
     END;
 
 -- Every evaluation of every spec: the aggregates over (lo, t], the value k6
--- would compute and the verdict. pass is NULL where k6 skips an empty sink
+-- would compute and the verdict; printed, the evaluation whose window's
+-- percentile thresholds and threshold_windows print (the run's abort, else
+-- its end; a window's first failing one). pass is NULL where k6 skips an empty sink
 -- (every evaluation but the cumulative end); value_end and pass_end are what
 -- k6's final evaluation gives the same samples (an empty sink reads 0).
 -- value is NULL for percentiles, which need the window's values sorted: the
@@ -320,7 +322,10 @@ CREATE OR REPLACE MACRO _th_samples(exp, specs, every_ms, window_ms, sliding, du
 -- of whole buckets, from the same rows (one pass over the samples for both;
 -- a second pass for the printed percentile was a fifth of thresholds' work
 -- at 1 M rows, issue 41). An engine computes these rows over a dataset
--- (analyze/engine_thresholds.go).
+-- (analyze/engine_thresholds.go), a percentile's per cell of its value
+-- (the same counts and nearest values per bucket, so the same verdicts)
+-- and, in the printed evaluation's window, per cell of its value and of
+-- the two values k6 interpolates (the same printed percentile).
 CREATE OR REPLACE MACRO _th_bucket_values(exp, specs, every_ms, window_ms, sliding, duration_ms) AS TABLE
     SELECT run, id, c AS t, pv AS v, count(*) AS k, coalesce(sum(total), count(*)) AS n, sum(trues) AS trues,
            sum(d) AS dsum, coalesce(min(v), pv) AS vmin, coalesce(max(v), pv) AS vmax,
@@ -399,13 +404,25 @@ CREATE OR REPLACE MACRO _threshold_evals(exp, specs, every_ms := 2000, window_ms
     ),
     -- requests not ok by each moment: a running sum over the failures'
     -- buckets with the moments sorted in (a failure at a moment counts)
+    -- the evaluation whose window's percentile is printed (printed): for
+    -- k6's cumulative evaluation the run's abort, else its end; for windows
+    -- each threshold's first failing one
+    pr AS (
+        SELECT *, CASE WHEN window_ms IS NULL THEN CASE WHEN stop_t IS NULL THEN final ELSE t = stop_t AND NOT final END
+                       ELSE coalesce(t = first_t, false) END AS printed
+        FROM (SELECT *,
+                     min(t) FILTER (WHERE k > 0 AND NOT verdict AND NOT final AND abort AND (delay_ns IS NULL OR delay_ns < t))
+                         OVER (PARTITION BY run) AS stop_t,
+                     min(t) FILTER (WHERE k > 0 AND NOT verdict) OVER (PARTITION BY run, id) AS first_t
+              FROM dec)
+    ),
     fb AS (SELECT * FROM _th_failed_buckets(exp, every_ms, window_ms, sliding, duration_ms)),
     failed AS (
         SELECT run, t, failed FROM (
             SELECT run, t, m, sum(n) OVER (PARTITION BY run ORDER BY t) AS failed
             FROM (SELECT run, t, n, false AS m FROM fb
                   UNION ALL
-                  SELECT DISTINCT run, t, 0, true FROM dec)
+                  SELECT DISTINCT run, t, 0, true FROM pr)
         ) WHERE m
     )
     SELECT v.run, v.id, v.t AS t_ns, v.t / 1e6 AS at_ms, v.lo, greatest(v.lo, 0) / 1e6 AS from_ms, v.final,
@@ -417,10 +434,10 @@ CREATE OR REPLACE MACRO _threshold_evals(exp, specs, every_ms := 2000, window_ms
            CASE WHEN v.k > 0 THEN v.verdict
                 WHEN v.agg = 'rate' THEN v.kind = 'rate' OR v.covered <= 0 OR _th_cmp(0, v.op, v.vx)
                 ELSE _th_cmp(0, v.op, v.vx) END AS pass_end,
-           coalesce(f.failed, 0)::BIGINT AS failed, NULL::DOUBLE AS pv, NULL::BIGINT AS pw
-    FROM dec v LEFT JOIN failed f ON f.run = v.run AND f.t = v.t
+           coalesce(f.failed, 0)::BIGINT AS failed, v.printed, NULL::DOUBLE AS pv, NULL::BIGINT AS pw
+    FROM pr v LEFT JOIN failed f ON f.run = v.run AND f.t = v.t
     UNION ALL  -- a percentile's samples: pw of value pv in the bucket ending at t_ns (final NULL)
-    SELECT run, id, t, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, v, k
+    SELECT run, id, t, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, v, k
     FROM fine WHERE v IS NOT NULL;
 
 CREATE OR REPLACE MACRO thresholds(exp, specs, every_ms := 2000, duration_ms := NULL) AS TABLE
@@ -437,12 +454,8 @@ CREATE OR REPLACE MACRO thresholds(exp, specs, every_ms := 2000, duration_ms := 
                max(failed) AS failed_total
         FROM e GROUP BY run, id
     ),
-    stop AS (SELECT run, min(abort_at) AS t FROM per GROUP BY run),
     -- the evaluation k6 prints: at the run's abort, else at the end
-    verdict AS MATERIALIZED (
-        SELECT e.* FROM e JOIN stop USING (run)
-        WHERE CASE WHEN stop.t IS NULL THEN e.final ELSE e.t_ns = stop.t AND NOT e.final END
-    ),
+    verdict AS MATERIALIZED (SELECT * FROM e WHERE printed),
     -- the percentile printed: the window's values counted per distinct value
     -- (its buckets' counts), the two ranks read off the running counts (no
     -- list of every sample)
@@ -487,12 +500,12 @@ CREATE OR REPLACE MACRO threshold_windows(exp, specs, window_ms, sliding := fals
                max(failed) AS failed_total
         FROM e GROUP BY run, id
     ),
-    pc AS (  -- the percentile printed, as thresholds computes it
+    pc AS (  -- the percentile printed (the first failing window's), as thresholds computes it
         SELECT p.run, p.id, any_value(sp.q) AS q, s.pv AS v, sum(s.pw) AS m
-        FROM per p
+        FROM e p
         JOIN _th_specs(specs) sp ON sp.id = p.id
-        JOIN x s ON s.run = p.run AND s.id = p.id AND s.final IS NULL AND s.t_ns > p.first.lo AND s.t_ns <= p.first.t
-        WHERE sp.agg IN ('p', 'med')
+        JOIN x s ON s.run = p.run AND s.id = p.id AND s.final IS NULL AND s.t_ns > p.lo AND s.t_ns <= p.t_ns
+        WHERE p.printed AND sp.agg IN ('p', 'med')
         GROUP BY p.run, p.id, s.pv
     ),
     pct AS (
