@@ -155,12 +155,15 @@ FROM (SELECT DISTINCT subject FROM events WHERE experiment = `+lit+` AND type = 
 }
 
 // thRuns is the step of _th_runs: per run, its first send or k6 point and
-// its last end or point (as _th_requests and _th_points read them, in ns).
+// its last end or point (as _th_requests and _th_points read them, in ns),
+// and the least and greatest latency of its timed samples (vlo, vhi: the
+// range a percentile's first pick splits, thPick).
 func (r *Remote) thRuns(exp string, o ThresholdsOptions) error {
 	lit := engine.String(exp)
-	err := r.reduce("_remote_th_runs", "run VARCHAR, lo BIGINT, hi BIGINT", `
+	err := r.reduce("_remote_th_runs", "run VARCHAR, lo BIGINT, hi BIGINT, vlo DOUBLE, vhi DOUBLE", `
 WITH q AS (SELECT run, CAST(round(t_ms * 1000000D) AS BIGINT) AS send_ns,
-                  CAST(round(t_ms * 1000000D) AS BIGINT) + coalesce(CAST(round(latency_ms * 1000000D) AS BIGINT), 0L) AS end_ns
+                  CAST(round(t_ms * 1000000D) AS BIGINT) + coalesce(CAST(round(latency_ms * 1000000D) AS BIGINT), 0L) AS end_ns,
+                  CASE WHEN count >= 1 THEN latency_ms END AS v
            FROM requests WHERE experiment = `+lit+` AND t_ms IS NOT NULL),
 p AS (SELECT f.run, CAST(round(e.t_ms * 1000000D) AS BIGINT) AS at_ns
       FROM events e
@@ -169,10 +172,10 @@ p AS (SELECT f.run, CAST(round(e.t_ms * 1000000D) AS BIGINT) AS at_ns
               AND file_id IN (SELECT file_id FROM events WHERE experiment = `+lit+` AND type = 'k6_point')) f
         ON e.file_id = f.file_id AND (e.run = '' OR e.run = f.run)
       WHERE e.experiment = `+lit+` AND e.type = 'k6_point' AND e.t_ms IS NOT NULL)
-SELECT run, min(lo) AS lo, max(hi) AS hi
-FROM (SELECT run, min(send_ns) AS lo, max(end_ns) AS hi FROM q GROUP BY run
+SELECT run, min(lo) AS lo, max(hi) AS hi, min(vlo) AS vlo, max(vhi) AS vhi
+FROM (SELECT run, min(send_ns) AS lo, max(end_ns) AS hi, min(v) AS vlo, max(v) AS vhi FROM q GROUP BY run
       UNION ALL
-      SELECT run, min(at_ns), max(at_ns) FROM p GROUP BY run)
+      SELECT run, min(at_ns), max(at_ns), CAST(NULL AS DOUBLE), CAST(NULL AS DOUBLE) FROM p GROUP BY run)
 GROUP BY run`)
 	if err != nil {
 		return err
@@ -203,17 +206,20 @@ func (o ThresholdsOptions) thArgs() (every, window, sliding, duration string) {
 // DuckDB from the engine's runs) and shadows the macros that read them.
 func (r *Remote) thSteps(exp string, o ThresholdsOptions, ts []Threshold, specs string) error {
 	every, window, sliding, duration := o.thArgs()
-	rows, err := r.db.QueryContext(r.ctx, `SELECT g.run, r.start_ns, g.g, g.last_lo, g.end_ns
-		FROM _th_grid(?, `+every+`, `+window+`, `+sliding+`, `+duration+`) g JOIN _th_runs(?, `+duration+`) r USING (run) ORDER BY g.run`, exp, exp)
+	rows, err := r.db.QueryContext(r.ctx, `SELECT g.run, r.start_ns, g.g, g.last_lo, g.end_ns, x.vlo, x.vhi
+		FROM _th_grid(?, `+every+`, `+window+`, `+sliding+`, `+duration+`) g JOIN _th_runs(?, `+duration+`) r USING (run)
+		JOIN _remote_th_runs x USING (run) ORDER BY g.run`, exp, exp)
 	if err != nil {
 		return err
 	}
 	var grid []string
+	ranges := map[string]thRange{}
 	for rows.Next() {
 		var run string
 		var start, g, end int64
 		var lastLo sql.NullInt64
-		if err := rows.Scan(&run, &start, &g, &lastLo, &end); err != nil {
+		var vlo, vhi sql.NullFloat64
+		if err := rows.Scan(&run, &start, &g, &lastLo, &end, &vlo, &vhi); err != nil {
 			rows.Close()
 			return err
 		}
@@ -221,7 +227,13 @@ func (r *Remote) thSteps(exp string, o ThresholdsOptions, ts []Threshold, specs 
 		if lastLo.Valid {
 			last = engine.Int(lastLo.Int64)
 		}
-		grid = append(grid, "("+engine.String(run)+", "+engine.Int(start)+", "+engine.Int(g)+", "+last+", "+engine.Int(end)+")")
+		rg := thRange{vlo.Float64, vhi.Float64}
+		if w, ok := rg.width(); ok && vlo.Valid {
+			ranges[run] = rg
+			grid = append(grid, "("+engine.String(run)+", "+engine.Int(start)+", "+engine.Int(g)+", "+last+", "+engine.Int(end)+", "+engine.Double(rg.lo)+", "+engine.Double(w)+")")
+		} else {
+			grid = append(grid, "("+engine.String(run)+", "+engine.Int(start)+", "+engine.Int(g)+", "+last+", "+engine.Int(end)+", 0D, 1D)")
+		}
 	}
 	err = rows.Err()
 	if cerr := rows.Close(); err == nil {
@@ -234,8 +246,12 @@ func (r *Remote) thSteps(exp string, o ThresholdsOptions, ts []Threshold, specs 
 	if err != nil {
 		return err
 	}
+	// k6's cumulative evaluation without abortOnFail prints the end's
+	// window, (-1, end]: the percentile's first pick is counted with its
+	// buckets, in the same pass
+	first := o.Window == 0 && !slices.ContainsFunc(ts, func(t Threshold) bool { return t.AbortOnFail })
 	q := thRows(exp, grid)
-	if err := r.reduce("_remote_th_buckets", thBucketCols, q+"\n"+thBucketSums(ts, vds)); err != nil {
+	if err := r.reduce("_remote_th_buckets", thBucketCols, q+"\n"+thBucketSums(ts, vds, first)); err != nil {
 		return err
 	}
 	if err := r.reduce("_remote_th_failed", "run VARCHAR, t BIGINT, n BIGINT", q+`
@@ -246,7 +262,7 @@ SELECT run, c AS t, sum(count) AS n FROM q WHERE outcome <> 'ok' GROUP BY run, c
 	// v::DECIMAL(38,9)), which the engine summed as integers (units)
 	if _, err := r.db.ExecContext(r.ctx, `CREATE OR REPLACE TEMP TABLE _remote_th_values AS
 SELECT run, id, t, v, k, n, trues, coalesce(dsum, units * 0.000000001::DECIMAL(10,9)) AS dsum, vmin, vmax
-FROM _remote_th_buckets`); err != nil {
+FROM _remote_th_buckets WHERE NOT hist`); err != nil {
 		return err
 	}
 	grid2 := `exp IS DISTINCT FROM ` + sqllit.String(exp) + ` OR duration_ms::DOUBLE IS DISTINCT FROM ` + duration +
@@ -268,25 +284,27 @@ FROM _remote_th_buckets`); err != nil {
 			return err
 		}
 	}
-	return r.thPrinted(exp, o, ts, specs, q, vds)
+	return r.thPrinted(exp, o, ts, specs, q, vds, ranges, first)
 }
 
-const thBucketCols = "run VARCHAR, id INTEGER, t BIGINT, v DOUBLE, k BIGINT, n HUGEINT, trues HUGEINT, units DECIMAL(38,0), dsum DECIMAL(38,9), vmin DOUBLE, vmax DOUBLE"
+const thBucketCols = "run VARCHAR, id INTEGER, t BIGINT, v DOUBLE, k BIGINT, n HUGEINT, trues HUGEINT, units DECIMAL(38,0), dsum DECIMAL(38,9), vmin DOUBLE, vmax DOUBLE, hist BOOLEAN, part BIGINT"
 
 // thRows is the experiment's timed request rows in Spark SQL (WITH ... q):
 // t, the end in ns of test time (as _th_samples: the end less the run's
-// start), and c, its bucket's end (_th_bucket, over the run's grid).
+// start), c, its bucket's end (_th_bucket, over the run's grid), and hlo
+// and hw, the run's least latency and the width of a 2,048th of their range
+// (thPick's first parts).
 func thRows(exp string, grid []string) string {
 	if len(grid) == 0 {
-		grid = []string{"(CAST(NULL AS STRING), 0L, 1L, CAST(NULL AS BIGINT), 0L)"}
+		grid = []string{"(CAST(NULL AS STRING), 0L, 1L, CAST(NULL AS BIGINT), 0L, 0D, 1D)"}
 	}
-	return `WITH g AS (SELECT * FROM VALUES ` + strings.Join(grid, ", ") + ` AS g(run, start_ns, g, last_lo, end_ns)),
+	return `WITH g AS (SELECT * FROM VALUES ` + strings.Join(grid, ", ") + ` AS g(run, start_ns, g, last_lo, end_ns, hlo, hw)),
 s AS (SELECT r.run, r.count, r.outcome, r.status, r.latency_ms AS v,
              CAST(round(r.t_ms * 1000000D) AS BIGINT) + coalesce(CAST(round(r.latency_ms * 1000000D) AS BIGINT), 0L) - g.start_ns AS t,
-             g.g, g.last_lo, g.end_ns
+             g.g, g.last_lo, g.end_ns, g.hlo, g.hw
       FROM requests r JOIN g ON r.run = g.run
       WHERE r.experiment = ` + engine.String(exp) + ` AND r.t_ms IS NOT NULL),
-q AS (SELECT run, count, outcome, status, v, t,
+q AS (SELECT run, count, outcome, status, v, t, hlo, hw,
              CASE WHEN t <= 0 THEN t
                   WHEN t <= last_lo THEN least((t + g - 1) div g * g, last_lo)
                   ELSE least((t + g - 1) div g * g, end_ns) END AS c
@@ -322,39 +340,55 @@ func thTags(t Threshold) string {
 //     below and up to vd and the nearest values on each side; the printed
 //     percentile's window is counted again, finer (thPrinted);
 //   - a rate's samples are its rows with an outcome, a counter's every row.
-func thBucketSums(ts []Threshold, vds map[int]float64) string {
+//
+// With first, a percentile's branch also counts the run's samples that end
+// after -1 (k6's cumulative window at the end, (-1, end]) per 2,048th part
+// of the run's range of latencies, with each part's least and greatest
+// (hist rows, t NULL): thPick's first pass, in the same pass over the
+// samples (GROUPING SETS). Every other row has hist false.
+func thBucketSums(ts []Threshold, vds map[int]float64, first bool) string {
 	var parts []string
 	nul := "CAST(NULL AS DOUBLE)"
 	none := "CAST(NULL AS DECIMAL(38,0)) AS units, CAST(NULL AS DECIMAL(38,9)) AS dsum"
+	flat := "false AS hist, CAST(NULL AS BIGINT) AS part"
 	for i, t := range ts {
 		id := fmt.Sprint(i + 1)
 		switch {
 		case t.Base == "http_req_duration" && (t.Agg == "p" || t.Agg == "med"):
-			cell := thCell(engine.Double(vds[i+1]))
-			parts = append(parts, `SELECT run, `+id+` AS id, c AS t, CASE WHEN min(v) > `+engine.Double(vds[i+1])+` THEN min(v) ELSE max(v) END AS v,
-       sum(count) AS k, sum(count) AS n, CAST(NULL AS BIGINT) AS trues, `+none+`, min(v) AS vmin, max(v) AS vmax
-FROM q WHERE v IS NOT NULL AND count >= 1 AND `+thTags(t)+` GROUP BY run, c, `+cell)
+			vd := engine.Double(vds[i+1])
+			sel := `SELECT run, ` + id + ` AS id, c AS t, CASE WHEN min(v) > ` + vd + ` THEN min(v) ELSE max(v) END AS v,
+       sum(count) AS k, sum(count) AS n, CAST(NULL AS BIGINT) AS trues, ` + none + `, min(v) AS vmin, max(v) AS vmax`
+			if !first {
+				parts = append(parts, sel+`, `+flat+`
+FROM q WHERE v IS NOT NULL AND count >= 1 AND `+thTags(t)+` GROUP BY run, c, `+thCell(vd))
+				continue
+			}
+			parts = append(parts, sel+`, grouping(c) = 1 AS hist, part
+FROM (SELECT *, `+thCell(vd)+` AS cell,
+             CASE WHEN t > -1L THEN least(CAST(floor((v - hlo) / hw) AS BIGINT), `+fmt.Sprint(thPickBuckets-1)+`L) END AS part
+      FROM q WHERE v IS NOT NULL AND count >= 1 AND `+thTags(t)+`)
+GROUP BY GROUPING SETS ((run, c, cell), (run, part))`)
 		case t.Base == "http_req_duration":
 			units := "CAST(NULL AS DECIMAL(38,0))"
 			if t.Agg == "avg" {
 				units = "sum(" + thUnits + ")"
 			}
 			parts = append(parts, `SELECT run, `+id+` AS id, c AS t, `+nul+` AS v, sum(count) AS k, sum(count) AS n, CAST(NULL AS BIGINT) AS trues,
-       `+units+` AS units, CAST(NULL AS DECIMAL(38,9)) AS dsum, min(v) AS vmin, max(v) AS vmax
+       `+units+` AS units, CAST(NULL AS DECIMAL(38,9)) AS dsum, min(v) AS vmin, max(v) AS vmax, `+flat+`
 FROM q WHERE v IS NOT NULL AND count >= 1 AND `+thTags(t)+` GROUP BY run, c`)
 		case t.Base == "http_req_failed":
 			parts = append(parts, `SELECT run, `+id+` AS id, c AS t, `+nul+` AS v, count(*) AS k, sum(count) AS n,
-       sum(CASE WHEN outcome <> 'ok' THEN count ELSE 0L END) AS trues, `+none+`, `+nul+` AS vmin, `+nul+` AS vmax
+       sum(CASE WHEN outcome <> 'ok' THEN count ELSE 0L END) AS trues, `+none+`, `+nul+` AS vmin, `+nul+` AS vmax, `+flat+`
 FROM q WHERE outcome IS NOT NULL AND `+thTags(t)+` GROUP BY run, c`)
 		default: // http_reqs
 			parts = append(parts, `SELECT run, `+id+` AS id, c AS t, `+nul+` AS v, count(*) AS k, sum(count) AS n, CAST(NULL AS BIGINT) AS trues,
-       CAST(NULL AS DECIMAL(38,0)) AS units, sum(CAST(count AS DECIMAL(38,9))) AS dsum, `+nul+` AS vmin, `+nul+` AS vmax
+       CAST(NULL AS DECIMAL(38,0)) AS units, sum(CAST(count AS DECIMAL(38,9))) AS dsum, `+nul+` AS vmin, `+nul+` AS vmax, `+flat+`
 FROM q WHERE `+thTags(t)+` GROUP BY run, c`)
 		}
 	}
 	if len(parts) == 0 {
 		return `SELECT CAST(NULL AS STRING) AS run, 0 AS id, 0L AS t, ` + nul + ` AS v, 0L AS k, 0L AS n, CAST(NULL AS BIGINT) AS trues,
-       ` + none + `, ` + nul + ` AS vmin, ` + nul + ` AS vmax FROM q WHERE false`
+       ` + none + `, ` + nul + ` AS vmin, ` + nul + ` AS vmax, ` + flat + ` FROM q WHERE false`
 	}
 	return strings.Join(parts, "\nUNION ALL\n")
 }
@@ -418,7 +452,12 @@ func (r *Remote) thValues(specs string) (map[int]float64, error) {
 // itself, for t <= 0), so c > lo iff t > lo and c <= t' iff t <= t' for
 // bucket ends lo and t'. Spark inlines c's CASE into each condition on it,
 // which took 2.5 s more a step at 10 M rows.
-func (r *Remote) thPrinted(exp string, o ThresholdsOptions, ts []Threshold, specs, q string, vds map[int]float64) error {
+//
+// With first, the first pass was counted with the buckets (thBucketSums):
+// its parts of the run's range of latencies start the pick of a window at
+// the end, (-1, end].
+func (r *Remote) thPrinted(exp string, o ThresholdsOptions, ts []Threshold, specs, q string, vds map[int]float64,
+	ranges map[string]thRange, first bool) error {
 	var pids []int
 	for i, t := range ts {
 		if t.Base == "http_req_duration" && (t.Agg == "p" || t.Agg == "med") {
@@ -467,7 +506,37 @@ WHERE e.printed AND s.agg IN ('p', 'med') AND e.samples > 0`, exp); err != nil {
 		tags += fmt.Sprintf(" WHEN %d THEN %s", id, thTags(ts[id-1]))
 	}
 	tags += " END"
-	if err := r.thPick(q, tags, wins); err != nil {
+	known := map[thStart][]thPart{}
+	if first {
+		rows, err := r.db.QueryContext(r.ctx, `SELECT run, id, k, vmin, vmax FROM _remote_th_buckets WHERE hist AND part IS NOT NULL ORDER BY run, id, part`)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var st thStart
+			var p thPart
+			if err := rows.Scan(&st.run, &st.id, &p.c, &p.lo, &p.hi); err != nil {
+				rows.Close()
+				return err
+			}
+			known[st] = append(known[st], p)
+		}
+		err = rows.Err()
+		if cerr := rows.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := r.thPick(q, tags, wins, func(w *thWindow) (thRange, []thPart, bool) {
+		parts, ok := known[thStart{w.run, w.id}]
+		rg, split := ranges[w.run] // a run of one latency has no parts' width
+		if !first || w.lo != -1 || !ok || !split {
+			return thRange{}, nil, false
+		}
+		return rg, parts, true
+	}); err != nil {
 		return err
 	}
 	var vals []string
@@ -504,6 +573,32 @@ type thWindow struct {
 	v        [2]float64
 }
 
+// thStart names a run's threshold whose first pick was counted with the
+// buckets.
+type thStart struct {
+	run string
+	id  int
+}
+
+// thRange is a range of latencies [lo, hi] that thPick splits.
+type thRange struct{ lo, hi float64 }
+
+// width is a 2,048th of the range, in doubles; false where the range
+// cannot be split so (one value, or past the doubles' range).
+func (rg thRange) width() (float64, bool) {
+	w := (rg.hi - rg.lo) / thPickBuckets
+	if rg.hi <= rg.lo || w == 0 || math.IsInf(w, 0) || math.IsNaN(w) {
+		return 0, false
+	}
+	return w, true
+}
+
+// thPart is a part of a range: its samples, least and greatest value.
+type thPart struct {
+	c      int64
+	lo, hi float64
+}
+
 // thPickBuckets is how many parts thPick splits a range of values into.
 const thPickBuckets = 2048
 
@@ -516,93 +611,78 @@ const thPickBuckets = 2048
 // value are one. lo and hi fall in different parts, so every pass leaves at
 // least one of them out, and the range shrinks by about 2048 a pass:
 // latencies kept to the ns over a range of seconds take three or four.
-// tags is the samples' condition by threshold (wid).
-func (r *Remote) thPick(q, tags string, wins []*thWindow) error {
+// tags is the samples' condition by threshold (wid). known gives a
+// window's first pass where it was counted already: its range (which holds
+// every value of the window) and its parts.
+func (r *Remote) thPick(q, tags string, wins []*thWindow, known func(*thWindow) (thRange, []thPart, bool)) error {
 	type target struct {
-		w      *thWindow
-		i      int
-		rank   int64 // within [lo, hi]
-		lo, hi float64
+		w    *thWindow
+		i    int
+		rank int64 // within rg
+		rg   thRange
 	}
+	type key struct {
+		w  *thWindow
+		rg thRange
+	}
+	counted := map[key][]thPart{}
 	var todo []*target
 	for _, w := range wins {
+		rg := thRange{w.min, w.max}
+		if krg, parts, ok := known(w); ok {
+			rg = krg
+			counted[key{w, rg}] = parts
+		}
 		for i := range w.rank {
 			w.rank[i]++ // 0-based to 1-based
-			todo = append(todo, &target{w: w, i: i, rank: w.rank[i], lo: w.min, hi: w.max})
+			todo = append(todo, &target{w: w, i: i, rank: w.rank[i], rg: rg})
 		}
 	}
 	for pass := 0; ; pass++ {
-		type rng struct {
-			w      *thWindow
-			lo, hi float64
-		}
-		ids := map[rng]int{}
+		ids := map[key]int{}
+		var keys []key
 		var vals []string
 		var open []*target
 		for _, t := range todo {
-			if t.lo == t.hi {
-				t.w.v[t.i] = t.lo
+			if t.rg.lo == t.rg.hi {
+				t.w.v[t.i] = t.rg.lo
 				continue
 			}
 			open = append(open, t)
-			k := rng{t.w, t.lo, t.hi}
+			k := key{t.w, t.rg}
+			if _, ok := counted[k]; ok {
+				continue
+			}
 			if _, ok := ids[k]; ok {
 				continue
 			}
-			width := t.hi - t.lo
-			width = width / thPickBuckets
-			if math.IsInf(t.hi-t.lo, 0) || width == 0 || math.IsInf(width, 0) {
-				return fmt.Errorf("thresholds: run %s's samples of threshold %d span [%v, %v], which the engine cannot split to pick its percentile", t.w.run, t.w.id, t.lo, t.hi)
+			width, ok := t.rg.width()
+			if !ok {
+				return fmt.Errorf("thresholds: run %s's samples of threshold %d span [%v, %v], which the engine cannot split to pick its percentile", t.w.run, t.w.id, t.rg.lo, t.rg.hi)
 			}
-			ids[k] = len(ids)
+			ids[k] = len(keys)
+			keys = append(keys, k)
 			vals = append(vals, fmt.Sprintf("(%d, %s, %d, %s, %s, %s, %s, %s)", ids[k], engine.String(t.w.run), t.w.id,
-				engine.Int(t.w.lo), engine.Int(t.w.t), engine.Double(t.lo), engine.Double(t.hi), engine.Double(width)))
+				engine.Int(t.w.lo), engine.Int(t.w.t), engine.Double(t.rg.lo), engine.Double(t.rg.hi), engine.Double(width)))
 		}
 		if len(open) == 0 {
 			return nil
 		}
-		step := fmt.Sprintf("_remote_th_pick_%d", pass)
-		if err := r.reduce(step, "rid INTEGER, b BIGINT, c HUGEINT, vlo DOUBLE, vhi DOUBLE", q+`,
-p AS (SELECT * FROM VALUES `+strings.Join(vals, ", ")+` AS p(rid, wrun, wid, wlo, wt, rlo, rhi, rw))
-SELECT rid, least(CAST(floor((v - rlo) / rw) AS BIGINT), `+fmt.Sprint(thPickBuckets-1)+`L) AS b, sum(count) AS c, min(v) AS vlo, max(v) AS vhi
-FROM q JOIN p ON run = wrun AND t > wlo AND t <= wt AND v >= rlo AND v <= rhi
-WHERE v IS NOT NULL AND count >= 1 AND `+tags+`
-GROUP BY rid, b`); err != nil {
-			return err
-		}
-		type part struct {
-			c      int64
-			lo, hi float64
-		}
-		parts := map[int][]part{}
-		rows, err := r.db.QueryContext(r.ctx, `SELECT rid, c::BIGINT, vlo, vhi FROM `+step+` ORDER BY rid, b`)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var id int
-			var p part
-			if err := rows.Scan(&id, &p.c, &p.lo, &p.hi); err != nil {
-				rows.Close()
+		if len(vals) > 0 {
+			if err := r.thPickPass(fmt.Sprintf("_remote_th_pick_%d", pass), q, tags, vals, func(id int, p thPart) {
+				counted[keys[id]] = append(counted[keys[id]], p)
+			}); err != nil {
 				return err
 			}
-			parts[id] = append(parts[id], p)
-		}
-		err = rows.Err()
-		if cerr := rows.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return err
 		}
 		for _, t := range open {
 			below, found := int64(0), false
-			for _, p := range parts[ids[rng{t.w, t.lo, t.hi}]] {
+			for _, p := range counted[key{t.w, t.rg}] {
 				if below+p.c >= t.rank {
-					if p.lo == t.lo && p.hi == t.hi {
-						return fmt.Errorf("thresholds: the engine did not split run %s's samples of threshold %d in [%v, %v]", t.w.run, t.w.id, t.lo, t.hi)
+					if p.lo == t.rg.lo && p.hi == t.rg.hi {
+						return fmt.Errorf("thresholds: the engine did not split run %s's samples of threshold %d in [%v, %v]", t.w.run, t.w.id, t.rg.lo, t.rg.hi)
 					}
-					t.rank, t.lo, t.hi, found = t.rank-below, p.lo, p.hi, true
+					t.rank, t.rg, found = t.rank-below, thRange{p.lo, p.hi}, true
 					break
 				}
 				below += p.c
@@ -613,4 +693,32 @@ GROUP BY rid, b`); err != nil {
 		}
 		todo = open
 	}
+}
+
+// thPickPass is one of thPick's passes over the ranges in vals (rid, the
+// window's run, threshold, lo and t, the range's lo and hi and the parts'
+// width): each range's parts in order, handed to add.
+func (r *Remote) thPickPass(step, q, tags string, vals []string, add func(rid int, p thPart)) error {
+	if err := r.reduce(step, "rid INTEGER, b BIGINT, c HUGEINT, vlo DOUBLE, vhi DOUBLE", q+`,
+p AS (SELECT * FROM VALUES `+strings.Join(vals, ", ")+` AS p(rid, wrun, wid, wlo, wt, rlo, rhi, rw))
+SELECT rid, least(CAST(floor((v - rlo) / rw) AS BIGINT), `+fmt.Sprint(thPickBuckets-1)+`L) AS b, sum(count) AS c, min(v) AS vlo, max(v) AS vhi
+FROM q JOIN p ON run = wrun AND t > wlo AND t <= wt AND v >= rlo AND v <= rhi
+WHERE v IS NOT NULL AND count >= 1 AND `+tags+`
+GROUP BY rid, b`); err != nil {
+		return err
+	}
+	rows, err := r.db.QueryContext(r.ctx, `SELECT rid, c::BIGINT, vlo, vhi FROM `+step+` ORDER BY rid, b`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int
+		var p thPart
+		if err := rows.Scan(&id, &p.c, &p.lo, &p.hi); err != nil {
+			return err
+		}
+		add(id, p)
+	}
+	return rows.Err()
 }

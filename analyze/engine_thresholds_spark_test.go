@@ -15,15 +15,20 @@ import (
 // 1e9 is n + 0.5: DuckDB's DECIMAL(38,9) rounds it away from zero, not to
 // even), requests that end on a bucket's edge (a second of
 // test time after the first send), count > 1, NULL latencies and outcomes,
-// negative t_ms, a second run that fails more, and a third whose
-// latencies are all distinct (a percentile one rank off is another value).
+// negative t_ms, a second run that fails more, a third whose latencies are
+// all distinct (a percentile one rank off is another value), and a fourth
+// of one latency.
 func thresholdLog() string {
 	var b strings.Builder
-	for _, run := range []string{"a", "b", "c"} {
+	for _, run := range []string{"a", "b", "c", "d"} {
 		for i := range 300 {
 			lat := []string{"100", "200", "200", "250.5", "null", "199.999", "150.0000000025"}[i%7]
-			if run == "c" && lat != "null" { // distinct latencies, in threes 1e-5 apart (a second pass picks them)
+			switch {
+			case lat == "null":
+			case run == "c": // distinct latencies, in threes 1e-5 apart (a second pass picks them)
 				lat = fmt.Sprint(120 + float64(i*37%100)*1.3125 + float64(i)*1e-7)
+			case run == "d": // one latency: nothing to split
+				lat = "175"
 			}
 			outcome := `"ok"`
 			switch {
@@ -146,7 +151,7 @@ func sameThresholdSteps(t *testing.T, db *store.DB, r *Remote, o ThresholdsOptio
 	grid := strings.Join([]string{exp, every, window, sliding, duration}, ", ")
 	what := fmt.Sprintf("%+v: ", o)
 	sameStep(t, what+"_th_runs", db, `SELECT run, start_ns, start_ns + last_ns FROM _th_runs(`+exp+`, NULL)`,
-		r.Querier(), `SELECT * FROM _remote_th_runs`)
+		r.Querier(), `SELECT run, lo, hi FROM _remote_th_runs`)
 	// the engine's rows of a percentile are its samples counted per cell,
 	// not per value: what the verdicts read of them per bucket is the same
 	// (the counts, sums and extremes; a percentile's counts below and up to
