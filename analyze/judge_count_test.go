@@ -66,6 +66,23 @@ func TestTickBounds(t *testing.T) {
 	}
 }
 
+// A step is held to the experiment's own span, not the table's: 1µs
+// over an experiment of 5 ms beside one of 5 s passes, and the long one is
+// refused with its own span.
+func TestJudgeStepBoundPerExperiment(t *testing.T) {
+	db := logsDB(t, `{"run":"control","req":1,"attempt":1,"t_ms":0,"latency_ms":5,"outcome":"ok","tagged":false}
+{"run":"experiment","req":1,"attempt":1,"t_ms":5000,"latency_ms":5,"outcome":"ok","tagged":false}
+`, `{"run":"control","req":1,"attempt":1,"t_ms":0,"latency_ms":5,"outcome":"ok","tagged":false}
+{"run":"experiment","req":1,"attempt":1,"t_ms":5,"latency_ms":5,"outcome":"ok","tagged":false}
+`)
+	if _, _, err := Judge(db, JudgeOptions{Experiment: "b", Step: time.Microsecond}); err != nil {
+		t.Errorf("b, 5 ms at 1µs: %v", err)
+	}
+	if _, _, err := Judge(db, JudgeOptions{Experiment: "a", Step: time.Microsecond}); err == nil || err.Error() != "step 1µs over the experiment's 5000 ms makes 5000001 steps, more than 1000000: a longer step" {
+		t.Errorf("a, 5000 ms at 1µs: %v", err)
+	}
+}
+
 // A burn-rate rule of 1 ns over seconds of log is refused, naming it.
 func TestBurnWindowBound(t *testing.T) {
 	db := logsDB(t, `{"run":"a","req":1,"attempt":1,"t_ms":0,"latency_ms":5,"outcome":"ok","tagged":false}
@@ -78,5 +95,28 @@ func TestBurnWindowBound(t *testing.T) {
 	_, err = BurnRate(db, BurnRateOptions{SLO: "99%", Rules: rules})
 	if err == nil || err.Error() != "rules 1ns/1s>1: its short window of 1ns over the experiment's 5005 ms makes 5005000000 windows, more than 1000000: a longer short window" {
 		t.Errorf("1ns/1s>1: %v", err)
+	}
+}
+
+// The bound from the whole table's extremes decides nothing alone: an
+// experiment of 10 ms beside one of 5 s takes a 1µs short window, which
+// the table's span of 5005 ms would refuse, and the long one is refused
+// with its own span.
+func TestBurnWindowBoundPerExperiment(t *testing.T) {
+	db := logsDB(t, `{"run":"a","req":1,"attempt":1,"t_ms":0,"latency_ms":5,"outcome":"ok","tagged":false}
+{"run":"a","req":2,"attempt":1,"t_ms":5000,"latency_ms":5,"outcome":"error","tagged":false}
+`, `{"run":"b","req":1,"attempt":1,"t_ms":0,"latency_ms":5,"outcome":"ok","tagged":false}
+{"run":"b","req":2,"attempt":1,"t_ms":5,"latency_ms":5,"outcome":"error","tagged":false}
+`)
+	rules, err := hypothesis.ParseBurnRules("1us/1s>1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := BurnRate(db, BurnRateOptions{Experiment: "b", SLO: "0.99", Rules: rules, Partial: true}); err != nil {
+		t.Errorf("b, 10 ms at 1us: %v", err)
+	}
+	_, err = BurnRate(db, BurnRateOptions{Experiment: "a", SLO: "0.99", Rules: rules})
+	if err == nil || err.Error() != "rules 1µs/1s>1: its short window of 1µs over the experiment's 5005 ms makes 5005000 windows, more than 1000000: a longer short window" {
+		t.Errorf("a, 5005 ms at 1us: %v", err)
 	}
 }
