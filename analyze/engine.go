@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	rds "github.com/rewind-dev/rewind/dataset"
 	"github.com/rewind-dev/rewind/engine"
@@ -226,6 +228,9 @@ func (r *Remote) run(name, q string) (arrow.Table, error) {
 		}
 		return t, nil
 	}
+	if os.Getenv("REWIND_SPARK_EXPLAIN") != "" && isQuery(q) {
+		r.explain(name, q)
+	}
 	var t arrow.Table
 	err := engine.WithDeadline(r.ctx, r.timeout, name, func(ctx context.Context) error {
 		var err error
@@ -248,6 +253,80 @@ func (r *Remote) run(name, q string) (arrow.Table, error) {
 		}
 	}
 	return t, err
+}
+
+// explain writes to stderr how many times step q's physical plan on the
+// engine reads the dataset, and how many of those reads repeat another
+// (the same files, columns and pushed filters): Spark inlines a CTE into
+// each of its references, so a CTE read twice is computed twice
+// (REWIND_SPARK_EXPLAIN=1; =full writes the plan too). A diagnostic: it
+// costs a planning of each step.
+func (r *Remote) explain(name, q string) {
+	t, err := r.eng.Reduce(r.ctx, "EXPLAIN FORMATTED "+q)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "spark: explain %s: %v\n", name, err)
+		return
+	}
+	if t == nil {
+		return
+	}
+	defer t.Release()
+	var b strings.Builder
+	for _, c := range t.Column(0).Data().Chunks() {
+		if s, ok := c.(*array.String); ok {
+			for i := range s.Len() {
+				b.WriteString(s.Value(i))
+			}
+		}
+	}
+	scans, repeated := planScans(b.String())
+	fmt.Fprintf(os.Stderr, "spark: explain %s: %d scans, %d repeated\n", name, scans, repeated)
+	if os.Getenv("REWIND_SPARK_EXPLAIN") == "full" {
+		fmt.Fprintln(os.Stderr, b.String())
+	}
+}
+
+// planScans counts the scans of Spark's EXPLAIN FORMATTED plan (its
+// numbered "Scan parquet" nodes) and those that repeat an earlier one's
+// location, partition and pushed filters and read schema.
+func planScans(plan string) (scans, repeated int) {
+	seen := map[string]bool{}
+	for _, node := range strings.Split(plan, "\n\n") {
+		node = strings.TrimSpace(node)
+		if !strings.HasPrefix(node, "(") || !strings.Contains(strings.SplitN(node, "\n", 2)[0], ") Scan ") {
+			continue
+		}
+		var key []string
+		for _, line := range strings.Split(node, "\n") {
+			for _, f := range []string{"Location: ", "PartitionFilters: ", "PushedFilters: ", "ReadSchema: "} {
+				if strings.HasPrefix(line, f) {
+					key = append(key, stripIDs(line))
+				}
+			}
+		}
+		k := strings.Join(key, "\n")
+		scans++
+		if seen[k] {
+			repeated++
+		}
+		seen[k] = true
+	}
+	return scans, repeated
+}
+
+// stripIDs drops Spark's expression ids (#123, #123L) from a plan line.
+func stripIDs(line string) string {
+	var b strings.Builder
+	for i := 0; i < len(line); i++ {
+		if line[i] == '#' {
+			for i+1 < len(line) && (line[i+1] >= '0' && line[i+1] <= '9' || line[i+1] == 'L') {
+				i++
+			}
+			continue
+		}
+		b.WriteByte(line[i])
+	}
+	return b.String()
 }
 
 // isQuery reports whether q is a query (its first word SELECT or WITH),

@@ -148,29 +148,36 @@ SELECT * EXCLUDE (peak, k, total), NULL::BIGINT AS n, NULL::DOUBLE AS t_ms FROM 
 // rather than a window over the run's rows.
 func slidingStep(exp string, eg engineGroup, res []int64) string {
 	keys := eg.keys()
-	ctes := []string{`pt AS (SELECT run` + keys + `, t_ms, sum(count) AS n
+	// each point once per resolution as a start in its bucket and once in
+	// the bucket before (d = 1): one generator over one read of pt, since
+	// Spark inlines a CTE into each of its references (eight scans and
+	// sums of the rows at two resolutions, issue 36)
+	var copies []string
+	for _, x := range res {
+		g := engine.Double(math.Pow(2, math.Ceil(math.Log2(float64(x)))))
+		for d := int64(0); d < 2; d++ {
+			copies = append(copies, `named_struct('res', `+engine.Int(x)+`, 'g', `+g+`, 'rd', `+engine.Double(float64(x))+`, 'd', `+engine.Int(d)+`)`)
+		}
+	}
+	by := `run` + keys + `, res, part`
+	point := func(x, n, probe, base string) string {
+		return `named_struct('x', ` + x + `, 'n', ` + n + `, 'probe', ` + probe + `, 'base', ` + base + `)`
+	}
+	return `WITH pt AS (SELECT run` + keys + `, t_ms, sum(count) AS n
             FROM (SELECT run, t_ms, count` + eg.sel() + ` FROM requests
                   WHERE experiment = ` + engine.String(exp) + ` AND t_ms IS NOT NULL)
-            GROUP BY run` + keys + `, t_ms)`}
-	parts := make([]string, len(res))
-	for i, x := range res {
-		g := engine.Double(math.Pow(2, math.Ceil(math.Log2(float64(x)))))
-		rd := engine.Double(float64(x))
-		b := fmt.Sprintf("b%d", i)
-		ctes = append(ctes, b+` AS (SELECT run`+keys+`, part, t_ms, n, start,
-                   sum(n) OVER (PARTITION BY run`+keys+`, part ORDER BY t_ms ROWS UNBOUNDED PRECEDING) - n AS base
-            FROM (SELECT run`+keys+`, t_ms, n, CAST(floor(t_ms / `+g+`) AS BIGINT) AS part, true AS start FROM pt
-                  UNION ALL
-                  SELECT run`+keys+`, t_ms, n, CAST(floor(t_ms / `+g+`) AS BIGINT) - 1L, false FROM pt))`)
-		parts[i] = `SELECT run` + keys + `, ` + engine.Int(x) + ` AS res, -m.neg_n AS n, m.t AS t_ms
-FROM (SELECT run` + keys + `, min(named_struct('neg_n', -n, 't', t_ms)) AS m
-      FROM (SELECT run` + keys + `, t_ms, probe,
-                   sum(n) OVER (PARTITION BY run` + keys + `, part ORDER BY x, probe DESC ROWS UNBOUNDED PRECEDING) - base AS n
-            FROM (SELECT run` + keys + `, part, t_ms, t_ms AS x, n, false AS probe, 0L AS base FROM ` + b + `
-                  UNION ALL
-                  SELECT run` + keys + `, part, t_ms, t_ms + ` + rd + `, 0L, true, base FROM ` + b + ` WHERE start))
-      WHERE probe
-      GROUP BY run` + keys + `) s`
-	}
-	return "WITH " + strings.Join(ctes, ",\n") + "\n" + strings.Join(parts, "\nUNION ALL\n")
+            GROUP BY run` + keys + `, t_ms),
+b AS (SELECT run` + keys + `, res, rd, part, t_ms, n, start,
+             sum(n) OVER (PARTITION BY ` + by + ` ORDER BY t_ms ROWS UNBOUNDED PRECEDING) - n AS base
+      FROM (SELECT run` + keys + `, t_ms, n, e.res, e.rd, CAST(floor(t_ms / e.g) AS BIGINT) - e.d AS part, e.d = 0L AS start
+            FROM pt LATERAL VIEW inline(array(` + strings.Join(copies, ", ") + `)) e)),
+s AS (SELECT run` + keys + `, res, t_ms, probe,
+             sum(n) OVER (PARTITION BY ` + by + ` ORDER BY x, probe DESC ROWS UNBOUNDED PRECEDING) - base AS n
+      FROM (SELECT run` + keys + `, res, part, t_ms, p.x, p.n, p.probe, p.base
+            FROM b LATERAL VIEW inline(CASE WHEN start
+                THEN array(` + point("t_ms", "n", "false", "0L") + `, ` + point("t_ms + rd", "0L", "true", "base") + `)
+                ELSE array(` + point("t_ms", "n", "false", "0L") + `) END) p))
+SELECT run` + keys + `, res, -m.neg_n AS n, m.t AS t_ms
+FROM (SELECT run` + keys + `, res, min(named_struct('neg_n', -n, 't', t_ms)) AS m
+      FROM s WHERE probe GROUP BY run` + keys + `, res) q`
 }
