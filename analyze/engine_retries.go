@@ -60,11 +60,17 @@ func (r *Remote) retrySums(exp string, eg engineGroup, span hypothesis.Span) err
 	// locally
 	gk := eg.vk()
 	if _, err := r.db.ExecContext(r.ctx, `CREATE OR REPLACE TEMP TABLE _remote_retry_sums AS
-SELECT run, `+gk+` AS gk, NULL::DOUBLE AS v, NULL::BIGINT AS c, requests, first_attempts, retries, budget_denied, affected_ops, affected_ok
-FROM _remote_retry_sums_raw WHERE c IS NULL
+WITH raw AS (SELECT run, `+gk+` AS gk, * EXCLUDE (run`+eg.keys()+`) FROM _remote_retry_sums_raw)
+SELECT a.run, a.gk, NULL::DOUBLE AS v, NULL::BIGINT AS c, a.requests, a.first_attempts, a.retries, a.budget_denied,
+       f.affected_ops, f.affected_ok
+FROM raw a
+JOIN (SELECT run, gk, sum(affected_ops)::BIGINT AS affected_ops, sum(affected_ok)::BIGINT AS affected_ok
+      FROM raw WHERE requests IS NULL GROUP BY run, gk) f ON f.run = a.run AND f.gk IS NOT DISTINCT FROM a.gk
+WHERE a.requests IS NOT NULL
 UNION ALL
 SELECT run, gk, v, sum(c)::BIGINT, NULL, NULL, NULL, NULL, NULL, NULL
-FROM (SELECT run, `+gk+` AS gk, (us::DECIMAL(38,0) * 0.000001::DECIMAL(7,6))::DECIMAL(18,6)::DOUBLE AS v, c FROM _remote_retry_sums_raw WHERE c IS NOT NULL)
+FROM (SELECT run, gk, (us::DECIMAL(38,0) * 0.000001::DECIMAL(7,6))::DECIMAL(18,6)::DOUBLE AS v, c FROM raw
+      WHERE requests IS NULL AND us IS NOT NULL)
 GROUP BY run, gk, v`); err != nil {
 		return err
 	}
@@ -91,7 +97,10 @@ GROUP BY run, gk, v`); err != nil {
 // same way), since the decimal of t - base is rounded from that
 // difference; a one-row operation's latency does not depend on the base.
 // A DOUBLE's decimal is round(x * 10^6), half away from zero, in both
-// engines.
+// engines. The operations are read by one aggregate, per (run, group,
+// latency) with the affected ones counted there, which DuckDB sums per
+// run: Spark inlines a CTE into each of its references, and two reads of
+// ops made it group every request by its operation twice (issue 36).
 func retrySumsStep(exp string, eg engineGroup, span hypothesis.Span) string {
 	us := func(x string) string { return `CAST(round((` + x + `) * 1000000D) AS BIGINT)` }
 	from, to := engine.Double(span.FromMs), engine.Double(span.ToMs)
@@ -115,15 +124,15 @@ ops AS (SELECT q.run` + kq + `, min(q.t_ms) AS start_ms,
                bool_or(q.outcome = 'ok') AS ok
         FROM q LEFT JOIN bases b ON b.run = q.run` + eg.on("b", "q") + `
         GROUP BY q.run` + kq + `, q.req, CASE WHEN q.req IS NULL THEN q.req_text END, CASE WHEN q.req IS NULL AND q.req_text IS NULL THEN q.seq END)
-SELECT a.run` + eg.keysOf("a") + `, CAST(NULL AS BIGINT) AS us, CAST(NULL AS BIGINT) AS c, a.requests, a.first_attempts, a.retries, a.budget_denied,
-       f.affected_ops, f.affected_ok
-FROM (SELECT run` + k + `, sum(count) AS requests, coalesce(sum(count) FILTER (WHERE attempt = 0), 0L) AS first_attempts,
-             coalesce(sum(count) FILTER (WHERE attempt > 0), 0L) AS retries,
-             coalesce(sum(count) FILTER (WHERE drop_reason = 'budget'), 0L) AS budget_denied
-      FROM q GROUP BY run` + k + `) a
-JOIN (SELECT run` + k + `, count_if(start_ms >= ` + from + ` AND start_ms < ` + to + `) AS affected_ops,
-             count_if(start_ms >= ` + from + ` AND start_ms < ` + to + ` AND ok) AS affected_ok
-      FROM ops GROUP BY run` + k + `) f ON f.run = a.run` + eg.on("f", "a") + `
+SELECT run` + k + `, CAST(NULL AS BIGINT) AS us, CAST(NULL AS BIGINT) AS c, sum(count) AS requests,
+       coalesce(sum(count) FILTER (WHERE attempt = 0), 0L) AS first_attempts,
+       coalesce(sum(count) FILTER (WHERE attempt > 0), 0L) AS retries,
+       coalesce(sum(count) FILTER (WHERE drop_reason = 'budget'), 0L) AS budget_denied,
+       CAST(NULL AS BIGINT) AS affected_ops, CAST(NULL AS BIGINT) AS affected_ok
+FROM q GROUP BY run` + k + `
 UNION ALL
-SELECT run` + k + `, op_us, count(*), NULL, NULL, NULL, NULL, NULL, NULL FROM ops WHERE op_us IS NOT NULL GROUP BY run` + k + `, op_us`
+SELECT run` + k + `, op_us, count(*), NULL, NULL, NULL, NULL,
+       count_if(start_ms >= ` + from + ` AND start_ms < ` + to + `),
+       count_if(start_ms >= ` + from + ` AND start_ms < ` + to + ` AND ok)
+FROM ops GROUP BY run` + k + `, op_us`
 }
