@@ -78,7 +78,7 @@ func (r *Remote) lastRowOn(exp, role string) (run string, seq, line int64, t sql
 // exploded sequence is small, and broadcasting a map of millions of cells
 // ran the driver out of memory ("Not enough memory to build and broadcast").
 // A quantile is picked from the window's counts per µs as the judge's are
-// (quantilePicks).
+// (quantileSums).
 func gateStep(exp, role, wins string, gridUs int64) string {
 	var h string
 	if gridUs > 0 {
@@ -95,13 +95,9 @@ h AS (SELECT wins.w, r.lat_us, sum(r.count) AS c, coalesce(sum(r.count) FILTER (
       FROM r JOIN wins ON r.t_ms >= wins.f AND r.t_ms < wins.u GROUP BY wins.w, r.lat_us)`
 	}
 	return `WITH r AS (` + gateRows(exp, role) + `),
-` + h + `,
-g AS (SELECT w, sum(c) AS requests, sum(c_ok) AS ok, coalesce(sum(c) FILTER (WHERE lat_us IS NOT NULL), 0) AS lat_n,
-             sum(CAST(lat_us AS DECIMAL(38,0)) * c) AS lat_sum_us
-      FROM h GROUP BY w),
-q AS (` + quantilePicks("w", "true") + `)
-SELECT g.w, g.requests, g.ok, g.lat_n, g.lat_sum_us, q.q1, q.q2, q.q3, q.q4, q.q5, q.q6
-FROM g LEFT JOIN q ON g.w = q.w`
+` + h + `
+` + quantileSums("w", `sum(c) AS requests, sum(c_ok) AS ok, coalesce(sum(c) FILTER (WHERE lat_us IS NOT NULL), 0) AS lat_n,
+       sum(CAST(lat_us AS DECIMAL(38,0)) * c) AS lat_sum_us`, "true", true)
 }
 
 // gateBatch bounds the rows of literals one gate step sends: Spark's

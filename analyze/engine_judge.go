@@ -98,7 +98,7 @@ FROM requests WHERE experiment = `+x)
 // (run, seq) order within its side div step_n for count steps, the
 // positions counted per (run, seq div 65536) block as windowsStep counts
 // them. The rows are counted per (side, step, µs), and the quantiles
-// picked by rank from those counts (quantilePicks). Where the local path
+// picked by rank from those counts (quantileSums). Where the local path
 // writes rows out one per request (judgeShort), a row of count 0 adds no
 // latency to the sum or the max, as there; else it does, as
 // _judge_steps_counted's.
@@ -122,28 +122,15 @@ p AS (SELECT s.*, (o.before + row_number() OVER (PARTITION BY ` + sk + `, s.run,
 	if o.judgeShort() {
 		kept = "c > 0"
 	}
-	q := `SELECT ` + k + `, w, CAST(NULL AS BIGINT) AS q1, CAST(NULL AS BIGINT) AS q2, CAST(NULL AS BIGINT) AS q3,
-       CAST(NULL AS BIGINT) AS q4, CAST(NULL AS BIGINT) AS q5, CAST(NULL AS BIGINT) AS q6 FROM g WHERE false`
-	if needQ {
-		q = quantilePicks(k+", w", kept)
-	}
-	gq := "g.role = q.role AND g.w = q.w"
-	for i := range o.By {
-		gq += fmt.Sprintf(" AND g.g%d <=> q.g%d", i, i)
-	}
 	latN := "sum(c) FILTER (WHERE lat_us IS NOT NULL)"
 	if o.judgeShort() {
 		latN = "coalesce(" + latN + ", 0)"
 	}
 	return `WITH s AS (` + rows + `),
 ` + p + `,
-h AS (SELECT ` + k + `, w, lat_us, sum(count) AS c, coalesce(sum(count) FILTER (WHERE ok), 0) AS c_ok FROM p GROUP BY ` + k + `, w, lat_us),
-g AS (SELECT ` + k + `, w, sum(c) AS requests, sum(c_ok) AS ok, ` + latN + ` AS lat_n,
-             sum(CAST(lat_us AS DECIMAL(38,0)) * c) FILTER (WHERE ` + kept + `) AS lat_sum
-      FROM h GROUP BY ` + k + `, w),
-q AS (` + q + `)
-SELECT g.` + strings.ReplaceAll(k, ", ", ", g.") + `, g.w, g.requests, g.ok, g.lat_n, g.lat_sum, q.q1, q.q2, q.q3, q.q4, q.q5, q.q6
-FROM g LEFT JOIN q ON ` + gq
+h AS (SELECT ` + k + `, w, lat_us, sum(count) AS c, coalesce(sum(count) FILTER (WHERE ok), 0) AS c_ok FROM p GROUP BY ` + k + `, w, lat_us)
+` + quantileSums(k+", w", `sum(c) AS requests, sum(c_ok) AS ok, `+latN+` AS lat_n,
+       sum(CAST(lat_us AS DECIMAL(38,0)) * c) FILTER (WHERE `+kept+`) AS lat_sum`, kept, needQ)
 }
 
 // judgeStepsOn runs judgeStep and makes the in-memory database's
@@ -203,28 +190,34 @@ FROM span LEFT JOIN _remote_judge_raw g ON g.role = span.role AND g.w = span.w`+
 	return err
 }
 
-// quantilePicks is the nearest-rank quantiles q1..q6 (p50 p90 p95 p99 p99.9
-// max) per keys, over the counts c per (keys, lat_us) of CTE h and the
-// latency counts lat_n per keys of CTE g, in Spark SQL: the smallest
-// latency whose running count c reaches max(1, ceil(q n)), q in
-// thousandths, decided as c >= 1 and 1000 c >= q n in DECIMAL (exact, as
-// the local DECIMAL ceil); the max over h's latencies where kept holds.
-// Only the keys with a latency get a row. The running sum is partitioned
-// by keys: no window over all rows.
-func quantilePicks(keys, kept string) string {
-	on := []string{}
-	for _, k := range strings.Split(keys, ", ") {
-		on = append(on, "g."+k+" <=> r."+k) // a group's key may be NULL
+// quantileSums is, per keys, the sums over the counts c (c_ok: the ok
+// ones) per (keys, lat_us) of CTE h and the nearest-rank quantiles q1..q6
+// (p50 p90 p95 p99 p99.9 max; NULL without needQ) in Spark SQL, in one
+// read of h: sums is the list of sums over h's rows (their names the
+// step's), latency-less rows included. A quantile is the smallest latency
+// whose running count c reaches max(1, ceil(q n)), n the count of rows
+// with a latency and q in thousandths, decided as c >= 1 and 1000 c >= q n
+// in DECIMAL (exact, as the local DECIMAL ceil); the max is over h's
+// latencies where kept holds. The running sum is partitioned by keys (no
+// window over all rows), and the latency-less rows sort first and add 0.
+// One read: Spark inlines a CTE into each of its references, and the sums
+// and picks read apart computed h three times (issue 36).
+func quantileSums(keys, sums, kept string, needQ bool) string {
+	q := ""
+	if !needQ {
+		for i := 1; i <= 6; i++ {
+			q += fmt.Sprintf(", CAST(NULL AS BIGINT) AS q%d", i)
+		}
+		return "SELECT " + keys + ", " + sums + q + "\nFROM h GROUP BY " + keys
 	}
-	q := "SELECT r." + strings.ReplaceAll(keys, ", ", ", r.")
 	for i, k := range []int64{500, 900, 950, 990, 999} {
 		q += fmt.Sprintf(`,
-       min(r.lat_us) FILTER (WHERE r.cum >= 1 AND CAST(r.cum AS DECIMAL(20,0)) * 1000 >= CAST(g.lat_n AS DECIMAL(20,0)) * %d) AS q%d`, k, i+1)
+       min(lat_us) FILTER (WHERE lat_us IS NOT NULL AND cum >= 1 AND CAST(cum AS DECIMAL(20,0)) * 1000 >= CAST(ln AS DECIMAL(20,0)) * %d) AS q%d`, k, i+1)
 	}
-	return q + `,
-       max(r.lat_us) FILTER (WHERE ` + kept + `) AS q6
-FROM (SELECT ` + keys + `, lat_us, c, sum(c) OVER (PARTITION BY ` + keys + ` ORDER BY lat_us ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS cum
-      FROM h WHERE lat_us IS NOT NULL) r
-JOIN g ON ` + strings.Join(on, " AND ") + `
-GROUP BY r.` + strings.ReplaceAll(keys, ", ", ", r.")
+	return "SELECT " + keys + ", " + sums + q + `,
+       max(lat_us) FILTER (WHERE lat_us IS NOT NULL AND (` + kept + `)) AS q6
+FROM (SELECT *, sum(CASE WHEN lat_us IS NOT NULL THEN c ELSE 0L END) OVER (PARTITION BY ` + keys + ` ORDER BY lat_us ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS cum,
+             sum(CASE WHEN lat_us IS NOT NULL THEN c END) OVER (PARTITION BY ` + keys + `) AS ln
+      FROM h) r
+GROUP BY ` + keys
 }
