@@ -409,8 +409,10 @@ const thUnits = `CAST(CAST(round(v * 1000000000D) AS BIGINT) AS DECIMAL(38,0)) *
 // same side of every point.
 func thCell(points ...string) string {
 	var terms []string
-	for i, p := range points {
-		terms = append(terms, fmt.Sprintf("%d * CASE WHEN v < %s THEN -1 WHEN v = %s THEN 0 ELSE 1 END", int(math.Pow(3, float64(i))), p, p))
+	w := 1 // 3^i
+	for _, p := range points {
+		terms = append(terms, fmt.Sprintf("%d * CASE WHEN v < %s THEN -1 WHEN v = %s THEN 0 ELSE 1 END", w, p, p))
+		w *= 3
 	}
 	return "(" + strings.Join(terms, " + ") + ")"
 }
@@ -469,13 +471,16 @@ func (r *Remote) thPrinted(exp string, o ThresholdsOptions, ts []Threshold, spec
 	}
 	every, window, sliding, duration := o.thArgs()
 	if _, err := r.db.ExecContext(r.ctx, `CREATE OR REPLACE TEMP TABLE _remote_th_printed AS
+WITH e AS (
+    SELECT e.run, e.id, e.lo, e.t_ns, e.samples, s.q
+    FROM _threshold_evals(?, `+specs+`, every_ms := `+every+`, window_ms := `+window+`, sliding := `+sliding+`, duration_ms := `+duration+`) e
+    JOIN _th_specs(`+specs+`) s ON s.id = e.id
+    WHERE e.printed AND s.agg IN ('p', 'med') AND e.samples > 0)
 SELECT e.run, e.id, e.lo, e.t_ns AS t, e.samples AS n,
-       _th_k6_rank(e.samples, s.q, false)::BIGINT AS rf, _th_k6_rank(e.samples, s.q, true)::BIGINT AS rc,
-       (SELECT min(x.vmin) FROM _remote_th_values x WHERE x.run = e.run AND x.id = e.id AND x.t > e.lo AND x.t <= e.t_ns) AS vmin,
-       (SELECT max(x.vmax) FROM _remote_th_values x WHERE x.run = e.run AND x.id = e.id AND x.t > e.lo AND x.t <= e.t_ns) AS vmax
-FROM _threshold_evals(?, `+specs+`, every_ms := `+every+`, window_ms := `+window+`, sliding := `+sliding+`, duration_ms := `+duration+`) e
-JOIN _th_specs(`+specs+`) s ON s.id = e.id
-WHERE e.printed AND s.agg IN ('p', 'med') AND e.samples > 0`, exp); err != nil {
+       _th_k6_rank(e.samples, e.q, false)::BIGINT AS rf, _th_k6_rank(e.samples, e.q, true)::BIGINT AS rc,
+       min(x.vmin) AS vmin, max(x.vmax) AS vmax
+FROM e LEFT JOIN _remote_th_values x ON x.run = e.run AND x.id = e.id AND x.t > e.lo AND x.t <= e.t_ns
+GROUP BY e.run, e.id, e.lo, e.t_ns, e.samples, e.q`, exp); err != nil {
 		return err
 	}
 	if _, err := r.db.ExecContext(r.ctx, `CREATE OR REPLACE TEMP TABLE _remote_th_picks (run VARCHAR, id INTEGER, plo DOUBLE, phi DOUBLE)`); err != nil {
