@@ -18,20 +18,18 @@ import (
 // bound does not pass is the experiment's own span read (a pass over its
 // requests, a tenth of burn-rate's time at 10 M rows: issue 41).
 func checkBurnWindows(db store.Querier, exp string, rules []hypothesis.BurnRule) error {
-	var lo, hi, lat sql.NullFloat64
-	if err := db.QueryRow(`SELECT min(t_ms), max(t_ms), max(latency_ms) FROM requests`).Scan(&lo, &hi, &lat); err != nil {
+	x, err := tableExtremes(db)
+	if err != nil {
 		return err
 	}
-	if !lo.Valid {
+	if !x.lo.Valid {
 		return nil // no send time at all: no window
 	}
-	// lat NULL reads 0; a negative one only shortens an end
-	bound := sql.NullFloat64{Float64: hi.Float64 + math.Max(lat.Float64, 0) - lo.Float64, Valid: true}
-	if checkBurnSpan(bound, rules) == nil {
+	if checkBurnSpan(x.endSpan(), rules) == nil {
 		return nil
 	}
 	var span sql.NullFloat64
-	err := db.QueryRow(`SELECT max(t_ms + coalesce(latency_ms, 0)) - min(t_ms) FROM requests WHERE experiment = ?`, exp).Scan(&span)
+	err = db.QueryRow(`SELECT max(t_ms + coalesce(latency_ms, 0)) - min(t_ms) FROM requests WHERE experiment = ?`, exp).Scan(&span)
 	if err != nil {
 		return err
 	}

@@ -52,13 +52,14 @@ func (o JudgeOptions) checkSteps(db store.Querier, exp string) error {
 	if o.StepN > 0 {
 		return nil
 	}
-	var span sql.NullFloat64
-	if err := db.QueryRow(`SELECT max(t_ms) - min(t_ms) FROM requests`).Scan(&span); err != nil {
+	x, err := tableExtremes(db)
+	if err != nil {
 		return err
 	}
-	if o.checkSpan(span) == nil {
+	if o.checkSpan(x.sendSpan()) == nil {
 		return nil
 	}
+	var span sql.NullFloat64
 	if err := db.QueryRow(`SELECT max(t_ms) - min(t_ms) FROM requests WHERE experiment = ?`, exp).Scan(&span); err != nil {
 		return err
 	}

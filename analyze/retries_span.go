@@ -20,11 +20,11 @@ const maxRetriesSpanMs = 9e11
 // every run's span: only past the limit are the runs' own read (a pass
 // over every request, issue 41).
 func checkRetriesSpan(db store.Querier, exp string) error {
-	var lo, hi sql.NullFloat64
-	if err := db.QueryRow(`SELECT min(t_ms), max(t_ms) FROM requests`).Scan(&lo, &hi); err != nil {
+	x, err := tableExtremes(db)
+	if err != nil {
 		return err
 	}
-	if !lo.Valid || hi.Float64-lo.Float64 <= maxRetriesSpanMs {
+	if span := x.sendSpan(); !span.Valid || span.Float64 <= maxRetriesSpanMs {
 		return nil
 	}
 	return checkRetriesSpanOf(db, `SELECT run, min(t_ms) AS lo, max(t_ms) AS hi FROM requests WHERE experiment = ? GROUP BY run`, exp)

@@ -60,17 +60,18 @@ func (o ThresholdsOptions) tick() (string, time.Duration) {
 // clock is longer than the bound. A bound near the limit, or none (no
 // times), leaves it to checkTicks (a pass over every request: issue 41).
 func (o ThresholdsOptions) fewTicks(db store.Querier) (bool, error) {
-	var lo, hi, lat, elo, ehi sql.NullFloat64
-	if err := db.QueryRow(`SELECT min(t_ms), max(t_ms), max(latency_ms) FROM requests`).Scan(&lo, &hi, &lat); err != nil {
+	x, err := tableExtremes(db)
+	if err != nil {
 		return false, err
 	}
+	var elo, ehi sql.NullFloat64
 	if err := db.QueryRow(`SELECT min(t_ms), max(t_ms) FROM events`).Scan(&elo, &ehi); err != nil {
 		return false, err
 	}
-	if !lo.Valid || !hi.Valid {
+	if !x.lo.Valid {
 		return false, nil
 	}
-	from, to := lo.Float64, hi.Float64+math.Max(lat.Float64, 0) // lat NULL reads 0
+	from, to := x.lo.Float64, x.lastEnd()
 	if elo.Valid && ehi.Valid {
 		from, to = math.Min(from, elo.Float64), math.Max(to, ehi.Float64)
 	}
