@@ -100,7 +100,12 @@ GROUP BY run, gk, v`); err != nil {
 // engines. The operations are read by one aggregate, per (run, group,
 // latency) with the affected ones counted there, which DuckDB sums per
 // run: Spark inlines a CTE into each of its references, and two reads of
-// ops made it group every request by its operation twice (issue 36).
+// ops made it group every request by its operation twice (issue 36). The
+// bases (a row per run and group) are broadcast: joined by a shuffle on
+// run, the rows stayed partitioned by run for the operations' GROUP BY
+// (that partitioning satisfies it), so one task per run grouped every
+// request: 248 s of 373 in one task at 100 M rows (bench/README.md, "One
+// worker against two: where the cores go").
 func retrySumsStep(exp string, eg engineGroup, span hypothesis.Span) string {
 	us := func(x string) string { return `CAST(round((` + x + `) * 1000000D) AS BIGINT)` }
 	from, to := engine.Double(span.FromMs), engine.Double(span.ToMs)
@@ -118,7 +123,7 @@ bases AS (SELECT run` + k + `, CASE WHEN min(t_ms) >= 0 THEN floor(min(t_ms)) WH
                 UNION ALL
                 SELECT run` + k + `, t_ms FROM q WHERE req IS NULL)
           GROUP BY run` + k + `),
-ops AS (SELECT q.run` + kq + `, min(q.t_ms) AS start_ms,
+ops AS (SELECT /*+ BROADCAST(b) */ q.run` + kq + `, min(q.t_ms) AS start_ms,
                CASE WHEN count(*) = 1 THEN max(CASE WHEN q.t_ms IS NOT NULL THEN ` + us("q.latency_ms") + ` END)
                     ELSE max(` + us("q.t_ms - b.base") + ` + ` + us("q.latency_ms") + `) - min(` + us("q.t_ms - b.base") + `) END AS op_us,
                bool_or(q.outcome = 'ok') AS ok

@@ -32,33 +32,8 @@ url=sc://127.0.0.1:15002
 cluster=0 # set once this script restarts the cluster: only then is it stopped at the end
 trap '[ $cluster = 0 ] || .ci/spark down >/dev/null 2>&1; rm -rf "$tmp"' EXIT
 
-source bench/icount_lib.sh # argo: the gate's Argo template, BenchmarkGate's
-printf '%s\n' "$argo" >"$tmp/argo.yaml"
+source bench/spark_lib.sh # analyses, and ARGO (the gate's template) in $tmp
 
-# analyses: NAME|ARGS (shell words; $ARGO expanded), bench/icount_lib.sh's
-# commands in the forms Spark runs (omission's back-fill takes
-# --expected-interval there).
-analyses='blast-radius|blast-radius
-peaks|peaks
-peaks-sliding|peaks --resolutions 100ms,1s --sliding
-peaks-by|peaks --by outcome,tagged
-falsification|falsification
-falsification-p95|falsification --metric p95 --window 1s --tolerance 20%
-falsification-by|falsification --by outcome,tagged
-stop-damage|stop-damage
-stop-damage-by|stop-damage --by outcome,tagged
-thresholds|thresholds --threshold "http_req_duration: p(95)<200"
-burn-rate|burn-rate --slo 99% --rules "1s/10s>5"
-burn-rate-by|burn-rate --slo 99% --rules "1s/10s>5" --by outcome,tagged
-judge|judge --step 1s
-judge-by|judge --step 1s --by outcome,tagged
-gate-argo|gate --argo "$ARGO" --metric success-rate=ok_share,p95=p95
-omission|omission --expected-interval 2ms
-retries|retries
-retries-by|retries --by outcome,tagged
-amplification|amplification --tick 1s
-amplification-by|amplification --tick 1s --by outcome,tagged'
-ARGO=$tmp/argo.yaml
 
 # timed ARGS...: "seconds peak-RSS-MB bytes" of one run of rewind ARGS, or
 # "refused" when rewind refuses it (an option not on Spark yet)
