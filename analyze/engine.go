@@ -271,6 +271,16 @@ func (r *Remote) explain(name, q string) {
 		return
 	}
 	defer t.Release()
+	plan := planText(t)
+	scans, repeated := planScans(plan)
+	fmt.Fprintf(os.Stderr, "spark: explain %s: %d scans, %d repeated\n", name, scans, repeated)
+	if os.Getenv("REWIND_SPARK_EXPLAIN") == "full" {
+		fmt.Fprintln(os.Stderr, plan)
+	}
+}
+
+// planText is an EXPLAIN's result: its first column's strings, joined.
+func planText(t arrow.Table) string {
 	var b strings.Builder
 	for _, c := range t.Column(0).Data().Chunks() {
 		if s, ok := c.(*array.String); ok {
@@ -279,11 +289,7 @@ func (r *Remote) explain(name, q string) {
 			}
 		}
 	}
-	scans, repeated := planScans(b.String())
-	fmt.Fprintf(os.Stderr, "spark: explain %s: %d scans, %d repeated\n", name, scans, repeated)
-	if os.Getenv("REWIND_SPARK_EXPLAIN") == "full" {
-		fmt.Fprintln(os.Stderr, b.String())
-	}
+	return b.String()
 }
 
 // planScans counts the scans of Spark's EXPLAIN FORMATTED plan (its
