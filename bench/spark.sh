@@ -34,7 +34,6 @@ trap '[ $cluster = 0 ] || .ci/spark down >/dev/null 2>&1; rm -rf "$tmp"' EXIT
 
 source bench/spark_lib.sh # analyses, and ARGO (the gate's template) in $tmp
 
-
 # timed ARGS...: "seconds peak-RSS-MB bytes" of one run of rewind ARGS, or
 # "refused" when rewind refuses it (an option not on Spark yet)
 timed() {

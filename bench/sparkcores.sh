@@ -38,7 +38,9 @@ cpu() {
 	local p role
 	for p in $(pgrep java || true); do
 		role=$(tr '\0' ' ' </proc/"$p"/cmdline 2>/dev/null | grep -o 'SparkConnectServer\|CoarseGrainedExecutorBackend\|deploy.master.Master\|deploy.worker.Worker' | head -1) || true
-		[ -n "$role" ] && echo "$p $role $(awk '{print $14 + $15}' /proc/"$p"/stat)"
+		if [ -n "$role" ]; then # not `&&`: a last java that is not Spark's would fail the pipeline
+			echo "$p $role $(awk '{print $14 + $15}' /proc/"$p"/stat)"
+		fi
 	done | sort
 }
 

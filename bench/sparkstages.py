@@ -62,7 +62,7 @@ OP = "org.apache.spark.sql.connect.service.SparkListenerConnectOperation"
 def load(path):
     ops = {}  # operationId -> dict
     stage_op = {}  # stage id -> operationId
-    stages = {}  # stage id -> dict
+    stages = {}  # stage id -> its submission and completion times
     tasks = collections.defaultdict(list)  # stage id -> [(launch, finish, run ms)]
     cpu = collections.Counter()  # stage id -> the tasks' CPU ms
     gc = collections.Counter()  # stage id -> the tasks' GC ms
@@ -83,14 +83,9 @@ def load(path):
             op = next((t.split("_Operation_")[1] for t in tags.split(",") if "_Operation_" in t), None)
             for s in e["Stage IDs"]:
                 stage_op[s] = op
-        elif ev == "SparkListenerStageSubmitted":
-            i = e["Stage Info"]
-            stages[i["Stage ID"]] = {"tasks": i["Number of Tasks"], "submit": i.get("Submission Time"), "name": i.get("Stage Name", "")}
         elif ev == "SparkListenerStageCompleted":
             i = e["Stage Info"]
-            s = stages.setdefault(i["Stage ID"], {"tasks": i["Number of Tasks"], "name": i.get("Stage Name", "")})
-            s["submit"] = i.get("Submission Time", s.get("submit"))
-            s["done"] = i.get("Completion Time")
+            stages[i["Stage ID"]] = {"submit": i.get("Submission Time"), "done": i.get("Completion Time")}
         elif ev == "SparkListenerTaskEnd":
             t = e["Task Info"]
             m = e.get("Task Metrics") or {}
@@ -165,10 +160,9 @@ def main():
     for sid, oids in items:
         lo = min(ops[o]["start"] for o in oids)
         hi = max(ops[o]["end"] for o in oids)
-        spans = [(a, b) for o in oids for s in by_op[o] for a, b, _ in tasks[s]]
-        c = concurrency(spans, lo, hi)
-        wall = hi - lo
         mine = [s for o in oids for s in by_op[o]]
+        c = concurrency([(a, b) for s in mine for a, b, _ in tasks[s]], lo, hi)
+        wall = hi - lo
         run = sum(r for s in mine for _, _, r in tasks[s])
         print(f"session {sid[:8]}: {wall / 1000:.2f} s; tasks at once: 0 {c[0] / 1000:.2f} s, "
               f"1 {c[1] / 1000:.2f} s, 2+ {c[2] / 1000:.2f} s; tasks' run time {run / 1000:.2f} s, "
